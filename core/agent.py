@@ -1,0 +1,289 @@
+"""The agent loop: ask the model, validate its tool calls, approve, run, repeat.
+
+Everything the loop does is reported as an event to ``on_event``; front ends (the TUI,
+the headless printer) consume nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_tui.tools.base import Invocation, ToolArgumentError, ToolContext, ToolResult
+from agent_tui.tools.registry import ToolRegistry
+
+from . import paths, permissions, text_protocol
+from .approval import ApprovalRequest, Approver
+from .config import Settings
+from .events import (
+    ApprovalDecided,
+    AssistantMessage,
+    ContextUpdated,
+    ErrorEvent,
+    Event,
+    EventSink,
+    RunResult,
+    StreamRestart,
+    TextDelta,
+    ToolCallStarted,
+    ToolOutput,
+    ToolResultEvent,
+    TurnUsage,
+    Usage,
+)
+from .prompts import system_prompt
+from .providers.base import Message, ModelReply, Provider, ProviderError, ToolCallRequest
+from .retry import RetryPolicy
+
+
+class LimitsExceeded(Exception):
+    """The run used all the turns it was allowed."""
+
+
+@dataclass(slots=True)
+class _PreparedCall:
+    call: ToolCallRequest
+    invocation: Invocation[Any] | None
+    error: str | None
+
+
+def new_session_id() -> str:
+    """A short unique id for a session."""
+    return uuid.uuid4().hex[:12]
+
+
+class Agent:
+    """One conversation with a model, with tools, in one project folder."""
+
+    def __init__(
+        self,
+        provider: Provider,
+        registry: ToolRegistry,
+        settings: Settings,
+        workdir: Path,
+        approver: Approver,
+        on_event: EventSink,
+        session_id: str | None = None,
+    ) -> None:
+        self.provider = provider
+        self.registry = registry
+        self.settings = settings
+        self.workdir = workdir
+        self.approver = approver
+        self.on_event = on_event
+        self.session_id = session_id or new_session_id()
+        self.native_tools = provider.supports_native_tools()
+        self.retry = RetryPolicy(
+            settings.max_retries, settings.retry_base_delay, settings.retry_max_delay
+        )
+        self.usage = Usage()
+        self.tool_ctx = ToolContext(
+            workdir=workdir,
+            output_dir=paths.tool_output_dir(self.session_id),
+            shell_timeout_ms=settings.shell_timeout_ms,
+            output_limit=settings.tool_output_limit,
+        )
+        schemas = registry.schemas()
+        self._specs = text_protocol.tool_specs(schemas)
+        self.messages: list[Message] = [
+            {
+                "role": "system",
+                "content": system_prompt(
+                    workdir,
+                    provider.model,
+                    None if self.native_tools else schemas,
+                    settings.approval_mode,
+                ),
+            }
+        ]
+        self._calls_made = 0
+
+    @property
+    def tool_protocol(self) -> str:
+        """``native`` or ``text``: how tools reach this model."""
+        return "native" if self.native_tools else "text"
+
+    def emit(self, event: Event) -> None:
+        """Hand an event to the front end."""
+        self.on_event(event)
+
+    # -- the loop ----------------------------------------------------------------------
+
+    async def run(self, prompt: str) -> RunResult:
+        """Work on ``prompt`` until the model answers without tool calls.
+
+        Failures (the provider giving up, the turn limit) end the run with ``ok=False``;
+        they are reported as events and in the result, never raised.
+        """
+        self.messages.append({"role": "user", "content": prompt})
+        turns = 0
+        usage = Usage()
+        text = ""
+        try:
+            while True:
+                if turns >= self.settings.max_turns:
+                    raise LimitsExceeded(
+                        f"stopped after {turns} turns (max_turns); raise --max-turns to let "
+                        "the agent go on"
+                    )
+                turns += 1
+                reply = await self._ask_model()
+                usage = usage + reply.usage
+                text = reply.text
+                if not reply.tool_calls:
+                    break
+                await self._run_tools(reply.tool_calls)
+        except (ProviderError, LimitsExceeded) as exc:
+            message = exc.message if isinstance(exc, ProviderError) else str(exc)
+            self.emit(ErrorEvent(message, fatal=True))
+            result = RunResult(text, turns, usage, self.session_id, ok=False, error=message)
+        else:
+            result = RunResult(text, turns, usage, self.session_id)
+        self.emit(result)
+        return result
+
+    async def _ask_model(self) -> ModelReply:
+        """One model call with retries; appends the assistant message and reports usage."""
+        tools = self.registry.schemas() if self.native_tools else None
+        retries = 0
+        while True:
+            stream_filter = None if self.native_tools else text_protocol.ToolBlockFilter()
+
+            def on_text(piece: str, stream_filter: Any = stream_filter) -> None:
+                shown = stream_filter.feed(piece) if stream_filter else piece
+                if shown:
+                    self.emit(TextDelta(shown))
+
+            try:
+                reply = await self.provider.complete(self.messages, tools, on_text)
+                break
+            except ProviderError as error:
+                delay = self.retry.next_delay(error, retries)
+                if delay is None:
+                    raise
+                retries += 1
+                self.emit(StreamRestart(retries, round(delay, 2), error.message))
+                await asyncio.sleep(delay)
+        if stream_filter is not None and (rest := stream_filter.flush()):
+            self.emit(TextDelta(rest))
+        reply = self._record_reply(reply)
+        self.usage = self.usage + reply.usage
+        self.emit(TurnUsage(reply.usage, self.usage))
+        tokens = reply.usage.total_tokens or self.provider.count_tokens(self.messages)
+        self.emit(ContextUpdated(tokens, self.provider.context_window()))
+        return reply
+
+    def _record_reply(self, reply: ModelReply) -> ModelReply:
+        """Append the assistant message; in text mode, parse tool calls out of the text."""
+        if self.native_tools:
+            message: Message = {"role": "assistant", "content": reply.text or None}
+            if reply.tool_calls:
+                message["tool_calls"] = [c.to_message() for c in reply.tool_calls]
+            shown = reply
+        else:
+            message = {"role": "assistant", "content": reply.text}
+            visible, calls = text_protocol.parse_tool_calls(
+                reply.text, self._specs, id_prefix=f"t{self._calls_made}"
+            )
+            shown = ModelReply(visible, calls, reply.usage, reply.finish_reason)
+        self.messages.append(message)
+        self.emit(
+            AssistantMessage(
+                shown.text,
+                [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in shown.tool_calls],
+            )
+        )
+        return shown
+
+    # -- tools -------------------------------------------------------------------------
+
+    async def _run_tools(self, calls: list[ToolCallRequest]) -> None:
+        """Run one response's tool calls (concurrently when all are read-only)."""
+        self._calls_made += len(calls)
+        prepared = [self._prepare(call) for call in calls]
+        all_read_only = all(
+            p.invocation is not None and p.invocation.tool.read_only for p in prepared
+        )
+        if all_read_only and len(prepared) > 1:
+            results = list(await asyncio.gather(*(self._run_one(p) for p in prepared)))
+        else:
+            results = [await self._run_one(p) for p in prepared]
+        if self.native_tools:
+            for p, result in zip(prepared, results, strict=True):
+                self.messages.append(
+                    {"role": "tool", "tool_call_id": p.call.id, "content": result.llm_content}
+                )
+        else:
+            self.messages.append(
+                text_protocol.results_message(
+                    [(p.call, r.llm_content, r.ok) for p, r in zip(prepared, results, strict=True)]
+                )
+            )
+
+    def _prepare(self, call: ToolCallRequest) -> _PreparedCall:
+        try:
+            invocation = self.registry.build(call.name, call.arguments, self.tool_ctx)
+        except ToolArgumentError as exc:
+            self.emit(ToolCallStarted(call.id, call.name, _loads(call.arguments), "invalid"))
+            return _PreparedCall(call, None, str(exc))
+        self.emit(
+            ToolCallStarted(call.id, call.name, _loads(call.arguments), invocation.describe())
+        )
+        return _PreparedCall(call, invocation, None)
+
+    async def _run_one(self, prepared: _PreparedCall) -> ToolResult:
+        call, invocation = prepared.call, prepared.invocation
+        started = time.monotonic()
+        if invocation is None:
+            result = ToolResult.failure(prepared.error or "invalid tool call")
+        else:
+            result = await self._approve_and_execute(call, invocation)
+        self.emit(
+            ToolResultEvent(
+                call.id,
+                call.name,
+                result.ok,
+                result.llm_content,
+                result.display,
+                round(time.monotonic() - started, 3),
+            )
+        )
+        return result
+
+    async def _approve_and_execute(
+        self, call: ToolCallRequest, invocation: Invocation[Any]
+    ) -> ToolResult:
+        decision = permissions.decide(invocation, self.settings.approval_mode, self.workdir)
+        if decision.verdict == permissions.Verdict.ASK:
+            response = await self.approver.ask(
+                ApprovalRequest(call.id, invocation, decision.reason, invocation.confirmation())
+            )
+            allowed, reason, by = response.allow, response.reason, response.by
+        else:
+            allowed = decision.verdict == permissions.Verdict.ALLOW
+            reason, by = decision.reason, "policy"
+        self.emit(ApprovalDecided(call.id, "allow" if allowed else "deny", reason, by))
+        if not allowed:
+            return ToolResult.failure(f"the call was denied: {reason}")
+        try:
+            return await invocation.execute(
+                on_output=lambda text: self.emit(ToolOutput(call.id, text))
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a tool bug must not end the run
+            return ToolResult.failure(
+                f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}"
+            )
+
+
+def _loads(arguments: str) -> Any:
+    try:
+        return json.loads(arguments) if arguments else {}
+    except json.JSONDecodeError:
+        return arguments

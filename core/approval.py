@@ -1,0 +1,66 @@
+"""Approvers: who answers when a tool call needs a person's yes.
+
+The TUI's approver opens a modal and awaits the person; a headless run has nobody to ask,
+so ``HeadlessApprover`` refuses and tells the model how the run could be allowed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from agent_tui.tools.base import Confirmation, Invocation
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """A call waiting for a yes or no.
+
+    Attributes:
+        call_id: The model's id of the call.
+        invocation: The validated call.
+        reason: Why it needs approval (e.g. "runs a command").
+        confirmation: What the person must see (diff, command), if the tool says.
+    """
+
+    call_id: str
+    invocation: Invocation[Any]
+    reason: str
+    confirmation: Confirmation | None
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalResponse:
+    """The answer: allowed or not, why, and who answered."""
+
+    allow: bool
+    reason: str = ""
+    by: str = "user"
+
+
+class Approver(Protocol):
+    """Answers approval requests; the TUI asks a person, headless mode applies a policy."""
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalResponse:
+        """Decide on ``request``; may wait as long as a person needs."""
+        ...
+
+
+class HeadlessApprover:
+    """Refuses every call that needs approval: nobody is there to give it."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalResponse:
+        """Refuse, telling the model what was refused and how a person could allow it."""
+        return ApprovalResponse(
+            allow=False,
+            by="policy",
+            reason=(
+                f"this call {request.reason} and needs a person's approval, which a headless "
+                f"run in '{self.mode}' approval mode cannot get. Do not retry it; finish what "
+                "you can without it and tell the user, who can rerun with --approval-mode "
+                "auto-edit (file edits in the project) or yolo (everything)."
+            ),
+        )

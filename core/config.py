@@ -1,0 +1,171 @@
+"""Settings, layered lowest first: defaults, user ``config.toml``, the project's
+``.agent-tui/config.toml``, ``AGENT_TUI_*`` environment variables, command-line flags.
+
+A project's own file cannot grant anything (approval mode, where requests and keys go)
+until the person trusts that folder; such keys are ignored with a warning.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from . import paths
+
+ApprovalMode = Literal["default", "auto-edit", "plan", "yolo"]
+APPROVAL_MODES: tuple[str, ...] = ("default", "auto-edit", "plan", "yolo")
+ToolProtocol = Literal["auto", "native", "text"]
+
+# Keys an untrusted project file may not set: each could widen what the agent may do or
+# send the person's API key to a server of the project's choosing.
+TRUST_GATED_KEYS = frozenset({"approval_mode", "api_base", "api_key", "trusted_projects"})
+
+
+class ConfigError(Exception):
+    """A config file or value is wrong; the message names the file and the fix."""
+
+
+class Settings(BaseSettings):
+    """Everything agent-tui can be configured with."""
+
+    model_config = SettingsConfigDict(env_prefix="AGENT_TUI_", extra="ignore")
+
+    model: str | None = Field(
+        None,
+        description="litellm model name, e.g. 'anthropic/claude-sonnet-4-20250514', "
+        "'openai/gpt-4.1', 'gemini/gemini-2.5-pro', 'ollama_chat/qwen2.5-coder'.",
+    )
+    api_base: str | None = Field(
+        None, description="Base URL of the provider (OpenAI-compatible servers, Ollama, vLLM)."
+    )
+    api_key: str | None = Field(
+        None,
+        repr=False,
+        description="API key; by default litellm reads the provider's usual "
+        "environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, …).",
+    )
+    approval_mode: ApprovalMode = Field("default", description="default | auto-edit | plan | yolo.")
+    max_turns: int = Field(100, ge=1, description="Model calls allowed in one run.")
+    context_window: int | None = Field(
+        None, ge=1024, description="Tokens the model accepts; overrides litellm's figure."
+    )
+    max_output_tokens: int | None = Field(None, ge=1, description="Cap on tokens per response.")
+    temperature: float | None = Field(None, ge=0, le=2, description="Sampling temperature.")
+    tool_protocol: ToolProtocol = Field(
+        "auto", description="native function calling, a text protocol, or auto-detect."
+    )
+    request_timeout: float = Field(600.0, gt=0, description="Seconds for one model request.")
+    stream_idle_timeout: float = Field(
+        120.0, gt=0, description="Seconds a stream may stay silent before it is retried."
+    )
+    max_retries: int = Field(5, ge=0, description="Retries of a failing model call.")
+    retry_base_delay: float = Field(1.0, ge=0, description="First backoff delay in seconds.")
+    retry_max_delay: float = Field(60.0, ge=0, description="Longest backoff delay in seconds.")
+    shell_timeout_ms: int = Field(120_000, ge=1, description="Default shell command timeout.")
+    tool_output_limit: int = Field(
+        30_000, ge=1000, description="Characters of tool output the model receives."
+    )
+    trusted_projects: list[str] = Field(
+        default_factory=list, description="Project folders whose own config is trusted."
+    )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        layers = [_LayerSource(settings_cls, data) for data in reversed(_file_layers.get())]
+        return (init_settings, env_settings, *layers)
+
+
+class _LayerSource(PydanticBaseSettingsSource):
+    """A settings source over one already-loaded TOML file."""
+
+    def __init__(self, settings_cls: type[BaseSettings], data: dict[str, Any]) -> None:
+        super().__init__(settings_cls)
+        self._data = data
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self._data.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(self._data)
+
+
+_file_layers: ContextVar[tuple[dict[str, Any], ...]] = ContextVar("_file_layers", default=())
+
+
+@dataclass(slots=True)
+class LoadedSettings:
+    """Settings with the warnings met while loading them."""
+
+    settings: Settings
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Read a TOML file; a missing file is empty.
+
+    Raises:
+        ConfigError: the file is not valid TOML.
+    """
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML ({exc}); fix or remove the file.") from None
+
+
+def load_settings(workdir: Path, overrides: dict[str, Any] | None = None) -> LoadedSettings:
+    """Layer defaults, user file, project file, environment and ``overrides`` (flags).
+
+    Raises:
+        ConfigError: a file is not TOML or a value is invalid.
+    """
+    warnings: list[str] = []
+    known = set(Settings.model_fields)
+    user_file = paths.user_config_file()
+    user = read_toml(user_file)
+    project_file = paths.project_config_file(workdir)
+    project = read_toml(project_file)
+    for source, data in ((user_file, user), (project_file, project)):
+        unknown = sorted(k for k, v in data.items() if k not in known and not isinstance(v, dict))
+        if unknown:
+            warnings.append(f"{source}: unknown setting(s) {', '.join(unknown)} ignored.")
+    trusted = str(workdir.resolve()) in user.get("trusted_projects", [])
+    if not trusted:
+        gated = sorted(TRUST_GATED_KEYS & project.keys())
+        if gated:
+            warnings.append(
+                f"{project_file}: {', '.join(gated)} ignored because this folder is not "
+                f"trusted; add it to trusted_projects in {user_file} to allow it."
+            )
+            project = {k: v for k, v in project.items() if k not in TRUST_GATED_KEYS}
+    layers = tuple({k: v for k, v in data.items() if k in known} for data in (user, project))
+    token = _file_layers.set(layers)
+    try:
+        settings = Settings(**{k: v for k, v in (overrides or {}).items() if v is not None})
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise ConfigError(
+            f"invalid setting ({problems}). Check the flags, AGENT_TUI_* variables, "
+            f"{user_file} and {project_file}."
+        ) from None
+    finally:
+        _file_layers.reset(token)
+    return LoadedSettings(settings, warnings)

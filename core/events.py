@@ -1,0 +1,201 @@
+"""Typed events the engine emits: the only thing a front end consumes.
+
+Each event is a frozen dataclass with a ``type`` (the ``type`` field of headless
+``stream-json`` output) and ``to_dict()``, which gives that JSON object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token usage and cost of one model call or a sum of them.
+
+    Attributes:
+        prompt_tokens: Tokens sent to the model.
+        completion_tokens: Tokens the model produced.
+        cost: US dollars, when litellm knows the model's prices; else None.
+    """
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        cost = (
+            None
+            if self.cost is None and other.cost is None
+            else ((self.cost or 0.0) + (other.cost or 0.0))
+        )
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            cost,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form used in events."""
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+            "cost": self.cost,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of all engine events."""
+
+    type: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The event as a JSON-ready dict with its ``type`` first."""
+        data: dict[str, Any] = {"type": self.type}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            data[f.name] = value.to_dict() if isinstance(value, Usage) else value
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStart(Event):
+    """A run began."""
+
+    type: ClassVar[str] = "session_start"
+    session_id: str
+    model: str
+    workdir: str
+    approval_mode: str
+    tool_protocol: str
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta(Event):
+    """A piece of assistant text as it streams in."""
+
+    type: ClassVar[str] = "text_delta"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamRestart(Event):
+    """A model call failed and is retried; text streamed since the last message is void."""
+
+    type: ClassVar[str] = "retry"
+    attempt: int
+    delay: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessage(Event):
+    """The model finished one response."""
+
+    type: ClassVar[str] = "assistant_message"
+    text: str
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted(Event):
+    """The model asked for a tool call (validated or not)."""
+
+    type: ClassVar[str] = "tool_call"
+    id: str
+    name: str
+    args: Any
+    summary: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput(Event):
+    """Live output of a running tool (shell)."""
+
+    type: ClassVar[str] = "tool_output"
+    id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalDecided(Event):
+    """Whether a tool call may run, and who or what decided."""
+
+    type: ClassVar[str] = "approval"
+    id: str
+    decision: str  # "allow" | "deny"
+    reason: str = ""
+    by: str = "policy"  # "policy" | "user" | "rule"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultEvent(Event):
+    """A tool call ended."""
+
+    type: ClassVar[str] = "tool_result"
+    id: str
+    name: str
+    ok: bool
+    output: str
+    display: str | None = None
+    duration: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class TodoUpdated(Event):
+    """The agent's todo list changed (markdown checkboxes)."""
+
+    type: ClassVar[str] = "todo"
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class ContextUpdated(Event):
+    """Tokens in the context against the model's window."""
+
+    type: ClassVar[str] = "context"
+    tokens: int
+    window: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnUsage(Event):
+    """Usage and cost of one model call, and of the session so far."""
+
+    type: ClassVar[str] = "usage"
+    usage: Usage
+    session: Usage
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEvent(Event):
+    """Something went wrong; ``message`` says what and what to do."""
+
+    type: ClassVar[str] = "error"
+    message: str
+    fatal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult(Event):
+    """The run ended: the last assistant text, turns taken, total usage."""
+
+    type: ClassVar[str] = "result"
+    text: str
+    turns: int
+    usage: Usage
+    session_id: str
+    ok: bool = True
+    error: str | None = None
+
+
+EventSink = Callable[[Event], None]

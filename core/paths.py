@@ -1,0 +1,63 @@
+"""Every directory agent-tui uses. ``AGENT_TUI_HOME`` moves them all under one folder.
+
+Nothing is created at import time; callers create what they write to.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+APP_NAME = "agent-tui"
+PROJECT_DIR_NAME = ".agent-tui"
+
+
+def home() -> Path | None:
+    """The folder named by ``AGENT_TUI_HOME``, or None when it is not set."""
+    value = os.environ.get("AGENT_TUI_HOME")
+    return Path(value).expanduser() if value else None
+
+
+def config_dir() -> Path:
+    """Where the user's ``config.toml`` lives."""
+    root = home()
+    if root is not None:
+        return root
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def data_dir() -> Path:
+    """Where sessions and other state live."""
+    root = home()
+    if root is not None:
+        return root
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def user_config_file() -> Path:
+    """The user's config file."""
+    return config_dir() / "config.toml"
+
+
+def project_config_file(workdir: Path) -> Path:
+    """A project's own config file (its settings that grant permissions need trust)."""
+    return workdir / PROJECT_DIR_NAME / "config.toml"
+
+
+def sessions_dir() -> Path:
+    """The folder holding one sub-folder per session."""
+    return data_dir() / "sessions"
+
+
+def session_dir(session_id: str) -> Path:
+    """The folder of one session (its log, large tool outputs, fragments)."""
+    return sessions_dir() / session_id
+
+
+def tool_output_dir(session_id: str) -> Path:
+    """Where full outputs of truncated tool results are kept."""
+    return session_dir(session_id) / "outputs"

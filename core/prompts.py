@@ -1,0 +1,44 @@
+"""The system prompt."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import platform
+from pathlib import Path
+from typing import Any
+
+from .text_protocol import tools_prompt
+
+BASE_PROMPT = """\
+You are agent-tui, an AI coding agent working in a person's project through tools.
+Act, don't just advise: read the code you need, make the change, run what proves it works.
+
+Working rules:
+- Read a file before you edit it; keep edits small and exact, in the file's own style.
+- Prefer edit_file for changes to existing files and write_file for new ones.
+- Run the project's tests or the program after a change when you can.
+- Tool calls that only read may be made together in one reply; they run concurrently.
+- If a tool call is denied, do not repeat it; explain what you would have done.
+- When the task is done, reply with a short summary of what you changed and how you checked it.
+"""
+
+
+def system_prompt(
+    workdir: Path, model: str, tool_schemas: list[dict[str, Any]] | None, approval_mode: str
+) -> str:
+    """The system prompt; ``tool_schemas`` is given only for the text tool-call protocol."""
+    env = (
+        f"\nEnvironment:\n- Project folder (working directory): {workdir}\n"
+        f"- Platform: {platform.system()} {platform.release()}\n"
+        f"- Date: {_dt.date.today().isoformat()}\n- Model: {model}\n"
+        f"- Approval mode: {approval_mode}\n"
+    )
+    prompt = BASE_PROMPT + env
+    if approval_mode == "plan":
+        prompt += (
+            "\nYou are in plan mode: only read-only tools run. Investigate, then reply "
+            "with a numbered plan of the changes you propose; do not make them.\n"
+        )
+    if tool_schemas:
+        prompt += "\n" + tools_prompt(tool_schemas)
+    return prompt

@@ -1,0 +1,1 @@
+"""Model providers: the Provider protocol and its litellm implementation."""

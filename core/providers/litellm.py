@@ -1,0 +1,288 @@
+"""The litellm provider: the ONLY module of agent-tui that imports litellm.
+
+litellm costs seconds to import, so it is imported on first use (``load_litellm``), with
+the local cost map (no network) and its banners switched off (stdout stays ours).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from typing import Any
+
+from agent_tui.core.config import Settings
+from agent_tui.core.events import Usage
+
+from .base import Message, ModelReply, ProviderError, TextCallback, ToolCallRequest
+
+DEFAULT_CONTEXT_WINDOW = 128_000
+
+_import_lock = threading.Lock()
+_litellm: Any = None
+
+
+def load_litellm() -> Any:
+    """Import and configure litellm once; safe to call from any thread."""
+    global _litellm
+    if _litellm is not None:
+        return _litellm
+    with _import_lock:
+        if _litellm is None:
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            os.environ.setdefault("LITELLM_LOG", "ERROR")
+            import litellm
+
+            litellm.suppress_debug_info = True
+            litellm.telemetry = False
+            litellm.drop_params = True
+            for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
+                logging.getLogger(name).setLevel(logging.ERROR)
+            _litellm = litellm
+    return _litellm
+
+
+class LitellmProvider:
+    """Any model litellm speaks: OpenAI, Anthropic, Gemini, OpenRouter, Ollama, vLLM, …"""
+
+    def __init__(self, settings: Settings) -> None:
+        if not settings.model:
+            raise ValueError("a model name is required")
+        self.model: str = settings.model
+        self._settings = settings
+
+    # -- capabilities ------------------------------------------------------------------
+
+    def supports_native_tools(self) -> bool:
+        """Native function calling per ``tool_protocol``, litellm's model map and api_base."""
+        protocol = self._settings.tool_protocol
+        if protocol != "auto":
+            return protocol == "native"
+        if self.model.startswith("openai/") and self._settings.api_base:
+            # OpenAI-compatible servers (vLLM, llama.cpp, LM Studio) speak tools natively.
+            return True
+        try:
+            return bool(load_litellm().supports_function_calling(model=self.model))
+        except Exception:
+            return False
+
+    def context_window(self) -> int:
+        """The configured window, else litellm's figure for the model, else 128K."""
+        if self._settings.context_window:
+            return self._settings.context_window
+        try:
+            info = load_litellm().get_model_info(self.model)
+        except Exception:
+            return DEFAULT_CONTEXT_WINDOW
+        return int(info.get("max_input_tokens") or info.get("max_tokens") or DEFAULT_CONTEXT_WINDOW)
+
+    def count_tokens(self, messages: list[Message]) -> int:
+        """Tokens of ``messages`` by litellm's counter for this model."""
+        try:
+            return int(load_litellm().token_counter(model=self.model, messages=messages))
+        except Exception:
+            return sum(len(str(m.get("content") or "")) for m in messages) // 4
+
+    # -- the call ----------------------------------------------------------------------
+
+    async def complete(
+        self, messages: list[Message], tools: list[dict[str, Any]] | None, on_text: TextCallback
+    ) -> ModelReply:
+        """Stream one response; see ``Provider.complete``."""
+        litellm = await asyncio.to_thread(load_litellm)
+        kwargs = self._request_kwargs(messages, tools)
+        chunks: list[Any] = []
+        stream: Any = None
+        try:
+            stream = await litellm.acompletion(**kwargs)
+            iterator = stream.__aiter__()
+            first = True
+            while True:
+                # The first chunk may wait for a long prompt to be processed; after it,
+                # silence longer than the idle timeout means the stream has stalled.
+                timeout = (
+                    self._settings.request_timeout
+                    if first
+                    else (self._settings.stream_idle_timeout)
+                )
+                try:
+                    chunk = await asyncio.wait_for(iterator.__anext__(), timeout)
+                except StopAsyncIteration:
+                    break
+                except TimeoutError:
+                    raise ProviderError(
+                        f"the model's stream was silent for {timeout:g} s; retrying. "
+                        "Raise stream_idle_timeout if the model is just slow.",
+                        kind="stalled",
+                    ) from None
+                first = False
+                chunks.append(chunk)
+                text = _delta_text(chunk)
+                if text:
+                    on_text(text)
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise self._translate(litellm, exc) from exc
+        finally:
+            if stream is not None:
+                await _close_stream(stream)
+        return self._assemble(litellm, chunks, messages)
+
+    def _request_kwargs(
+        self, messages: list[Message], tools: list[dict[str, Any]] | None
+    ) -> dict[str, Any]:
+        s = self._settings
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "timeout": s.request_timeout,
+            # We retry ourselves (jitter, Retry-After); the OpenAI SDK would retry silently.
+            "max_retries": 0,
+            # litellm's MCP bridge (for its proxy) imports the mcp SDK and ~2 s of proxy code
+            # on every call with tools, and fails without that SDK; agent-tui never uses it.
+            "_skip_mcp_handler": True,
+        }
+        if tools:
+            kwargs["tools"] = tools
+        if s.api_base:
+            kwargs["api_base"] = s.api_base
+        if s.api_key:
+            kwargs["api_key"] = s.api_key
+        if s.temperature is not None:
+            kwargs["temperature"] = s.temperature
+        if s.max_output_tokens is not None:
+            kwargs["max_tokens"] = s.max_output_tokens
+        return kwargs
+
+    def _assemble(self, litellm: Any, chunks: list[Any], messages: list[Message]) -> ModelReply:
+        if not chunks:
+            raise ProviderError("the model sent an empty response; retrying.", kind="server")
+        response = litellm.stream_chunk_builder(chunks, messages=messages)
+        choice = response.choices[0]
+        message = choice.message
+        calls = [
+            ToolCallRequest(
+                id=call.id or f"call_{index}",
+                name=call.function.name or "",
+                arguments=call.function.arguments or "",
+            )
+            for index, call in enumerate(message.tool_calls or [])
+        ]
+        usage = getattr(response, "usage", None)
+        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        try:
+            cost: float | None = float(
+                litellm.completion_cost(completion_response=response, model=self.model)
+            )
+        except Exception:
+            cost = None
+        return ModelReply(
+            text=message.content or "",
+            tool_calls=calls,
+            usage=Usage(prompt_tokens, completion_tokens, cost),
+            finish_reason=choice.finish_reason,
+        )
+
+    def _translate(self, litellm: Any, exc: Exception) -> ProviderError:
+        """Turn a litellm (or transport) exception into a ProviderError with advice."""
+        status = getattr(exc, "status_code", None)
+        status = status if isinstance(status, int) else None
+        message = _provider_message(exc)
+        retry_after = _retry_after(exc)
+        checks: list[tuple[str, str, str]] = [
+            (
+                "ContextWindowExceededError",
+                "context_length",
+                "the conversation no longer fits the model's context window.",
+            ),
+            (
+                "AuthenticationError",
+                "auth",
+                "check the API key (--api-key, or the provider's usual environment variable).",
+            ),
+            ("PermissionDeniedError", "auth", "the key is not allowed to use this model."),
+            (
+                "NotFoundError",
+                "not_found",
+                "check the model name (--model) and api_base (--api-base).",
+            ),
+            ("RateLimitError", "rate_limit", "rate limited by the provider."),
+            ("Timeout", "timeout", "the request timed out."),
+            ("BadRequestError", "bad_request", "the provider rejected the request."),
+            ("UnprocessableEntityError", "bad_request", "the provider rejected the request."),
+            (
+                "APIConnectionError",
+                "connection",
+                "could not reach the provider; check api_base and the network.",
+            ),
+            ("ServiceUnavailableError", "server", "the provider is unavailable."),
+            ("InternalServerError", "server", "the provider had an internal error."),
+        ]
+        for class_name, kind, advice in checks:
+            cls = getattr(litellm, class_name, None)
+            if isinstance(cls, type) and isinstance(exc, cls):
+                return ProviderError(
+                    f"{message} ({advice})", kind=kind, status=status, retry_after=retry_after
+                )
+        if status is not None and status >= 500:
+            return ProviderError(message, kind="server", status=status, retry_after=retry_after)
+        if status in (400, 401, 403, 404, 422):
+            return ProviderError(message, kind="bad_request", status=status)
+        # Anything else from the transport (a dropped connection mid-stream) is worth a retry.
+        return ProviderError(
+            f"the connection to the provider failed: {message}",
+            kind="connection",
+            status=status,
+            retry_after=retry_after,
+        )
+
+
+def _delta_text(chunk: Any) -> str:
+    try:
+        return chunk.choices[0].delta.content or ""
+    except (AttributeError, IndexError):
+        return ""
+
+
+async def _close_stream(stream: Any) -> None:
+    for name in ("aclose", "close"):
+        closer = getattr(stream, name, None)
+        if closer is None:
+            continue
+        try:
+            result = closer()
+            if asyncio.iscoroutine(result):
+                await result
+        except Exception:
+            pass
+        return
+
+
+def _provider_message(exc: Exception) -> str:
+    text = str(getattr(exc, "message", None) or exc) or type(exc).__name__
+    # litellm prefixes "litellm.RateLimitError: RateLimitError: OpenAIException - …".
+    for marker in ("Exception - ", "Error: "):
+        if marker in text and text.startswith("litellm."):
+            text = text.split(marker, 1)[1]
+    return text.strip()
+
+
+def _retry_after(exc: Exception) -> float | None:
+    headers: Any = getattr(exc, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+    if not headers:
+        return None
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return float(ms) / 1000
+        value = headers.get("retry-after")
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,1 @@
+"""Skills embedded in agent-tui, each <name>/SKILL.md."""

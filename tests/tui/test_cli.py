@@ -1,0 +1,146 @@
+"""The agent-tui command as a real process: flags, exit codes, a clean stdout."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from agent_tui.core import __version__
+from tests.fakes.providers import Fault, Reply, ToolCall
+
+AGENT_TUI = shutil.which("agent-tui")
+COMMAND = [AGENT_TUI] if AGENT_TUI else [
+    sys.executable, "-c", "import sys; from agent_tui.tui.cli import main; sys.exit(main())"]
+
+
+def agent_tui(*args, cwd, env_extra=None, stdin=None, timeout=60):
+    env = {k: v for k, v in os.environ.items()
+           if not k.endswith("_API_KEY") and not k.startswith("AGENT_TUI_")}
+    env["AGENT_TUI_HOME"] = str(cwd / ".home")
+    env.update(env_extra or {})
+    return subprocess.run([*COMMAND, *args], cwd=cwd, env=env, input=stdin, text=True,
+                          capture_output=True, timeout=timeout)
+
+
+def fake_flags(fake):
+    return ["--model", "openai/fake-model", "--api-base", fake.openai_base,
+            "--api-key", "sk-test"]
+
+
+def test_version_loads_neither_textual_nor_litellm(tmp_path):
+    done = agent_tui("--version", cwd=tmp_path)
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"agent-tui {__version__}"
+    probe = subprocess.run(
+        [sys.executable, "-c",
+         "import sys\nfrom agent_tui.tui.cli import main\n"
+         "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'litellm')))"],
+        capture_output=True, text=True, check=True)
+    assert probe.stdout.strip().endswith("[]")
+
+
+def test_unknown_flag_is_a_usage_error(tmp_path):
+    done = agent_tui("--frobnicate", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "usage: agent-tui" in done.stderr
+    assert "--frobnicate" in done.stderr
+    assert done.stdout == ""
+
+
+def test_bad_flag_value_is_a_usage_error(tmp_path):
+    done = agent_tui("-p", "x", "--max-turns", "zero", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "not a whole number" in done.stderr
+
+
+def test_no_model_anywhere_explains_what_to_set(tmp_path):
+    done = agent_tui("-p", "hello", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "no model configured" in done.stderr and "--model" in done.stderr
+
+
+def test_broken_config_file_is_a_usage_error(tmp_path):
+    (tmp_path / ".home").mkdir()
+    (tmp_path / ".home" / "config.toml").write_text("model = = 1\n")
+    done = agent_tui("-p", "hello", "--model", "openai/x", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "config.toml is not valid TOML" in done.stderr
+
+
+def test_text_output_is_only_the_answer(fake_provider, tmp_path):
+    (tmp_path / "README").write_text("project readme\n")
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("read_file", {"file_path": "README"})]),
+        Reply(text="It is a project."),
+    )
+    done = agent_tui("-p", "what is this?", *fake_flags(fake_provider), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "It is a project.\n"
+    assert "read_file" in done.stderr  # progress goes to stderr
+
+
+def test_prompt_from_stdin(fake_provider, tmp_path):
+    fake_provider.script(Reply(text="ok"))
+    done = agent_tui("-p", "-", *fake_flags(fake_provider), cwd=tmp_path, stdin="from stdin\n")
+    assert done.returncode == 0, done.stderr
+    assert fake_provider.requests[0].last_user_text() == "from stdin\n"
+
+
+def test_json_output_is_one_result_object(fake_provider, tmp_path):
+    fake_provider.script(Reply(text="answer", usage=(50, 5)))
+    done = agent_tui("-p", "q", "--output-format", "json", *fake_flags(fake_provider),
+                     cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["type"] == "result" and result["text"] == "answer"
+    assert result["usage"]["total_tokens"] == 55
+    assert result["session_id"]
+
+
+def test_stream_json_is_json_lines_only(fake_provider, tmp_path):
+    fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo hi"})]),
+                         Reply(text="done"))
+    done = agent_tui("-p", "q", "--output-format", "stream-json", "--approval-mode", "yolo",
+                     *fake_flags(fake_provider), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    for kind in ("session_start", "tool_call", "approval", "tool_result", "context", "result"):
+        assert kind in kinds
+    call = events[kinds.index("tool_call")]
+    assert call["args"] == {"command": "echo hi"} and call["id"]
+
+
+def test_failing_provider_exits_1_with_its_message(fake_provider, tmp_path):
+    fake_provider.script(*[Fault.server_error(500, "the upstream is on fire")] * 3)
+    done = agent_tui("-p", "q", *fake_flags(fake_provider), cwd=tmp_path,
+                     env_extra={"AGENT_TUI_MAX_RETRIES": "2", "AGENT_TUI_RETRY_BASE_DELAY": "0"})
+    assert done.returncode == 1
+    assert "the upstream is on fire" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stdout == ""
+
+
+def test_unreachable_provider_exits_1(tmp_path):
+    done = agent_tui("-p", "q", "--model", "openai/x", "--api-base", "http://127.0.0.1:9/v1",
+                     "--api-key", "k", cwd=tmp_path,
+                     env_extra={"AGENT_TUI_MAX_RETRIES": "0"})
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert "agent-tui: error:" in done.stderr
+
+
+@pytest.mark.parametrize("variable", ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"])
+def test_model_is_picked_from_the_key_in_the_environment(tmp_path, variable):
+    done = agent_tui("-p", "q", "--output-format", "stream-json", cwd=tmp_path,
+                     env_extra={variable: "sk-bogus", "AGENT_TUI_MAX_RETRIES": "0",
+                                "AGENT_TUI_API_BASE": "http://127.0.0.1:9"})
+    first = json.loads(done.stdout.splitlines()[0])
+    assert first["type"] == "session_start"
+    assert first["model"].startswith(variable.split("_")[0].lower())

@@ -1,0 +1,1 @@
+"""Textual themes and stylesheets of agent-tui."""

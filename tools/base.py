@@ -1,0 +1,245 @@
+"""The two-phase tool framework: a Tool validates arguments into an Invocation, which runs.
+
+A tool is a small class with a ``name``, a ``kind``, a pydantic ``Params`` model (the JSON
+schema the model sees comes from it) and ``create_invocation``. ``Tool.build`` validates raw
+arguments and returns an ``Invocation`` that can describe itself, name the paths it touches,
+say what a person must confirm, and finally ``execute``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+
+class ToolKind(StrEnum):
+    """What a tool does, which decides how permissions treat it."""
+
+    READ = "read"
+    EDIT = "edit"
+    EXECUTE = "execute"
+    FETCH = "fetch"
+    COMPUTER = "computer"
+    MEMORY = "memory"
+    THINK = "think"
+    OTHER = "other"
+
+
+class ToolParams(BaseModel):
+    """Base of every tool's ``Params``: unknown arguments are an error the model can read."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image a tool hands to a multimodal model."""
+
+    media_type: str
+    data_base64: str
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """What a tool call produced.
+
+    Attributes:
+        llm_content: The text the model receives.
+        display: A text for people; the front end falls back to ``llm_content``.
+        error: Set when the call failed; the model still receives ``llm_content``.
+        images: Image attachments for multimodal models.
+        suggest_escalation: A hint that a stronger model may be needed (egirl).
+    """
+
+    llm_content: str
+    display: str | None = None
+    error: str | None = None
+    images: list[ImagePart] = field(default_factory=list)
+    suggest_escalation: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when the call succeeded."""
+        return self.error is None
+
+    @classmethod
+    def failure(cls, message: str, *, suggest_escalation: bool = False) -> ToolResult:
+        """A failed call whose message goes to the model and to people alike."""
+        return cls(llm_content=f"Error: {message}", error=message,
+                   suggest_escalation=suggest_escalation)
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmation:
+    """What a person must see before a risky call runs.
+
+    Attributes:
+        title: One line saying what will happen.
+        kind: ``edit`` (a file change), ``execute`` (a command) or ``info`` (anything else).
+        path: The file an edit changes.
+        before: The file's content before an edit ("" for a new file).
+        after: The file's content after an edit.
+        command: The command an execute call runs.
+        working_dir: Where that command runs.
+        details: Free text, e.g. the arguments of another tool.
+    """
+
+    title: str
+    kind: str = "info"
+    path: Path | None = None
+    before: str | None = None
+    after: str | None = None
+    command: str | None = None
+    working_dir: Path | None = None
+    details: str = ""
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """What a running tool may know about its surroundings.
+
+    Attributes:
+        workdir: The project folder; relative paths resolve against it.
+        output_dir: Where tools keep large outputs (full shell logs).
+        shell_timeout_ms: Default timeout of a shell command.
+        output_limit: Characters of output a tool returns before it truncates.
+        env: Environment for subprocesses (None: inherit).
+    """
+
+    workdir: Path
+    output_dir: Path
+    shell_timeout_ms: int = 120_000
+    output_limit: int = 30_000
+    env: Mapping[str, str] | None = None
+
+    def resolve(self, path: str | os.PathLike[str]) -> Path:
+        """Resolve a path from the model: ``~`` expanded, relative to the project folder."""
+        p = Path(os.path.expanduser(os.fspath(path)))
+        return p if p.is_absolute() else self.workdir / p
+
+
+OutputCallback = Callable[[str], None]
+P = TypeVar("P", bound=ToolParams)
+
+
+class Invocation(ABC, Generic[P]):
+    """One validated call of a tool, ready to describe, confirm and execute."""
+
+    def __init__(self, tool: Tool, params: P, ctx: ToolContext) -> None:
+        self.tool = tool
+        self.params = params
+        self.ctx = ctx
+
+    @abstractmethod
+    def describe(self) -> str:
+        """A one-line summary for people, e.g. ``shell: ls -la``."""
+
+    def locations(self) -> list[Path]:
+        """The paths this call reads or writes (absolute, not yet resolved for symlinks)."""
+        return []
+
+    def confirmation(self) -> Confirmation | None:
+        """What a person must see to approve this call, or None if nothing needs showing."""
+        return None
+
+    @abstractmethod
+    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
+        """Run the call. Failures are returned as a ``ToolResult`` with ``error``, never raised."""
+
+
+class ToolArgumentError(Exception):
+    """The model's arguments did not fit the tool's schema."""
+
+
+class Tool(ABC):
+    """A tool the model can call.
+
+    Subclasses set ``name``, ``kind``, ``description`` and ``Params`` and implement
+    ``create_invocation``.
+    """
+
+    name: ClassVar[str]
+    kind: ClassVar[ToolKind]
+    description: ClassVar[str]
+    Params: ClassVar[type[ToolParams]]
+
+    @property
+    def read_only(self) -> bool:
+        """True for tools that never change anything (they may run concurrently)."""
+        return self.kind in (ToolKind.READ, ToolKind.THINK)
+
+    def parameters_schema(self) -> dict[str, Any]:
+        """The JSON schema of ``Params``, as sent to the model."""
+        return _simplify_schema(self.Params.model_json_schema())
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI function-calling description of this tool."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters_schema(),
+            },
+        }
+
+    def build(self, args: Mapping[str, Any], ctx: ToolContext) -> Invocation[Any]:
+        """Validate ``args`` and return an invocation.
+
+        Raises:
+            ToolArgumentError: with a message that names each bad field and shows the schema.
+        """
+        try:
+            params = self.Params.model_validate(dict(args))
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
+                for err in exc.errors()
+            )
+            raise ToolArgumentError(
+                f"invalid arguments for {self.name}: {problems}. "
+                f"Expected parameters (JSON schema): {json.dumps(self.parameters_schema())}"
+            ) from None
+        self.validate(params, ctx)
+        return self.create_invocation(params, ctx)
+
+    def validate(self, params: Any, ctx: ToolContext) -> None:  # noqa: B027
+        """Checks beyond the schema; raise ``ToolArgumentError`` to reject the call."""
+
+    @abstractmethod
+    def create_invocation(self, params: Any, ctx: ToolContext) -> Invocation[Any]:
+        """Make the invocation of validated ``params``."""
+
+
+def _simplify_schema(node: Any) -> Any:
+    """Drop pydantic's titles and ``anyOf [X, null]`` of optional fields.
+
+    Some providers (Gemini among them) reject ``anyOf`` with ``null``; an optional field is
+    already expressed by not being ``required``.
+    """
+    if isinstance(node, list):
+        return [_simplify_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _simplify_schema(v) for k, v in node.items() if k != "title"}
+    variants = out.get("anyOf")
+    if isinstance(variants, list):
+        non_null = [v for v in variants if v != {"type": "null"}]
+        if len(non_null) == 1 and len(non_null) < len(variants):
+            del out["anyOf"]
+            out = {**non_null[0], **out}
+            if out.get("default", ...) is None:
+                del out["default"]
+    if isinstance(out.get("properties"), dict):
+        out["properties"] = {
+            name: _simplify_schema(prop) for name, prop in node["properties"].items()
+        }
+    return out

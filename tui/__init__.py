@@ -1,0 +1,1 @@
+"""Front ends of the engine: the command line, headless mode and the Textual app."""

@@ -1,0 +1,178 @@
+"""The ``agent-tui`` command line.
+
+Start-up stays cheap: this module imports only the standard library at import time, so
+``agent-tui --version`` loads neither textual nor litellm.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from agent_tui.core import __version__
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+# The model picked when none is configured, by the API key found in the environment.
+DEFAULT_MODELS: tuple[tuple[str, str], ...] = (
+    ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-20250514"),
+    ("OPENAI_API_KEY", "openai/gpt-4.1"),
+    ("GEMINI_API_KEY", "gemini/gemini-2.5-pro"),
+    ("OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4"),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser; its help is the command-line reference."""
+    parser = argparse.ArgumentParser(
+        prog="agent-tui",
+        description="A terminal workbench for an AI coding agent, on any model litellm speaks.",
+        epilog="Exit codes: 0 done, 1 agent or provider failure, 2 usage error.",
+    )
+    parser.add_argument(
+        "path",
+        nargs="?",
+        default=None,
+        help="project folder to work in (default: the current folder)",
+    )
+    parser.add_argument(
+        "-p",
+        "--prompt",
+        metavar="PROMPT",
+        help="run headless on PROMPT and exit ('-' reads it from stdin)",
+    )
+    parser.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        default="text",
+        help="headless output (default: text)",
+    )
+    parser.add_argument(
+        "--model",
+        "-m",
+        help="litellm model, e.g. openai/gpt-4.1, "
+        "anthropic/claude-sonnet-4-20250514, ollama_chat/qwen2.5-coder",
+    )
+    parser.add_argument(
+        "--api-base",
+        metavar="URL",
+        help="provider base URL (OpenAI-compatible servers, Ollama, vLLM)",
+    )
+    parser.add_argument(
+        "--api-key",
+        metavar="KEY",
+        help="API key (default: the provider's usual environment variable)",
+    )
+    parser.add_argument(
+        "--approval-mode",
+        choices=("default", "auto-edit", "plan", "yolo"),
+        help="what may run without asking (default: default)",
+    )
+    parser.add_argument(
+        "--max-turns",
+        type=_positive_int,
+        metavar="N",
+        help="model calls allowed in one run (default: 100)",
+    )
+    parser.add_argument(
+        "--context-window",
+        type=_positive_int,
+        metavar="N",
+        help="the model's context window in tokens (for models litellm "
+        "does not know, e.g. local ones)",
+    )
+    parser.add_argument(
+        "--tool-protocol",
+        choices=("auto", "native", "text"),
+        help="native function calling or the text protocol (default: auto)",
+    )
+    parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
+    parser.print_usage(sys.stderr)
+    sys.stderr.write(f"agent-tui: error: {message}\n")
+    return EXIT_USAGE
+
+
+def default_model() -> str | None:
+    """The model to use when none is configured, judged by the API keys present."""
+    for variable, model in DEFAULT_MODELS:
+        if os.environ.get(variable):
+            return model
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``agent-tui`` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    workdir = Path(args.path or os.getcwd()).expanduser().resolve()
+    if not workdir.is_dir():
+        return _usage_error(parser, f"{workdir} is not a folder; pass a project folder.")
+    if args.prompt is None:
+        return _usage_error(
+            parser,
+            "the full-screen workbench is not part of this build yet; run headless with -p PROMPT.",
+        )
+    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+    if not prompt.strip():
+        return _usage_error(parser, "the prompt is empty; pass -p 'what to do'.")
+
+    from agent_tui.core.config import ConfigError, load_settings
+
+    overrides: dict[str, Any] = {
+        "model": args.model,
+        "api_base": args.api_base,
+        "api_key": args.api_key,
+        "approval_mode": args.approval_mode,
+        "max_turns": args.max_turns,
+        "context_window": args.context_window,
+        "tool_protocol": args.tool_protocol,
+    }
+    try:
+        loaded = load_settings(workdir, overrides)
+    except ConfigError as exc:
+        return _usage_error(parser, str(exc))
+    for warning in loaded.warnings:
+        sys.stderr.write(f"agent-tui: warning: {warning}\n")
+    settings = loaded.settings
+    if not settings.model:
+        model = default_model()
+        if model is None:
+            return _usage_error(
+                parser,
+                "no model configured. Pass --model (e.g. openai/gpt-4.1, "
+                "anthropic/claude-sonnet-4-20250514, ollama_chat/qwen2.5-coder with "
+                "--api-base http://localhost:11434), set model in config.toml, or set "
+                "ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.",
+            )
+        settings = settings.model_copy(update={"model": model})
+
+    import asyncio
+
+    from .headless import run_headless
+
+    try:
+        return asyncio.run(run_headless(settings, workdir, prompt, args.output_format))
+    except KeyboardInterrupt:
+        sys.stderr.write("agent-tui: interrupted\n")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""Headless mode: ``agent-tui -p PROMPT``. Output goes to stdout in the requested format;
+diagnostics go to stderr. Nothing here imports textual.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from agent_tui.core.agent import Agent
+from agent_tui.core.approval import HeadlessApprover
+from agent_tui.core.config import Settings
+from agent_tui.core.events import (
+    ApprovalDecided,
+    ErrorEvent,
+    Event,
+    RunResult,
+    SessionStart,
+    StreamRestart,
+    ToolCallStarted,
+    ToolResultEvent,
+)
+from agent_tui.core.providers.litellm import LitellmProvider
+from agent_tui.tools.builtin import builtin_tools
+from agent_tui.tools.registry import ToolRegistry
+
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+
+
+class HeadlessPrinter:
+    """Writes events as text, one JSON result, or JSON lines (``stream-json``)."""
+
+    def __init__(self, output_format: str, out: TextIO, err: TextIO) -> None:
+        self.output_format = output_format
+        self.out = out
+        self.err = err
+
+    def handle(self, event: Event) -> None:
+        """Print one event as the output format wants it."""
+        if self.output_format == "stream-json":
+            self.out.write(json.dumps(event.to_dict(), ensure_ascii=False, default=str) + "\n")
+            self.out.flush()
+            return
+        if isinstance(event, RunResult):
+            self._finish(event)
+        elif self.output_format == "text":
+            self._progress(event)
+        elif isinstance(event, ErrorEvent | StreamRestart):
+            self._progress(event)
+
+    def _progress(self, event: Event) -> None:
+        """Tell the person on stderr what the agent is doing."""
+        line = None
+        if isinstance(event, ToolCallStarted):
+            line = f"● {event.summary or event.name}"
+        elif isinstance(event, ApprovalDecided) and event.decision == "deny":
+            line = f"  ✗ denied: {event.reason}"
+        elif isinstance(event, ToolResultEvent):
+            first = (event.output.splitlines() or [""])[0][:160]
+            line = (
+                f"  ✓ {event.name} ({event.duration:.1f}s)"
+                if event.ok
+                else f"  ✗ {event.name}: {first}"
+            )
+        elif isinstance(event, StreamRestart):
+            line = f"  ↻ retry {event.attempt} in {event.delay:.1f}s: {event.reason}"
+        elif isinstance(event, ErrorEvent):
+            line = f"agent-tui: error: {event.message}"
+        if line:
+            self.err.write(line + "\n")
+            self.err.flush()
+
+    def _finish(self, result: RunResult) -> None:
+        if self.output_format == "json":
+            self.out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+        elif result.text:
+            self.out.write(result.text.rstrip("\n") + "\n")
+        self.out.flush()
+
+
+async def run_headless(
+    settings: Settings,
+    workdir: Path,
+    prompt: str,
+    output_format: str,
+    out: TextIO = sys.stdout,
+    err: TextIO = sys.stderr,
+) -> int:
+    """Run one prompt to the end; return the exit code (0 done, 1 failure)."""
+    printer = HeadlessPrinter(output_format, out, err)
+    provider = LitellmProvider(settings)
+    agent = Agent(
+        provider,
+        ToolRegistry(builtin_tools()),
+        settings,
+        workdir,
+        HeadlessApprover(settings.approval_mode),
+        printer.handle,
+    )
+    printer.handle(
+        SessionStart(
+            agent.session_id,
+            provider.model,
+            str(workdir),
+            settings.approval_mode,
+            agent.tool_protocol,
+        )
+    )
+    result = await agent.run(prompt)
+    return 0 if result.ok else 1

@@ -223,6 +223,10 @@ class LitellmProvider:
             ("ServiceUnavailableError", "server", "the provider is unavailable."),
             ("InternalServerError", "server", "the provider had an internal error."),
         ]
+        if status in (401, 403):
+            # Some OpenAI-compatible servers answer a bad key with a body litellm maps to
+            # BadRequestError; the status is what counts.
+            return ProviderError(f"{message} ({checks[1][2]})", kind="auth", status=status)
         for class_name, kind, advice in checks:
             cls = getattr(litellm, class_name, None)
             if isinstance(cls, type) and isinstance(exc, cls):

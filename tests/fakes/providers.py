@@ -190,6 +190,8 @@ class RecordedRequest:
         stream: Whether the body asked for a streaming answer.
         method: HTTP method.
         query: Raw query string ("" when none).
+        received_at: ``time.perf_counter()`` when the request arrived (0.0 when
+            the record was built by hand).
     """
 
     path: str
@@ -198,6 +200,7 @@ class RecordedRequest:
     stream: bool
     method: str = "POST"
     query: str = ""
+    received_at: float = 0.0
 
     @property
     def api(self) -> Api | None:
@@ -623,6 +626,7 @@ class _Handler(BaseHTTPRequestHandler):
         return raw, body if isinstance(body, dict) else {}
 
     def _record(self, body: dict[str, Any]) -> RecordedRequest:
+        received_at = time.perf_counter()
         path, _, query = self.path.partition("?")
         request = RecordedRequest(
             path=path,
@@ -631,6 +635,7 @@ class _Handler(BaseHTTPRequestHandler):
             stream=bool(body.get("stream")),
             method=self.command,
             query=query,
+            received_at=received_at,
         )
         self.server.provider._record(request)
         return request

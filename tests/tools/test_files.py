@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
+
 from agent_tui.tools import fileio
 from agent_tui.tools.base import ToolArgumentError, ToolContext, ToolKind
 from agent_tui.tools.fileio import atomic_write_text, decode_text, is_binary, read_text

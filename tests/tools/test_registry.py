@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from agent_tui.tools.base import ToolArgumentError, ToolContext
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.files import EditFileInvocation, ReadFileInvocation

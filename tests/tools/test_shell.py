@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from agent_tui.tools.base import ToolArgumentError, ToolContext, ToolKind
 from agent_tui.tools.shell import ShellTool
 

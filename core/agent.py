@@ -16,6 +16,7 @@ from typing import Any
 
 from agent_tui.tools.base import Invocation, ToolArgumentError, ToolContext, ToolResult
 from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.todo import TodoStore
 
 from . import paths, permissions, text_protocol
 from .approval import ApprovalRequest, Approver
@@ -30,6 +31,7 @@ from .events import (
     RunResult,
     StreamRestart,
     TextDelta,
+    TodoUpdated,
     ToolCallStarted,
     ToolOutput,
     ToolResultEvent,
@@ -87,6 +89,8 @@ class Agent:
             output_dir=paths.tool_output_dir(self.session_id),
             shell_timeout_ms=settings.shell_timeout_ms,
             output_limit=settings.tool_output_limit,
+            todos=TodoStore(paths.session_dir(self.session_id) / "todo.md",
+                            on_change=lambda content: self.emit(TodoUpdated(content))),
         )
         schemas = registry.schemas()
         self._specs = text_protocol.tool_specs(schemas)

@@ -15,9 +15,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+if TYPE_CHECKING:
+    from .todo import TodoStore
 
 
 class ToolKind(StrEnum):
@@ -112,6 +115,7 @@ class ToolContext:
         shell_timeout_ms: Default timeout of a shell command.
         output_limit: Characters of output a tool returns before it truncates.
         env: Environment for subprocesses (None: inherit).
+        todos: The session's todo list (None: the run keeps none).
     """
 
     workdir: Path
@@ -119,6 +123,7 @@ class ToolContext:
     shell_timeout_ms: int = 120_000
     output_limit: int = 30_000
     env: Mapping[str, str] | None = None
+    todos: TodoStore | None = None
 
     def resolve(self, path: str | os.PathLike[str]) -> Path:
         """Resolve a path from the model: ``~`` expanded, relative to the project folder."""

@@ -292,3 +292,15 @@ async def test_text_protocol_gltch_action_tags(fake_provider, tmp_path):
     assert (tmp_path / "out.txt").read_text() == "a | b"
     assert "a | b" in fake_provider.requests[2].last_user_text()
     assert [c["name"] for c in outcome.of_type("tool_call")] == ["write_file", "shell"]
+
+
+async def test_todo_write_is_reported_as_a_todo_event(fake_provider, tmp_path):
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("todo_write", {"content": "- [ ] one\n- [x] two\n"})]),
+        Reply(text="planned"),
+    )
+
+    outcome = await run(fake_provider, tmp_path)
+
+    assert outcome.of_type("todo")[0]["content"] == "- [ ] one\n- [x] two\n"
+    assert outcome.of_type("approval")[0]["decision"] == "allow"

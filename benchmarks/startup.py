@@ -1,0 +1,363 @@
+"""How fast agent-tui starts and how much it adds per model turn, beside baselines.
+
+Run from the repository root (agent-tui installed, e.g. ``pip install -e .``)::
+
+    python3 benchmarks/startup.py [--runs N] [--repeats R]
+
+Every figure is printed beside a baseline measured in the same run, on the same machine:
+
+* ``agent-tui --version`` wall time vs ``python -c pass`` (median and min over ``--runs``
+  runs, after 2 warm-ups). Goal: within 100 ms of ``python -c pass``.
+* a headless ``agent-tui -p`` run of a 10-tool-call task against an instant fake provider
+  (tests/fakes/providers.py, spoken to through real litellm), split into
+    - start-up: process launch -> first request arriving at the fake,
+      vs ``python -c "import litellm"``;
+    - per-turn overhead: mean gap between consecutive requests (everything agent-tui and
+      litellm do between two model calls, running the tool included),
+      vs a bare ``litellm.acompletion`` loop against the same kind of fake;
+    - total wall time.
+  Each of these runs ``--repeats`` times; medians are reported.
+
+Exits 1 when a run fails (its stderr is printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.fakes.providers import (  # noqa: E402
+    FakeProvider,
+    RecordedRequest,
+    Reply,
+    ToolCall,
+)
+
+TOOL_CALLS = 10
+FINAL_TEXT = "All ten reads done."
+GOAL_MS = 100.0
+SMALL_FILE = "notes.txt"
+SMALL_TEXT = "benchmark notes\n" * 5
+
+
+class BenchError(Exception):
+    """A measured run failed; the message says which and carries its stderr."""
+
+
+# --------------------------------------------------------------------------
+# Commands and environment
+# --------------------------------------------------------------------------
+
+
+def real_python() -> str:
+    """The interpreter itself, not a pyenv/asdf shim (a shim is a shell script that
+    costs ~100 ms on its own and would drown both figures)."""
+    return os.path.realpath(sys.executable)
+
+
+def agent_tui_command() -> list[str]:
+    """The installed console script, preferably the one beside this interpreter."""
+    beside = Path(sys.executable).with_name("agent-tui")
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return [str(beside)]
+    found = shutil.which("agent-tui")
+    if found:
+        return [found]
+    raise BenchError("agent-tui is not installed; run `python3 -m pip install -e .` first.")
+
+
+def clean_env(home: Path, **extra: str) -> dict[str, str]:
+    """The parent environment without API keys or agent-tui settings, with a fresh home."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.endswith("_API_KEY") and not k.startswith("AGENT_TUI_")
+    }
+    env["AGENT_TUI_HOME"] = str(home)
+    # The fake is on 127.0.0.1; a proxy from the environment must not sit in between.
+    env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"
+    env.update(extra)
+    return env
+
+
+def run_checked(
+    label: str, argv: list[str], env: dict[str, str], cwd: Path, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """Run ``argv``; raise BenchError with its output unless it exits 0."""
+    try:
+        done = subprocess.run(
+            argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise BenchError(f"{label}: timed out after {timeout:g} s\n{exc.stderr or ''}") from None
+    if done.returncode != 0:
+        raise BenchError(
+            f"{label}: exit code {done.returncode}\n"
+            f"--- command: {' '.join(argv)}\n--- stderr:\n{done.stderr}"
+            f"--- stdout:\n{done.stdout}"
+        )
+    return done
+
+
+def timed(label: str, argv: list[str], env: dict[str, str], cwd: Path) -> float:
+    """Wall time of one checked run, in seconds."""
+    start = time.perf_counter()
+    run_checked(label, argv, env, cwd)
+    return time.perf_counter() - start
+
+
+# --------------------------------------------------------------------------
+# The instant fake provider
+# --------------------------------------------------------------------------
+
+
+def tool_task_responder(file_path: str) -> Callable[[RecordedRequest], Reply]:
+    """Answers the first TOOL_CALLS requests with one read_file call each, then text."""
+    count = 0
+
+    def respond(request: RecordedRequest) -> Reply:
+        nonlocal count
+        count += 1
+        if count <= TOOL_CALLS:
+            return Reply(tool_calls=[ToolCall("read_file", {"file_path": file_path})])
+        return Reply(text=FINAL_TEXT)
+
+    return respond
+
+
+def model_requests(fake: FakeProvider) -> list[RecordedRequest]:
+    return [r for r in fake.requests if r.method == "POST"]
+
+
+def split_times(start: float, requests: list[RecordedRequest]) -> tuple[float, float]:
+    """(start-up, mean gap between consecutive requests), in seconds."""
+    arrivals = [r.received_at for r in requests]
+    gaps = [b - a for a, b in zip(arrivals, arrivals[1:], strict=False)]
+    return arrivals[0] - start, statistics.fmean(gaps)
+
+
+def check_requests(label: str, requests: list[RecordedRequest]) -> None:
+    """The task really ran: 11 model calls, the last one carrying 10 read results."""
+    if len(requests) != TOOL_CALLS + 1:
+        raise BenchError(f"{label}: the fake got {len(requests)} requests, not {TOOL_CALLS + 1}")
+    results = requests[-1].tool_results()
+    if len(results) != TOOL_CALLS:
+        raise BenchError(f"{label}: the last request carried {len(results)} tool results")
+
+
+# --------------------------------------------------------------------------
+# The measurements
+# --------------------------------------------------------------------------
+
+
+def measure_version(runs: int, work: Path) -> dict[str, list[float]]:
+    """``agent-tui --version`` and ``python -c pass``, interleaved so drift hits both."""
+    env = clean_env(work / "home")
+    commands = {
+        "version": [*agent_tui_command(), "--version"],
+        "python": [real_python(), "-c", "pass"],
+    }
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for i in range(2 + runs):
+        for name, argv in commands.items():
+            elapsed = timed(name, argv, env, work)
+            if i >= 2:  # two warm-ups
+                times[name].append(elapsed)
+    return times
+
+
+def measure_headless(work: Path) -> tuple[float, float, float]:
+    """One headless 10-tool run: (start-up, per-turn gap, total) in seconds."""
+    project = Path(tempfile.mkdtemp(prefix="project-", dir=work))
+    (project / SMALL_FILE).write_text(SMALL_TEXT)
+    env = clean_env(Path(tempfile.mkdtemp(prefix="home-", dir=work)))
+    with FakeProvider(responder=tool_task_responder(SMALL_FILE)) as fake:
+        argv = [
+            *agent_tui_command(),
+            "-p",
+            f"Read {SMALL_FILE} ten times, one read_file call at a time, then say you are done.",
+            "--output-format",
+            "json",
+            "--approval-mode",
+            "yolo",
+            "--model",
+            "openai/bench",
+            "--api-base",
+            fake.openai_base,
+            "--api-key",
+            "sk-bench",
+        ]
+        start = time.perf_counter()
+        done = run_checked("agent-tui -p (headless, 10 tool calls)", argv, env, project)
+        total = time.perf_counter() - start
+        requests = model_requests(fake)
+    try:
+        result = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        raise BenchError(f"agent-tui -p: stdout is not JSON:\n{done.stdout}\n{done.stderr}")
+    if not result.get("ok") or result.get("text") != FINAL_TEXT:
+        raise BenchError(f"agent-tui -p: unexpected result {result}\n--- stderr:\n{done.stderr}")
+    check_requests("agent-tui -p", requests)
+    if SMALL_TEXT.splitlines()[0] not in requests[-1].tool_results()[0]["content"]:
+        raise BenchError("agent-tui -p: read_file did not return the file's text")
+    startup, gap = split_times(start, requests)
+    return startup, gap, total
+
+
+def measure_import_litellm(work: Path) -> float:
+    """Wall time of ``python -c "import litellm"`` with the local cost map."""
+    env = clean_env(work / "home", LITELLM_LOCAL_MODEL_COST_MAP="True")
+    return timed("python -c 'import litellm'", [real_python(), "-c", "import litellm"], env, work)
+
+
+# A bare litellm tool loop: 11 streamed calls, the conversation growing by one tool call
+# and its result per turn, no agent around it.
+BARE_LOOP = r"""
+import asyncio, json, sys
+import litellm
+
+litellm.suppress_debug_info = True
+base, calls = sys.argv[1], int(sys.argv[2])
+TOOL = {"type": "function", "function": {
+    "name": "read_file", "description": "Read a file.",
+    "parameters": {"type": "object", "properties": {"file_path": {"type": "string"}},
+                   "required": ["file_path"]}}}
+
+async def main():
+    messages = [{"role": "user", "content": "read notes.txt ten times"}]
+    for _ in range(calls):
+        stream = await litellm.acompletion(
+            model="openai/bench", api_base=base, api_key="sk-bench", messages=messages,
+            tools=[TOOL], stream=True, stream_options={"include_usage": True},
+            max_retries=0, _skip_mcp_handler=True)
+        call_id, name, args = None, None, ""
+        async for chunk in stream:
+            for choice in chunk.choices:
+                for call in choice.delta.tool_calls or []:
+                    call_id = call.id or call_id
+                    name = call.function.name or name
+                    args += call.function.arguments or ""
+        if call_id is None:
+            break
+        messages.append({"role": "assistant", "content": None, "tool_calls": [
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}]})
+        messages.append({"role": "tool", "tool_call_id": call_id, "content": "benchmark notes"})
+
+asyncio.run(main())
+"""
+
+
+def measure_bare_litellm(work: Path) -> float:
+    """Mean gap between the requests of a bare litellm loop, in seconds."""
+    env = clean_env(work / "home", LITELLM_LOCAL_MODEL_COST_MAP="True")
+    with FakeProvider(responder=tool_task_responder(SMALL_FILE)) as fake:
+        argv = [real_python(), "-c", BARE_LOOP, fake.openai_base, str(TOOL_CALLS + 1)]
+        run_checked("bare litellm loop", argv, env, work)
+        requests = model_requests(fake)
+    check_requests("bare litellm loop", requests)
+    return split_times(requests[0].received_at, requests)[1]
+
+
+# --------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.1f} ms"
+
+
+def diff(ours: float, base: float) -> str:
+    return f"{(ours - base) * 1000:+8.1f} ms"
+
+
+def row(label: str, ours: float, base: float | None = None, base_label: str = "") -> str:
+    if base is None:
+        return f"  {label:<26}{ms(ours)}"
+    return f"  {label:<26}{ms(ours)}   {ms(base)}  {diff(ours, base)}   {base_label}"
+
+
+def litellm_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("litellm")
+    except Exception:
+        return "?"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--runs", type=int, default=20, help="--version runs after 2 warm-ups (default 20)"
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="repeats of each headless / litellm figure; medians are reported (default 3)",
+    )
+    args = parser.parse_args(argv)
+    if args.runs < 1 or args.repeats < 1:
+        parser.error("--runs and --repeats must be at least 1")
+
+    print(
+        f"agent-tui start-up benchmark: python {sys.version.split()[0]}, "
+        f"litellm {litellm_version()}, {os.cpu_count()} CPUs"
+    )
+    print(f"  agent-tui: {agent_tui_command()[0]}\n  python:    {real_python()}")
+    with tempfile.TemporaryDirectory(prefix="agent-tui-bench-") as tmp:
+        work = Path(tmp)
+        (work / "home").mkdir()
+        try:
+            version = measure_version(args.runs, work)
+            headless = [measure_headless(work) for _ in range(args.repeats)]
+            imports = [measure_import_litellm(work) for _ in range(args.repeats)]
+            bare = [measure_bare_litellm(work) for _ in range(args.repeats)]
+        except BenchError as exc:
+            print(f"\nFAILED: {exc}", file=sys.stderr)
+            return 1
+
+    median = statistics.median
+    v_med, p_med = median(version["version"]), median(version["python"])
+    v_min, p_min = min(version["version"]), min(version["python"])
+    startup = median(h[0] for h in headless)
+    gap = median(h[1] for h in headless)
+    total = median(h[2] for h in headless)
+    header = f"  {'':<26}{'ours':>11}   {'baseline':>11}  {'diff':>11}   baseline is"
+    print()
+    print(f"(a) agent-tui --version, {args.runs} runs after 2 warm-ups")
+    print(header)
+    print(row("median", v_med, p_med, "python -c pass"))
+    print(row("min", v_min, p_min, "python -c pass"))
+    passed = v_med - p_med <= GOAL_MS / 1000
+    print(
+        f"  goal: within {GOAL_MS:.0f} ms of python -c pass: "
+        f"{'PASS' if passed else 'MISS'} ({(v_med - p_med) * 1000:+.1f} ms, medians)"
+    )
+    print()
+    print(
+        f"(b) agent-tui -p, {TOOL_CALLS} read_file calls + final answer, instant fake provider,"
+        f" median of {args.repeats}"
+    )
+    print(header)
+    print(row("start-up (to 1st request)", startup, median(imports), 'python -c "import litellm"'))
+    print(row("per-turn overhead (mean)", gap, median(bare), "bare litellm.acompletion loop"))
+    print(row(f"total ({TOOL_CALLS + 1} model calls)", total))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

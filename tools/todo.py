@@ -1,0 +1,128 @@
+"""todo_read and todo_write (g3): the agent's session-scoped todo list in markdown checkboxes."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import Field
+
+from .base import Invocation, OutputCallback, Tool, ToolContext, ToolKind, ToolParams, ToolResult
+from .fileio import atomic_write_text
+
+_ITEM = re.compile(r"^\s*[-*] \[(?P<mark>[ xX])\] \S")
+
+
+class TodoStore:
+    """The todo list of one session, kept in a markdown file; ``on_change`` hears each write."""
+
+    def __init__(self, path: Path, on_change: Callable[[str], None] | None = None) -> None:
+        self.path = path
+        self.on_change = on_change
+
+    def read(self) -> str:
+        """The list as written last ("" when there is none)."""
+        try:
+            return self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return ""
+
+    def save(self, content: str) -> None:
+        """Replace the list on disk, atomically (blocking: call it from a thread)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(self.path, content)
+
+    async def write(self, content: str) -> None:
+        """Save the list off the event loop, then tell ``on_change`` on the loop."""
+        await asyncio.to_thread(self.save, content)
+        if self.on_change is not None:
+            self.on_change(content)
+
+
+def summarize(content: str) -> tuple[int, int]:
+    """(items, done) of a markdown checkbox list."""
+    marks = [m.group("mark") for line in content.splitlines() if (m := _ITEM.match(line))]
+    return len(marks), sum(1 for mark in marks if mark in "xX")
+
+
+class TodoReadParams(ToolParams):
+    """todo_read takes no arguments."""
+
+
+class TodoWriteParams(ToolParams):
+    """Arguments of todo_write."""
+
+    content: str = Field(description="The whole list in markdown checkboxes: `- [ ] task`, "
+                         "`- [x] done`; indent to nest. Replaces the previous list.")
+
+
+class _TodoInvocation(Invocation[TodoReadParams | TodoWriteParams]):
+    def _store(self) -> TodoStore | None:
+        return self.ctx.todos
+
+
+class TodoReadInvocation(_TodoInvocation):
+    """Read the list."""
+
+    def describe(self) -> str:
+        return "todo_read"
+
+    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
+        store = self._store()
+        if store is None:
+            return ToolResult.failure("this run keeps no todo list")
+        content = await asyncio.to_thread(store.read)
+        if not content.strip():
+            return ToolResult("The todo list is empty. Use todo_write to start one.")
+        return ToolResult(content)
+
+
+class TodoWriteInvocation(_TodoInvocation):
+    """Replace the list."""
+
+    def describe(self) -> str:
+        items, done = summarize(self.params.content)
+        return f"todo_write {done}/{items} done"
+
+    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
+        store = self._store()
+        if store is None:
+            return ToolResult.failure("this run keeps no todo list")
+        content = self.params.content
+        items, done = summarize(content)
+        if content.strip() and items == 0:
+            return ToolResult.failure(
+                "no checkbox items found; write each task as `- [ ] task` (or `- [x] task` "
+                "when done)")
+        await store.write(content)
+        return ToolResult(f"Todo list saved: {items} items, {done} done.")
+
+
+class TodoReadTool(Tool):
+    """Reads the session's todo list."""
+
+    name = "todo_read"
+    kind = ToolKind.THINK
+    description = ("Read the current todo list of this session. Call it at the start of a "
+                   "multi-step task to see existing plans.")
+    Params = TodoReadParams
+
+    def create_invocation(self, params: TodoReadParams, ctx: ToolContext) -> TodoReadInvocation:
+        return TodoReadInvocation(self, params, ctx)
+
+
+class TodoWriteTool(Tool):
+    """Replaces the session's todo list."""
+
+    name = "todo_write"
+    kind = ToolKind.THINK
+    description = ("Create or update the todo list of this session, in markdown checkboxes "
+                   "(`- [ ]` open, `- [x]` done, indent to nest). It replaces the whole list: "
+                   "call todo_read first to keep existing items. The user sees the list live.")
+    Params = TodoWriteParams
+
+    def create_invocation(self, params: TodoWriteParams,
+                          ctx: ToolContext) -> TodoWriteInvocation:
+        return TodoWriteInvocation(self, params, ctx)

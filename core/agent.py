@@ -142,6 +142,9 @@ class Agent:
                 if not reply.tool_calls:
                     break
                 await self._run_tools(reply.tool_calls)
+        except asyncio.CancelledError:
+            self._close_dangling_calls()
+            raise
         except (ProviderError, LimitsExceeded) as exc:
             message = exc.message if isinstance(exc, ProviderError) else str(exc)
             self.emit(ErrorEvent(message, fatal=True))
@@ -150,6 +153,23 @@ class Agent:
             result = RunResult(text, turns, usage, self.session_id)
         self.emit(result)
         return result
+
+    def _close_dangling_calls(self) -> None:
+        """After a cancel, answer every unanswered tool call so the history stays valid."""
+        last_assistant = next((i for i in range(len(self.messages) - 1, -1, -1)
+                               if self.messages[i]["role"] == "assistant"), None)
+        if last_assistant is None:
+            return
+        message = self.messages[last_assistant]
+        answered = {m.get("tool_call_id") for m in self.messages[last_assistant + 1:]}
+        cancelled = "Error: the person cancelled this call before it finished."
+        if self.native_tools:
+            for call in message.get("tool_calls") or []:
+                if call["id"] not in answered:
+                    self.messages.append(
+                        {"role": "tool", "tool_call_id": call["id"], "content": cancelled})
+        elif last_assistant == len(self.messages) - 1:
+            self.messages.append({"role": "user", "content": f"Tool results: {cancelled}"})
 
     async def _ask_model(self) -> ModelReply:
         """One model call with retries; appends the assistant message and reports usage."""
@@ -262,20 +282,36 @@ class Agent:
     async def _approve_and_execute(
         self, call: ToolCallRequest, invocation: Invocation[Any]
     ) -> ToolResult:
-        decision = permissions.decide(invocation, self.settings.approval_mode, self.workdir)
+        decision = permissions.decide(
+            invocation, self.settings.approval_mode, self.workdir, self.settings.allow_rules
+        )
+        edited: dict[str, Any] | None = None
         if decision.verdict == permissions.Verdict.ASK:
             response = await self.approver.ask(
                 ApprovalRequest(call.id, invocation, decision.reason, invocation.confirmation())
             )
             allowed, reason, by = response.allow, response.reason, response.by
+            edited = response.edited_args
         else:
             allowed = decision.verdict == permissions.Verdict.ALLOW
             reason, by = decision.reason, "policy"
         self.emit(ApprovalDecided(call.id, "allow" if allowed else "deny", reason, by))
         if not allowed:
             return ToolResult.failure(f"the call was denied: {reason}")
+        note = ""
+        if edited is not None:
+            edited = dict(edited)
+            name = "write_file" if edited.pop("_as_write", False) else call.name
+            try:
+                invocation = self.registry.build(name, edited, self.tool_ctx)
+            except ToolArgumentError as exc:
+                return ToolResult.failure(f"the person's edit of this call is invalid: {exc}")
+            note = (
+                f"Note: the person edited this call before it ran; it ran as {name} with "
+                f"{json.dumps(edited, ensure_ascii=False)[:2000]}\n"
+            )
         try:
-            return await invocation.execute(
+            result = await invocation.execute(
                 on_output=lambda text: self.emit(ToolOutput(call.id, text))
             )
         except asyncio.CancelledError:
@@ -284,6 +320,9 @@ class Agent:
             return ToolResult.failure(
                 f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}"
             )
+        if note:
+            result.llm_content = note + result.llm_content
+        return result
 
 
 def _loads(arguments: str) -> Any:

@@ -31,11 +31,22 @@ class ApprovalRequest:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalResponse:
-    """The answer: allowed or not, why, and who answered."""
+    """The answer: allowed or not, why, and who answered.
+
+    Attributes:
+        allow: Whether the call may run.
+        reason: Why (the model is told when a call is denied).
+        by: ``user``, ``policy`` or ``rule``.
+        remember: A rule to save so that such calls no longer ask (``shell(git status)``).
+        edited_args: Arguments the person edited before allowing; ``"_as_write": True``
+            turns an edit into a write_file of the edited content.
+    """
 
     allow: bool
     reason: str = ""
     by: str = "user"
+    remember: str | None = None
+    edited_args: dict[str, Any] | None = None
 
 
 class Approver(Protocol):

@@ -25,7 +25,8 @@ ToolProtocol = Literal["auto", "native", "text"]
 
 # Keys an untrusted project file may not set: each could widen what the agent may do or
 # send the person's API key to a server of the project's choosing.
-TRUST_GATED_KEYS = frozenset({"approval_mode", "api_base", "api_key", "trusted_projects"})
+TRUST_GATED_KEYS = frozenset(
+    {"approval_mode", "api_base", "api_key", "trusted_projects", "allow_rules"})
 
 
 class ConfigError(Exception):
@@ -74,6 +75,18 @@ class Settings(BaseSettings):
     )
     trusted_projects: list[str] = Field(
         default_factory=list, description="Project folders whose own config is trusted."
+    )
+
+    allow_rules: list[str] = Field(
+        default_factory=list,
+        description="Calls that never ask, e.g. 'shell(git status)', 'shell(npm run test:*)', "
+        "'edit_file(src/**)'.",
+    )
+    theme: str = Field("agent-tui-dark", description="The workbench's Textual theme.")
+    notify_bell: bool = Field(
+        True,
+        description="Ring the terminal bell when the agent waits or finishes while the "
+        "terminal is not focused.",
     )
 
     @classmethod
@@ -169,3 +182,31 @@ def load_settings(workdir: Path, overrides: dict[str, Any] | None = None) -> Loa
     finally:
         _file_layers.reset(token)
     return LoadedSettings(settings, warnings)
+
+
+def save_user_settings(updates: dict[str, Any]) -> Path:
+    """Merge ``updates`` into the user's ``config.toml`` (atomically, with tomli-w).
+
+    Returns:
+        The path written.
+    """
+    import os
+    import tempfile
+
+    import tomli_w
+
+    path = paths.user_config_file()
+    data = read_toml(path)
+    data.update(updates)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            tomli_w.dump(data, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

@@ -6,6 +6,7 @@ approver: the TUI asks the person, a headless run refuses unless the mode allows
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from dataclasses import dataclass
@@ -55,6 +56,9 @@ HARD_DENIED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
+_SHELL_CONTROL = re.compile(r"[;&|`$<>()\n]")
+
+
 def hard_denied(command: str) -> str | None:
     """The reason ``command`` is refused in every mode, or None."""
     for pattern, why in HARD_DENIED:
@@ -70,7 +74,45 @@ def is_inside(path: Path, root: Path) -> bool:
     return real == real_root or real_root in real.parents
 
 
-def decide(invocation: Invocation[Any], mode: str, workdir: Path) -> Decision:
+def rule_subject(invocation: Invocation[Any], workdir: Path) -> str | None:
+    """What an allow rule is matched against: the command, or the path in the project."""
+    params = invocation.params
+    command = getattr(params, "command", None)
+    if isinstance(command, str):
+        return command.strip()
+    path = getattr(params, "file_path", None)
+    if isinstance(path, str):
+        resolved = invocation.ctx.resolve(path)
+        return str(resolved.relative_to(workdir)) if is_inside(resolved, workdir) else str(
+            resolved)
+    return None
+
+
+def rule_matches(rule: str, invocation: Invocation[Any], workdir: Path) -> bool:
+    """Whether ``rule`` (``tool(pattern)``, or a bare tool name) covers ``invocation``.
+
+    The pattern is an fnmatch glob over the command (shell) or the project-relative path.
+    """
+    name, _, rest = rule.partition("(")
+    if name.strip() != invocation.tool.name:
+        return False
+    if not rest:
+        return True
+    pattern = rest.removesuffix(")")
+    subject = rule_subject(invocation, workdir)
+    if subject is None:
+        return False
+    if subject == pattern:
+        return True
+    # A glob must never stretch over a second command: `npm run test:*` does not cover
+    # `npm run test:x; rm -rf ~`.
+    if invocation.tool.kind == ToolKind.EXECUTE and _SHELL_CONTROL.search(subject):
+        return False
+    return fnmatch.fnmatchcase(subject, pattern)
+
+
+def decide(invocation: Invocation[Any], mode: str, workdir: Path,
+           allow_rules: list[str] | tuple[str, ...] = ()) -> Decision:
     """Judge one validated call under approval ``mode`` for the project at ``workdir``."""
     tool = invocation.tool
     command = getattr(invocation.params, "command", None)
@@ -78,6 +120,10 @@ def decide(invocation: Invocation[Any], mode: str, workdir: Path) -> Decision:
         reason = hard_denied(command)
         if reason:
             return Decision(Verdict.DENY, reason)
+    if mode != "plan" or tool.read_only:
+        for rule in allow_rules:
+            if rule_matches(rule, invocation, workdir):
+                return Decision(Verdict.ALLOW, f"allowed by the rule {rule}")
     outside = [p for p in invocation.locations() if not is_inside(p, workdir)]
     where = f" outside the project ({outside[0]})" if outside else ""
     if mode == "yolo":

@@ -124,14 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     workdir = Path(args.path or os.getcwd()).expanduser().resolve()
     if not workdir.is_dir():
         return _usage_error(parser, f"{workdir} is not a folder; pass a project folder.")
-    if args.prompt is None:
-        return _usage_error(
-            parser,
-            "the full-screen workbench is not part of this build yet; run headless with -p PROMPT.",
-        )
-    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
-    if not prompt.strip():
-        return _usage_error(parser, "the prompt is empty; pass -p 'what to do'.")
+    prompt = None
+    if args.prompt is not None:
+        prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+        if not prompt.strip():
+            return _usage_error(parser, "the prompt is empty; pass -p 'what to do'.")
 
     from agent_tui.core.config import ConfigError, load_settings
 
@@ -151,17 +148,21 @@ def main(argv: list[str] | None = None) -> int:
     for warning in loaded.warnings:
         sys.stderr.write(f"agent-tui: warning: {warning}\n")
     settings = loaded.settings
-    if not settings.model:
-        model = default_model()
-        if model is None:
-            return _usage_error(
-                parser,
-                "no model configured. Pass --model (e.g. openai/gpt-4.1, "
-                "anthropic/claude-sonnet-4-20250514, ollama_chat/qwen2.5-coder with "
-                "--api-base http://localhost:11434), set model in config.toml, or set "
-                "ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.",
-            )
+    if not settings.model and (model := default_model()) is not None:
         settings = settings.model_copy(update={"model": model})
+    if prompt is None:
+        from .app import make_app
+
+        make_app(settings, workdir).run()
+        return EXIT_OK
+    if not settings.model:
+        return _usage_error(
+            parser,
+            "no model configured. Pass --model (e.g. openai/gpt-4.1, "
+            "anthropic/claude-sonnet-4-20250514, ollama_chat/qwen2.5-coder with "
+            "--api-base http://localhost:11434), set model in config.toml, or set "
+            "ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.",
+        )
 
     import asyncio
 

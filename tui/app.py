@@ -1,0 +1,454 @@
+"""The workbench: a full-screen Textual front end on the engine.
+
+The agent runs in a worker on the app's loop and reports through ``EventBridge``; the
+widgets only ever see ``AgentEvent`` messages. litellm is imported in a thread after the
+first frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Static
+
+from agent_tui.core.agent import Agent, new_session_id
+from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
+from agent_tui.core.config import APPROVAL_MODES, Settings, save_user_settings
+from agent_tui.core.events import (
+    ApprovalDecided,
+    AssistantMessage,
+    ContextUpdated,
+    ErrorEvent,
+    StreamRestart,
+    TextDelta,
+    TodoUpdated,
+    ToolCallStarted,
+    ToolOutput,
+    ToolResultEvent,
+    TurnUsage,
+)
+from agent_tui.themes import STYLESHEET, THEMES
+from agent_tui.tools.builtin import builtin_tools
+from agent_tui.tools.registry import ToolRegistry
+
+from .approver import TuiApprover
+from .bridge import AgentEvent, EventBridge
+from .widgets.conversation import (
+    AssistantBlock,
+    ConversationView,
+    NoticeBlock,
+    ToolBlock,
+    UserBlock,
+)
+from .widgets.panels import ContextGauge, StatusBar, TodoPane
+from .widgets.prompt import PromptInput
+from .widgets.tool_log import ToolLog
+
+SLASH_COMMANDS: dict[str, str] = {
+    "/help": "Show the keys and slash commands",
+    "/model": "Switch the model: /model NAME",
+    "/mode": "Set the approval mode: /mode default|auto-edit|plan|yolo",
+    "/clear": "Clear the conversation and start afresh",
+    "/new": "Start a new session",
+    "/theme": "Switch the theme: /theme NAME",
+    "/quit": "Quit agent-tui",
+}
+
+HELP_TEXT = """\
+**Keys** — Enter send · Ctrl+J new line · ↑/↓ history · Esc cancel the running turn ·
+Shift+Tab cycle approval mode · F2 side panel · F3 tool log · F4 todos ·
+Ctrl+←/→ resize the side panel · Tab/Shift+Tab move focus · j/k move between blocks ·
+Enter expands a tool block · c copies a block · Ctrl+P command palette · Ctrl+Q quit
+
+**Approvals** — y allow once · a allow always · n deny · d deny with a reason ·
+e edit before it runs · Esc deny
+
+**Commands** — """ + " · ".join(f"`{name}` {text.lower()}" for name, text in
+                                 SLASH_COMMANDS.items())
+
+
+class AgentApp(App[None]):
+    """The agent-tui workbench on one project folder."""
+
+    CSS_PATH = str(STYLESHEET)
+    TITLE = "agent-tui"
+    AUTO_FOCUS = "#prompt"
+    BINDINGS = [
+        Binding("escape", "cancel_turn", "Cancel", show=False),
+        Binding("shift+tab", "cycle_mode", "Mode", show=False, priority=True),
+        Binding("f2", "toggle_side", "Side panel", show=False),
+        Binding("f3", "toggle_tool_log", "Tool log", show=False),
+        Binding("f4", "toggle_todos", "Todos", show=False),
+        Binding("ctrl+left", "resize_side(4)", "Wider side", show=False),
+        Binding("ctrl+right", "resize_side(-4)", "Narrower side", show=False),
+    ]
+
+    def __init__(self, settings: Settings, workdir: Path, *, load_litellm: bool = True) -> None:
+        super().__init__()
+        self.settings = settings
+        self.workdir = workdir
+        self.agent: Agent | None = None
+        self.session_id = new_session_id()
+        self.approver = TuiApprover(self)
+        self.queue: deque[tuple[str, UserBlock]] = deque()
+        self.busy = False
+        self._load_litellm = load_litellm
+        self._assistant: AssistantBlock | None = None
+        self._tool_blocks: dict[str, ToolBlock] = {}
+        self._window_focused = True
+        for theme in THEMES:
+            self.register_theme(theme)
+        self.theme = settings.theme if settings.theme in self.available_themes else THEMES[0].name
+
+    # -- layout ------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield ConversationView(id="conversation")
+                yield PromptInput(id="prompt")
+            with Vertical(id="side"):
+                yield Static("context", classes="side-title")
+                yield ContextGauge(id="gauge")
+                with Vertical(id="todo-section"):
+                    yield Static("todos", classes="side-title")
+                    yield TodoPane("", id="todos")
+                yield Static("tool log", classes="side-title")
+                yield ToolLog(id="tool-log")
+        yield StatusBar(id="status")
+
+    def on_mount(self) -> None:
+        status = self.query_one(StatusBar)
+        status.model = self.settings.model or ""
+        status.mode = self.settings.approval_mode
+        status.project = _short_path(self.workdir)
+        status.session_id = self.session_id
+        self.query_one(TodoPane).show("")
+        if not self.settings.model:
+            self.notice("No model is configured. Type /model NAME (e.g. /model "
+                        "openai/gpt-4.1), or quit and set ANTHROPIC_API_KEY, OPENAI_API_KEY "
+                        "or GEMINI_API_KEY.", error=True)
+        if self._load_litellm:
+            self.preload_litellm()
+
+    @work(thread=True, exit_on_error=False, group="preload")
+    def preload_litellm(self) -> None:
+        """Import litellm off the UI thread, after the first frame."""
+        from agent_tui.core.providers.litellm import load_litellm
+
+        load_litellm()
+
+    # -- prompts, queue, turns ---------------------------------------------------------
+
+    @on(PromptInput.Submitted)
+    async def _on_prompt(self, message: PromptInput.Submitted) -> None:
+        text = message.text
+        if text.startswith("/"):
+            await self.run_slash_command(text.strip())
+            return
+        block = UserBlock(text, queued=self.busy)
+        await self.conversation.add(block)
+        if self.busy:
+            self.queue.append((text, block))
+            self.query_one(StatusBar).queued = len(self.queue)
+        else:
+            self.start_turn(text)
+
+    def start_turn(self, text: str) -> None:
+        """Run one prompt in a worker."""
+        if not self.settings.model:
+            self.notice("No model is configured; type /model NAME first.", error=True)
+            return
+        self._set_busy(True)
+        self.run_turn(text)
+
+    @work(exclusive=True, group="turn", exit_on_error=False)
+    async def run_turn(self, text: str) -> None:
+        """The worker of one turn; cancelling it cancels the stream and kills tools."""
+        try:
+            agent = await self._ensure_agent()
+            await agent.run(text)
+        except asyncio.CancelledError:
+            await self._finish_assistant()
+            self.notice("Cancelled: the stream was stopped and running tools were killed.")
+            raise
+        except Exception as exc:  # the engine reports its own failures; this is a bug
+            self.notice(f"Unexpected error: {type(exc).__name__}: {exc}", error=True)
+        finally:
+            self._set_busy(False)
+            self._ring_if_away("The agent finished.")
+            self.call_later(self._next_in_queue)
+
+    def _next_in_queue(self) -> None:
+        if self.busy or not self.queue:
+            return
+        text, block = self.queue.popleft()
+        block.mark_sent()
+        self.query_one(StatusBar).queued = len(self.queue)
+        self.start_turn(text)
+
+    async def _ensure_agent(self) -> Agent:
+        if self.agent is None:
+            from agent_tui.core.providers.litellm import LitellmProvider, load_litellm
+
+            await asyncio.to_thread(load_litellm)
+            self.agent = Agent(LitellmProvider(self.settings), ToolRegistry(builtin_tools()),
+                               self.settings, self.workdir, self.approver, EventBridge(self),
+                               session_id=self.session_id)
+        return self.agent
+
+    def _set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        self.query_one(StatusBar).busy = busy
+
+    @property
+    def conversation(self) -> ConversationView:
+        return self.query_one(ConversationView)
+
+    def notice(self, text: str, *, error: bool = False) -> None:
+        """A line from agent-tui in the conversation."""
+        block = NoticeBlock(text, classes="error" if error else "", markup=False)
+        self.call_later(self.conversation.add, block)
+
+    # -- engine events -----------------------------------------------------------------
+
+    async def on_agent_event(self, message: AgentEvent) -> None:
+        event = message.event
+        if isinstance(event, TextDelta):
+            if self._assistant is None:
+                self._assistant = AssistantBlock()
+                await self.conversation.add(self._assistant)
+            await self._assistant.append_text(event.text)
+            self.conversation.follow()
+        elif isinstance(event, StreamRestart):
+            if self._assistant is not None:
+                await self._assistant.remove()
+                self._assistant = None
+            self.notice(f"↻ Retry {event.attempt} in {event.delay:.1f}s: {event.reason}")
+        elif isinstance(event, AssistantMessage):
+            await self._finish_assistant(event.text)
+        elif isinstance(event, ToolCallStarted):
+            block = ToolBlock(event.id, event.name, event.summary, event.args)
+            self._tool_blocks[event.id] = block
+            await self.conversation.add(block)
+            self.query_one(ToolLog).add_call(event.id, event.name, event.summary, event.args)
+        elif isinstance(event, ApprovalDecided):
+            status = "running" if event.decision == "allow" else "denied"
+            self._update_tool(event.id, status=status,
+                              output=None if status == "running" else event.reason)
+        elif isinstance(event, ToolOutput):
+            if block := self._tool_blocks.get(event.id):
+                block.add_output(event.text)
+            self.query_one(ToolLog).update_call(event.id, more_output=event.text)
+        elif isinstance(event, ToolResultEvent):
+            block = self._tool_blocks.get(event.id)
+            denied = block is not None and block.status == "denied"
+            self._update_tool(event.id, status="denied" if denied else (
+                "ok" if event.ok else "error"), duration=event.duration, output=event.output)
+        elif isinstance(event, TodoUpdated):
+            self.query_one(TodoPane).show(event.content)
+        elif isinstance(event, ContextUpdated):
+            gauge = self.query_one(ContextGauge)
+            gauge.window = event.window
+            gauge.tokens = event.tokens
+        elif isinstance(event, TurnUsage):
+            gauge = self.query_one(ContextGauge)
+            gauge.turn_cost = event.usage.cost
+            gauge.session_cost = event.session.cost
+        elif isinstance(event, ErrorEvent):
+            await self._finish_assistant()
+            self.notice(event.message, error=True)
+
+    async def _finish_assistant(self, text: str | None = None) -> None:
+        block, self._assistant = self._assistant, None
+        if block is None:
+            if text:
+                block = AssistantBlock()
+                await self.conversation.add(block)
+                await block.update(text)
+                block.text = text
+            return
+        if text is not None and not text.strip():
+            await block.remove()
+            return
+        await block.finish(text)
+
+    def _update_tool(self, call_id: str, *, status: str, duration: float | None = None,
+                     output: str | None = None) -> None:
+        if block := self._tool_blocks.get(call_id):
+            block.set_status(status, duration=duration, output=output)
+        self.query_one(ToolLog).update_call(call_id, status=status, duration=duration,
+                                            output=output)
+
+    # -- approvals ---------------------------------------------------------------------
+
+    def on_approval_needed(self, request: ApprovalRequest) -> None:
+        """Called by the approver before the modal opens."""
+        self._update_tool(request.call_id, status="approval")
+        self._ring_if_away("The agent waits for your approval.")
+
+    def remember_rule(self, response: ApprovalResponse) -> None:
+        """Save an "allow always" rule to the user config and apply it now."""
+        if not response.remember:
+            return
+        rules = [*self.settings.allow_rules, response.remember]
+        self._update_settings(allow_rules=rules)
+        path = save_user_settings({"allow_rules": rules})
+        self.notify(f"Saved the rule {response.remember} to {path}", timeout=4)
+
+    def _ring_if_away(self, message: str) -> None:
+        if not self._window_focused and self.settings.notify_bell:
+            self.bell()
+            self.notify(message, timeout=5)
+
+    def on_app_blur(self) -> None:
+        self._window_focused = False
+
+    def on_app_focus(self) -> None:
+        self._window_focused = True
+
+    # -- actions -----------------------------------------------------------------------
+
+    def action_cancel_turn(self) -> None:
+        """Esc: cancel the running turn (stream and tools)."""
+        if self.busy:
+            self.workers.cancel_group(self, "turn")
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab: default -> auto-edit -> plan -> yolo -> default."""
+        current = APPROVAL_MODES.index(self.settings.approval_mode)
+        self.set_mode(APPROVAL_MODES[(current + 1) % len(APPROVAL_MODES)])
+
+    def set_mode(self, mode: str) -> None:
+        """Switch the approval mode for the rest of the session."""
+        self._update_settings(approval_mode=mode)
+        self.query_one(StatusBar).mode = mode
+        self.notify(f"Approval mode: {mode}", timeout=2)
+
+    def action_toggle_side(self) -> None:
+        self.query_one("#side").toggle_class("hidden")
+
+    def action_toggle_tool_log(self) -> None:
+        self.query_one("#tool-log").toggle_class("hidden")
+
+    def action_toggle_todos(self) -> None:
+        self.query_one("#todo-section").toggle_class("hidden")
+
+    def action_resize_side(self, delta: int) -> None:
+        side = self.query_one("#side")
+        width = side.styles.width.value if side.styles.width else 44
+        side.styles.width = max(24, min(120, int(width) + delta))
+
+    def _update_settings(self, **changes: Any) -> None:
+        self.settings = self.settings.model_copy(update=changes)
+        if self.agent is not None:
+            self.agent.settings = self.settings
+
+    # -- slash commands and the palette -------------------------------------------------
+
+    async def run_slash_command(self, line: str) -> None:
+        """Run ``/name args``; unknown names say what exists."""
+        name, _, arg = line.partition(" ")
+        arg = arg.strip()
+        if name == "/help":
+            await self.conversation.add(AssistantBlock())
+            block = self.conversation.children[-1]
+            assert isinstance(block, AssistantBlock)
+            await block.finish(HELP_TEXT)
+        elif name == "/quit":
+            self.exit()
+        elif name == "/mode":
+            if arg not in APPROVAL_MODES:
+                self.notice(f"Usage: /mode {'|'.join(APPROVAL_MODES)}", error=True)
+            else:
+                self.set_mode(arg)
+        elif name == "/model":
+            if not arg:
+                self.notice(f"Model: {self.settings.model or 'none'}. Usage: /model NAME")
+            else:
+                self._switch_model(arg)
+        elif name in ("/clear", "/new"):
+            await self.new_session()
+        elif name == "/theme":
+            if arg not in self.available_themes:
+                names = ", ".join(sorted(self.available_themes))
+                self.notice(f"Usage: /theme NAME, one of: {names}", error=True)
+            else:
+                self.set_theme(arg)
+        else:
+            self.notice(f"Unknown command {name}. Commands: {', '.join(SLASH_COMMANDS)}",
+                        error=True)
+
+    def _switch_model(self, model: str) -> None:
+        self._update_settings(model=model)
+        self.query_one(StatusBar).model = model
+        history = self.agent.messages[1:] if self.agent is not None else []
+        self.agent = None
+        if history:
+            self.call_later(self._carry_history, history)
+        self.notify(f"Model: {model}", timeout=2)
+
+    async def _carry_history(self, history: list[dict[str, Any]]) -> None:
+        agent = await self._ensure_agent()
+        agent.messages.extend(history)
+
+    async def new_session(self) -> None:
+        """Forget the conversation and start a new session."""
+        self.workers.cancel_group(self, "turn")
+        self.agent = None
+        self.session_id = new_session_id()
+        self.queue.clear()
+        self._assistant = None
+        self._tool_blocks.clear()
+        await self.conversation.remove_children()
+        self.query_one(StatusBar).session_id = self.session_id
+        self.query_one(TodoPane).show("")
+        self.notice(f"New session {self.session_id}.")
+
+    def set_theme(self, name: str) -> None:
+        """Switch the theme and keep the choice for next time."""
+        self.theme = name
+        self._update_settings(theme=name)
+        save_user_settings({"theme": name})
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for name, help_text in SLASH_COMMANDS.items():
+            if name in ("/model", "/theme", "/mode"):
+                continue
+            yield SystemCommand(name, help_text, lambda n=name: self.call_later(
+                self.run_slash_command, n))
+        for mode in APPROVAL_MODES:
+            yield SystemCommand(f"/mode {mode}", f"Approval mode {mode}",
+                                lambda m=mode: self.set_mode(m))
+        for theme in THEMES:
+            yield SystemCommand(f"/theme {theme.name}", f"Switch to the {theme.name} theme",
+                                lambda t=theme.name: self.set_theme(t))
+        yield SystemCommand("Toggle side panel", "Show or hide the side panel (F2)",
+                            self.action_toggle_side)
+        yield SystemCommand("Toggle tool log", "Show or hide the tool log (F3)",
+                            self.action_toggle_tool_log)
+        yield SystemCommand("Toggle todos", "Show or hide the todo list (F4)",
+                            self.action_toggle_todos)
+
+
+def _short_path(path: Path) -> str:
+    home = Path.home()
+    try:
+        return "~/" + str(path.relative_to(home))
+    except ValueError:
+        return str(path)
+
+
+def make_app(settings: Settings, workdir: Path, **kwargs: Any) -> AgentApp:
+    """Build the workbench app; nothing happens until it runs."""
+    return AgentApp(settings, workdir, **kwargs)

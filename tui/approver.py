@@ -1,0 +1,55 @@
+"""The workbench's approver: one modal at a time, the others queued and counted."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+
+class TuiApprover:
+    """Asks the person through ``ApprovalScreen``; concurrent requests wait their turn."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self._lock = asyncio.Lock()
+        self.waiting = 0
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalResponse:
+        """Show the modal (from a worker) and return the person's answer."""
+        from .screens.approval import ApprovalScreen
+
+        self.waiting += 1
+        try:
+            await self._lock.acquire()
+        finally:
+            self.waiting -= 1
+        try:
+            on_ask = getattr(self.app, "on_approval_needed", None)
+            if on_ask is not None:
+                on_ask(request)
+            screen = ApprovalScreen(request, waiting=self.waiting, rule=suggested_rule(request))
+            response: ApprovalResponse = await self.app.push_screen_wait(screen)
+            remember = getattr(self.app, "remember_rule", None)
+            if response.remember and remember is not None:
+                remember(response)
+            return response
+        finally:
+            self._lock.release()
+
+
+def suggested_rule(request: ApprovalRequest) -> str | None:
+    """The exact rule "allow always" would save, e.g. ``shell(git status)``."""
+    invocation = request.invocation
+    params = invocation.params
+    command = getattr(params, "command", None)
+    if isinstance(command, str):
+        return f"{invocation.tool.name}({command.strip()})"
+    path = getattr(params, "file_path", None)
+    if isinstance(path, str):
+        return f"{invocation.tool.name}({path})"
+    return None

@@ -1,0 +1,1 @@
+"""Widgets of the workbench: conversation, prompt, panels, tool log and diff view."""

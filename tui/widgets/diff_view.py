@@ -1,0 +1,381 @@
+"""A side-by-side diff of one file: before on the left, after on the right."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from fnmatch import fnmatch
+from functools import lru_cache
+from pathlib import PurePath
+
+from pygments.lexers import get_all_lexers
+from rich.cells import cell_len
+from textual.content import Content
+from textual.geometry import Size
+from textual.highlight import highlight
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.visual import Visual
+
+from agent_tui.tools.fileio import split_lines
+
+CONTEXT_LINES = 3
+"""Unchanged lines shown around each change; longer unchanged runs are collapsed."""
+TAB_SIZE = 4
+"""Cells a tab expands to."""
+HIGHLIGHT_BLOCK = 128
+"""Lines of a file highlighted together, when one of them first comes into view."""
+MIN_CODE_WIDTH = 8
+"""The narrowest a side's code column gets, however narrow the widget."""
+
+
+@lru_cache(maxsize=256)
+def language_for(path: str) -> str:
+    """The pygments lexer alias for ``path``'s file name, or ``"text"`` when none fits.
+
+    Matches pygments' own file name patterns without loading plugin lexers: pygments'
+    ``get_lexer_for_filename`` scans every installed package's entry points, which took
+    0.6 s on first use here.
+    """
+    name = PurePath(path).name
+    for _, aliases, patterns, _ in get_all_lexers(plugins=False):
+        if aliases and any(fnmatch(name, pattern) for pattern in patterns):
+            return aliases[0]
+    return "text"
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """One row of the diff: a pair of line numbers (either may be missing) or a collapsed run.
+
+    Attributes:
+        left: The 1-based line of the old file on the left, if any.
+        right: The 1-based line of the new file on the right, if any.
+        changed: Whether the row is part of a change (tinted) or context.
+        skipped: For a collapsed run, how many unchanged lines it stands for.
+    """
+
+    left: int | None = None
+    right: int | None = None
+    changed: bool = False
+    skipped: int = 0
+
+
+class DiffView(ScrollView, can_focus=True):
+    """A side-by-side diff of one file with syntax colours and changed lines tinted.
+
+    Removed lines are tinted on the left, added lines on the right, each side with its line
+    numbers. Only the changes and ``CONTEXT_LINES`` of context around them are laid out;
+    longer unchanged runs become one "⋯ N unchanged lines" row. Long lines wrap inside their
+    column and the two sides of a row stay level.
+
+    It draws with the Line API: only the rows in view are rendered, and syntax colours are
+    computed ``HIGHLIGHT_BLOCK`` lines at a time as rows come into view, so a 5,000-line
+    file, even a new one, opens at once.
+    """
+
+    DEFAULT_CSS = """
+    DiffView {
+        height: 1fr;
+        overflow-x: hidden;
+        overflow-y: auto;
+        & > .diff-view--header { background: $panel; color: $text; text-style: bold; }
+        & > .diff-view--line-number { color: $text-muted; }
+        & > .diff-view--removed { background: $error 20%; }
+        & > .diff-view--added { background: $success 20%; }
+        & > .diff-view--removed-sign { color: $text-error; text-style: bold; }
+        & > .diff-view--added-sign { color: $text-success; text-style: bold; }
+        & > .diff-view--filler { background: $panel 40%; }
+        & > .diff-view--skipped { color: $text-muted; text-style: italic; }
+        & > .diff-view--divider { color: $text-muted; }
+    }
+    """
+
+    COMPONENT_CLASSES = {
+        "diff-view--header",
+        "diff-view--line-number",
+        "diff-view--removed",
+        "diff-view--added",
+        "diff-view--removed-sign",
+        "diff-view--added-sign",
+        "diff-view--filler",
+        "diff-view--skipped",
+        "diff-view--divider",
+    }
+
+    def __init__(
+        self,
+        path: str,
+        before: str,
+        after: str,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        """Diff ``before`` against ``after``.
+
+        Args:
+            path: The file's name as people should read it; its extension picks the syntax.
+            before: The file's content before the change ("" for a new file).
+            after: The file's content after the change.
+            name: The widget's name.
+            id: The widget's id.
+            classes: The widget's CSS classes.
+        """
+        super().__init__(name=name, id=id, classes=classes)
+        self.path = path
+        self.is_new_file = before == ""
+        self._language = language_for(path)
+        self._before = _displayable(before)
+        self._after = _displayable(after)
+        self._rows = _diff_rows(self._before, self._after)
+        self._digits = max(len(str(max(len(self._before), len(self._after), 1))), 3)
+        self._highlighted: dict[tuple[bool, int], list[Content]] = {}
+        # Per width: the first screen line of each row (the header is screen line 0).
+        self._row_starts: tuple[int, list[int], int] = (-1, [], 0)
+        self._row_cache: dict[tuple[int, int], list[Content]] = {}
+
+    @property
+    def changed_lines(self) -> tuple[int, int]:
+        """How many lines are removed and how many added."""
+        removed = sum(1 for row in self._rows if row.changed and row.left is not None)
+        added = sum(1 for row in self._rows if row.changed and row.right is not None)
+        return removed, added
+
+    def plain_lines(self, width: int) -> list[str]:
+        """The whole diff as plain text at ``width`` cells, one string per screen line."""
+        return [line.plain for line in self._screen_lines(width)]
+
+    # ------------------------------------------------------------------ Line API
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """All screen lines at ``width`` (used when the view is sized ``height: auto``)."""
+        return self._layout(width)[2]
+
+    def render_lines(self, crop):  # type: ignore[no-untyped-def]
+        """Lay the rows out for the current width before Textual asks for lines."""
+        self._update_virtual_size()
+        return super().render_lines(crop)
+
+    def on_resize(self) -> None:
+        """Re-wrap the rows for the new width."""
+        self._update_virtual_size()
+
+    def render_line(self, y: int) -> Strip:
+        """Screen line ``y`` of the view, scrolled."""
+        width = self.scrollable_content_region.width
+        lines = self._screen_line(self.scroll_offset.y + y, width)
+        style = self.get_visual_style()
+        if lines is None:
+            return Strip.blank(width, style.rich_style)
+        return Visual.to_strips(self, lines, width, 1, style, pad=True)[0]
+
+    def _update_virtual_size(self) -> None:
+        width = self.scrollable_content_region.width
+        if width <= 0:
+            return
+        size = Size(width, self._layout(width)[2])
+        if size != self.virtual_size:
+            self.virtual_size = size
+            self._scroll_update(size)
+
+    # ------------------------------------------------------------------ layout
+
+    def _widths(self, width: int) -> tuple[int, int, int]:
+        """The gutter, left code and right code widths at ``width`` cells."""
+        gutter = self._digits + 3
+        left = max((width - 1 - 2 * gutter) // 2, MIN_CODE_WIDTH)
+        right = max(width - 1 - 2 * gutter - left, MIN_CODE_WIDTH)
+        return gutter, left, right
+
+    def _layout(self, width: int) -> tuple[int, list[int], int]:
+        """``(width, first screen line of each row, total screen lines)``, cached per width."""
+        if self._row_starts[0] == width:
+            return self._row_starts
+        _, left_width, right_width = self._widths(width)
+        starts: list[int] = []
+        line = 1 if self._rows else 2  # the header, and "(no changes)" for an empty diff
+        for row in self._rows:
+            starts.append(line)
+            if row.skipped:
+                line += 1
+                continue
+            left = _fold_count(self._before[row.left - 1], left_width) if row.left else 1
+            right = _fold_count(self._after[row.right - 1], right_width) if row.right else 1
+            line += max(left, right)
+        self._row_starts = (width, starts, line)
+        self._row_cache.clear()
+        return self._row_starts
+
+    def _screen_lines(self, width: int) -> list[Content]:
+        """Every screen line at ``width``; for tests and copying, not for drawing."""
+        total = self._layout(width)[2]
+        return [line for y in range(total) if (line := self._screen_line(y, width))]
+
+    def _screen_line(self, y: int, width: int) -> Content | None:
+        """Screen line ``y`` at ``width``, or None past the end."""
+        _, starts, total = self._layout(width)
+        if y < 0 or y >= total:
+            return None
+        if y == 0:
+            return self._header(width)
+        if not self._rows:
+            return _centred("(no changes)", width)
+        index = bisect_right(starts, y) - 1
+        key = (index, width)
+        lines = self._row_cache.get(key)
+        if lines is None:
+            if len(self._row_cache) > 512:
+                self._row_cache.clear()
+            lines = self._row_cache[key] = self._render_row(self._rows[index], width)
+        offset = y - starts[index]
+        return lines[offset] if offset < len(lines) else _centred("", width)
+
+    def _header(self, width: int) -> Content:
+        gutter, left_width, right_width = self._widths(width)
+        left = "(new file)" if self.is_new_file else f"{self.path} (before)"
+        return Content.assemble(
+            _title(left, gutter + left_width),
+            (" ", ".diff-view--header"),
+            _title(f"{self.path} (after)", gutter + right_width),
+        )
+
+    def _render_row(self, row: _Row, width: int) -> list[Content]:
+        """The screen lines of one row at ``width``."""
+        if row.skipped:
+            noun = "line" if row.skipped == 1 else "lines"
+            return [_centred(f"⋯ {row.skipped:,} unchanged {noun}", width)]
+        _, left_width, right_width = self._widths(width)
+        left, left_blank = self._cell(False, row.left, row.changed, left_width)
+        right, right_blank = self._cell(True, row.right, row.changed, right_width)
+        divider = Content.styled("│", ".diff-view--divider")
+        return [
+            Content.assemble(
+                left[index] if index < len(left) else left_blank,
+                divider,
+                right[index] if index < len(right) else right_blank,
+            )
+            for index in range(max(len(left), len(right)))
+        ]
+
+    def _cell(
+        self, after: bool, number: int | None, changed: bool, code_width: int
+    ) -> tuple[list[Content], Content]:
+        """One side of a row: its screen lines (code folded to ``code_width``) and a blank.
+
+        The blank, tinted like the side, pads it when the other side wraps onto more lines.
+        """
+        width = self._digits + 3 + code_width
+        if number is None:
+            filler = Content.styled(" " * width, ".diff-view--filler")
+            return [filler], filler
+        change = "added" if after else "removed"
+        tint = f".diff-view--{change}" if changed else ""
+        text = self._highlighted_line(after, number)
+        pieces = text.fold(code_width) if text else [Content("")]
+        out: list[Content] = []
+        for index, piece in enumerate(pieces):
+            first = index == 0
+            cell = Content.assemble(
+                (f"{number:>{self._digits}} " if first else " " * (self._digits + 1),
+                 ".diff-view--line-number"),
+                (("+" if after else "-") if first and changed else " ",
+                 f".diff-view--{change}-sign"),
+                " ",
+                piece.pad_right(max(code_width - piece.cell_length, 0)),
+            )
+            out.append(cell.stylize_before(tint) if tint else cell)
+        return out, Content.styled(" " * width, tint)
+
+    def _highlighted_line(self, after: bool, number: int) -> Content:
+        """Line ``number`` (1-based) of one side with syntax colours, highlighting its block."""
+        block, offset = divmod(number - 1, HIGHLIGHT_BLOCK)
+        key = (after, block)
+        lines = self._highlighted.get(key)
+        if lines is None:
+            source = self._after if after else self._before
+            start = block * HIGHLIGHT_BLOCK
+            lines = _highlight_lines(source[start : start + HIGHLIGHT_BLOCK], self._language)
+            self._highlighted[key] = lines
+        return lines[offset]
+
+
+_CONTROL_PICTURES = {code: 0x2400 + code for code in range(32)} | {0x7F: 0x2421}
+
+
+def _displayable(text: str) -> list[str]:
+    """The lines of ``text``, tabs expanded and control characters shown as symbols (␛).
+
+    A file's escape sequences must not reach the terminal, and every character must take
+    the cells the layout counts.
+    """
+    return [line.expandtabs(TAB_SIZE).translate(_CONTROL_PICTURES) for line in split_lines(text)]
+
+
+def _diff_rows(before: list[str], after: list[str]) -> list[_Row]:
+    """Pair the lines of each change, keep ``CONTEXT_LINES`` of context, collapse the rest."""
+    if before == after:
+        return []
+    matcher = SequenceMatcher(None, before, after, autojunk=False)
+    rows: list[_Row] = []
+    shown_to = 0  # lines of ``before`` accounted for so far
+    for group in matcher.get_grouped_opcodes(CONTEXT_LINES):
+        a_start = group[0][1]
+        if a_start > shown_to:
+            rows.append(_Row(skipped=a_start - shown_to))
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                rows.extend(_Row(i + 1, j + 1) for i, j in zip(range(i1, i2), range(j1, j2)))
+                continue
+            for k in range(max(i2 - i1, j2 - j1)):
+                i, j = i1 + k, j1 + k
+                rows.append(_Row(i + 1 if i < i2 else None, j + 1 if j < j2 else None, True))
+        shown_to = group[-1][2]
+    if shown_to < len(before):
+        rows.append(_Row(skipped=len(before) - shown_to))
+    return rows
+
+
+def _fold_count(text: str, width: int) -> int:
+    """How many screen lines ``text`` folds onto at ``width`` cells (as ``Content.fold``)."""
+    cells = cell_len(text)
+    if cells <= width:
+        return 1
+    if cells == len(text):  # no wide characters: plain arithmetic
+        return -(-cells // max(width, 2))
+    return len(Content(text).fold(width))
+
+
+def _highlight_lines(lines: list[str], language: str) -> list[Content]:
+    """``lines`` with syntax colours (theme variables), one Content each."""
+    if not lines:
+        return []
+    highlighted = highlight("\n".join(lines), language=language, tab_size=TAB_SIZE).split(
+        "\n", allow_blank=True
+    )
+    # highlight() drops trailing empty lines; put them back.
+    highlighted += [Content("")] * (len(lines) - len(highlighted))
+    if [line.plain for line in highlighted] != lines:
+        # The lexer split a line on a character that is no line break here (U+2028):
+        # plain text keeps the rows level with their line numbers.
+        return [Content(line) for line in lines]
+    return highlighted
+
+
+def _title(text: str, width: int) -> Content:
+    """A header cell: ``text`` cut to ``width`` cells and padded out."""
+    return (
+        Content(f" {text}")
+        .truncate(width, ellipsis=True, pad=True)
+        .stylize(".diff-view--header")
+    )
+
+
+def _centred(text: str, width: int) -> Content:
+    """A full-width line with ``text`` in the middle, as for collapsed runs."""
+    # Not Content.center: in textual 8.2.8 it pads the right by the full remaining width.
+    content = Content(text).truncate(width, ellipsis=True)
+    left = (width - content.cell_length) // 2
+    return content.pad(left, width - left - content.cell_length).stylize(".diff-view--skipped")

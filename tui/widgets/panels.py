@@ -1,0 +1,85 @@
+"""Small side panels: the todo list, the context gauge and the status bar."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Markdown, Static
+
+THRESHOLDS = (50, 60, 70, 80)
+
+
+def format_tokens(count: int) -> str:
+    """12345 -> ``12.3K``."""
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    if count >= 1000:
+        return f"{count / 1000:.1f}K"
+    return str(count)
+
+
+def format_cost(cost: float | None) -> str:
+    """Dollars, or ``n/a`` where litellm knows no price."""
+    return "n/a" if cost is None else f"${cost:.4f}" if cost < 1 else f"${cost:.2f}"
+
+
+class TodoPane(Markdown):
+    """The agent's todo list, live."""
+
+    def show(self, content: str) -> None:
+        """Show the markdown checkbox list (the boxes drawn as ☐ and ☑)."""
+        text = content.strip() or "_No todos yet._"
+        text = text.replace("- [ ]", "- ☐").replace("- [x]", "- ☑").replace("- [X]", "- ☑")
+        self.update(text)
+
+
+class ContextGauge(Static):
+    """Tokens in context against the window, with marks at 50/60/70/80 %, and costs."""
+
+    tokens: reactive[int] = reactive(0)
+    """Tokens in the context now."""
+    window: reactive[int] = reactive(0)
+    """The model's context window."""
+    turn_cost: reactive[float | None] = reactive(None)
+    """Cost of the last model call."""
+    session_cost: reactive[float | None] = reactive(None)
+    """Cost of the session so far."""
+
+    def render(self) -> Text:
+        width = max(10, self.size.width - 2)
+        share = self.tokens / self.window if self.window else 0.0
+        filled = round(min(1.0, share) * width)
+        marks = {round(width * t / 100) for t in THRESHOLDS}
+        bar = Text()
+        for i in range(width):
+            if i < filled:
+                style = "bold red" if share >= 0.8 else "bold yellow" if share >= 0.5 else "bold green"
+                bar.append("█", style)
+            else:
+                bar.append("┊" if i in marks else "░", "dim")
+        window = format_tokens(self.window) if self.window else "?"
+        bar.append(f"\n{format_tokens(self.tokens)} / {window} tokens ({share:.0%})")
+        bar.append(f"\nturn {format_cost(self.turn_cost)} · session "
+                   f"{format_cost(self.session_cost)}", "dim")
+        return bar
+
+
+class StatusBar(Static):
+    """Model, approval mode, project, session and whether the agent is busy."""
+
+    model: reactive[str] = reactive("")
+    mode: reactive[str] = reactive("default")
+    project: reactive[str] = reactive("")
+    session_id: reactive[str] = reactive("")
+    busy: reactive[bool] = reactive(False)
+    queued: reactive[int] = reactive(0)
+
+    def render(self) -> Text:
+        text = Text()
+        text.append(" ● busy " if self.busy else " ○ idle ", "bold reverse" if self.busy else "")
+        text.append(f" {self.model or 'no model'} ", "bold")
+        text.append(f"│ mode: {self.mode} ", "bold yellow" if self.mode == "yolo" else "")
+        text.append(f"│ {self.project} │ session {self.session_id}")
+        if self.queued:
+            text.append(f" │ {self.queued} queued", "italic")
+        return text

@@ -1,0 +1,107 @@
+"""The tool log: every tool call of the session, in order, with its details on selection."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.markup import escape
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import DataTable, Static
+
+
+@dataclass
+class ToolCallRecord:
+    """What the log knows of one call."""
+
+    call_id: str
+    name: str
+    summary: str
+    args: Any
+    started: float = field(default_factory=time.time)
+    status: str = "pending"
+    duration: float | None = None
+    output: str = ""
+
+
+class ToolLog(Vertical):
+    """A table of calls (time, tool, arguments, status, duration) and the selected call."""
+
+    DEFAULT_CSS = """
+    ToolLog { height: 1fr; }
+    ToolLog DataTable { height: 1fr; min-height: 4; }
+    ToolLog #tool-detail-scroll { height: 1fr; border-top: solid $panel; }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.records: dict[str, ToolCallRecord] = {}
+        self._selected: str | None = None
+
+    def compose(self) -> ComposeResult:
+        table: DataTable[str] = DataTable(cursor_type="row", zebra_stripes=True, id="tool-table")
+        table.add_columns("time", "tool", "arguments", "status", "took")
+        yield table
+        with VerticalScroll(id="tool-detail-scroll"):
+            yield Static("Select a call to see its arguments and output.", id="tool-detail")
+
+    @property
+    def table(self) -> DataTable[str]:
+        return self.query_one("#tool-table", DataTable)
+
+    def add_call(self, call_id: str, name: str, summary: str, args: Any) -> None:
+        """A new call."""
+        record = ToolCallRecord(call_id, name, summary, args)
+        self.records[call_id] = record
+        self.table.add_row(*self._cells(record), key=call_id)
+        self.table.move_cursor(row=self.table.row_count - 1)
+
+    def update_call(self, call_id: str, *, status: str | None = None,
+                    duration: float | None = None, output: str | None = None,
+                    more_output: str = "") -> None:
+        """Change a call's status, duration or output (live output appends)."""
+        record = self.records.get(call_id)
+        if record is None:
+            return
+        if status is not None:
+            record.status = status
+        if duration is not None:
+            record.duration = duration
+        if output is not None:
+            record.output = output
+        record.output += more_output
+        for column, value in zip(("status", "took"), self._cells(record)[3:], strict=True):
+            self.table.update_cell(call_id, self._column_key(column), value)
+        if self._selected == call_id:
+            self._show(record)
+
+    def _column_key(self, label: str) -> Any:
+        for key, column in self.table.columns.items():
+            if str(column.label) == label:
+                return key
+        raise KeyError(label)
+
+    @staticmethod
+    def _cells(record: ToolCallRecord) -> tuple[str, ...]:
+        took = f"{record.duration:.1f}s" if record.duration is not None else ""
+        return (time.strftime("%H:%M:%S", time.localtime(record.started)), record.name,
+                record.summary.removeprefix(f"{record.name} ").removeprefix(
+                    f"{record.name}: ")[:60], record.status, took)
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value is None:
+            return
+        self._selected = event.row_key.value
+        self._show(self.records[self._selected])
+
+    def _show(self, record: ToolCallRecord) -> None:
+        args = record.args if isinstance(record.args, str) else json.dumps(
+            record.args, indent=2, ensure_ascii=False)
+        self.query_one("#tool-detail", Static).update(
+            f"[b]{escape(record.name)}[/b] · {record.status}\n[dim]{escape(args)}[/dim]\n"
+            f"{escape(record.output[-20_000:])}")

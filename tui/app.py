@@ -66,7 +66,7 @@ SLASH_COMMANDS: dict[str, str] = {
 HELP_TEXT = """\
 **Keys** — Enter send · Ctrl+J new line · ↑/↓ history · Esc cancel the running turn ·
 Shift+Tab cycle approval mode · F2 side panel · F3 tool log · F4 todos ·
-Ctrl+←/→ resize the side panel · Tab/Shift+Tab move focus · j/k move between blocks ·
+F5/F6 narrow/widen the side panel · Tab/Shift+Tab move focus · j/k move between blocks ·
 Enter expands a tool block · c copies a block · Ctrl+P command palette · Ctrl+Q quit
 
 **Approvals** — y allow once · a allow always · n deny · d deny with a reason ·
@@ -85,11 +85,11 @@ class AgentApp(App[None]):
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel", show=False),
         Binding("shift+tab", "cycle_mode", "Mode", show=False, priority=True),
-        Binding("f2", "toggle_side", "Side panel", show=False),
-        Binding("f3", "toggle_tool_log", "Tool log", show=False),
-        Binding("f4", "toggle_todos", "Todos", show=False),
-        Binding("ctrl+left", "resize_side(4)", "Wider side", show=False),
-        Binding("ctrl+right", "resize_side(-4)", "Narrower side", show=False),
+        Binding("f2", "toggle_side", "Side panel", show=False, priority=True),
+        Binding("f3", "toggle_tool_log", "Tool log", show=False, priority=True),
+        Binding("f4", "toggle_todos", "Todos", show=False, priority=True),
+        Binding("f6", "resize_side(4)", "Wider side", show=False, priority=True),
+        Binding("f5", "resize_side(-4)", "Narrower side", show=False, priority=True),
     ]
 
     def __init__(self, settings: Settings, workdir: Path, *, load_litellm: bool = True) -> None:

@@ -327,7 +327,7 @@ def _diff_rows(before: list[str], after: list[str]) -> list[_Row]:
             rows.append(_Row(skipped=a_start - shown_to))
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                rows.extend(_Row(i + 1, j + 1) for i, j in zip(range(i1, i2), range(j1, j2)))
+                rows.extend(_Row(i + 1, j + 1) for i, j in zip(range(i1, i2), range(j1, j2), strict=True))
                 continue
             for k in range(max(i2 - i1, j2 - j1)):
                 i, j = i1 + k, j1 + k

@@ -1,0 +1,258 @@
+"""The wheel, built and installed into a clean venv, works on its own.
+
+A sub-package missing from ``[tool.setuptools] packages`` or a data file missing from
+``package-data`` passes every other test (they run against the editable install, i.e. the
+repository itself) and only breaks for people who ``pip install`` agent-tui. Here the wheel is
+built, installed into a fresh venv and run there, and its file list is compared with the
+source tree.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import os
+import shutil
+import site
+import subprocess
+import sys
+import tomllib
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from tests.fakes.providers import FakeProvider, Reply
+
+REPO = Path(__file__).resolve().parent.parent
+# Source folder -> the package it installs as (pyproject's package-dir).
+PACKAGE_DIRS = {
+    "core": "agent_tui/core",
+    "tools": "agent_tui/tools",
+    "tui": "agent_tui/tui",
+    "themes": "agent_tui/themes",
+    "skills": "agent_tui/skills",
+}
+# Never copied to the build tree: VCS data, caches, earlier build output.
+BUILD_IGNORE = shutil.ignore_patterns(
+    ".git",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    "*.pyc",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".venv",
+    ".benchmarks",
+)
+
+
+@dataclass
+class Installed:
+    source: Path  # the snapshot of the repository the wheel was built from
+    wheel: Path
+    venv: Path
+    python: Path
+    agent_tui: Path
+    site_packages: Path
+
+
+def _run(argv: list[str | Path], **kwargs) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [str(a) for a in argv], capture_output=True, text=True, timeout=180, **kwargs
+    )
+    assert done.returncode == 0, (
+        f"{' '.join(map(str, argv))} exited {done.returncode}\n"
+        f"--- stdout:\n{done.stdout}\n--- stderr:\n{done.stderr}"
+    )
+    return done
+
+
+def _clean_env(home: Path) -> dict[str, str]:
+    """No keys, no agent-tui settings, nothing that steers Python's import path."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.endswith("_API_KEY")
+        and not k.startswith("AGENT_TUI_")
+        and k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE")
+    }
+    env["AGENT_TUI_HOME"] = str(home)
+    return env
+
+
+def _setuptools_builds_wheels() -> bool:
+    """Whether this environment can build a wheel without build isolation.
+
+    setuptools ships ``bdist_wheel`` itself from 70.1 on; before that it needs the ``wheel``
+    package.
+    """
+    try:
+        # Read from the metadata: importing setuptools here would trip its distutils shim.
+        version = importlib.metadata.version("setuptools")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    if importlib.util.find_spec("wheel") is not None:
+        return True
+    major, minor = (int(part) for part in version.split(".")[:2])
+    return (major, minor) >= (70, 1)
+
+
+def _dependency_paths() -> list[str]:
+    """The site-packages folders the test's own interpreter finds the dependencies in."""
+    paths = [*site.getsitepackages()]
+    if site.ENABLE_USER_SITE:
+        paths.append(site.getusersitepackages())
+    paths += [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    return [p for p in dict.fromkeys(paths) if os.path.isdir(p)]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """The wheel, built from a snapshot of the repository and installed into a fresh venv."""
+    if importlib.util.find_spec("venv") is None or importlib.util.find_spec("pip") is None:
+        pytest.skip("this Python has no venv or no pip")
+    tmp = tmp_path_factory.mktemp("packaging")
+
+    # Build from a copy: pip builds in-tree, so building the repository itself would leave
+    # build/ and *.egg-info in it (racing other runs), and a stale build/lib could smuggle a
+    # file into the wheel that the configuration no longer packages.
+    source = tmp / "source"
+    shutil.copytree(REPO, source, ignore=BUILD_IGNORE)
+    wheels = tmp / "wheels"
+    build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", wheels, source]
+    if _setuptools_builds_wheels():
+        build.insert(5, "--no-build-isolation")  # offline: the installed setuptools builds
+    # else: this setuptools (older than 70.1, without the `wheel` package) cannot build a
+    # wheel, so pip builds in isolation with the build-system's own setuptools>=69, fetched
+    # the way `pip install -e .` fetched it when agent-tui was installed here.
+    _run(build, env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+    (wheel,) = wheels.glob("agent_tui-*.whl")
+
+    # The venv. Not --system-site-packages: the system site-packages hold the editable
+    # install of agent-tui, whose .pth puts setuptools' editable finder on sys.meta_path; it
+    # answers for any agent_tui.<pkg>.<sub> the wheel lacks by importing it from the
+    # repository, which hides exactly the forgotten sub-package this test is for. Instead the
+    # venv gets one .pth of plain path lines naming the folders where this interpreter finds
+    # litellm, textual, pydantic… (offline reuse). A path line only extends sys.path: .pth
+    # files inside those folders (the editable finder's) are never executed.
+    venv = tmp / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", venv])
+    python = venv / "bin" / "python"
+    site_packages = Path(
+        _run(
+            [python, "-I", "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"]
+        ).stdout.strip()
+    )
+    (site_packages / "_agent_tui_test_deps.pth").write_text("\n".join(_dependency_paths()) + "\n")
+    # pip itself comes from those folders; --ignore-installed keeps it from trying to
+    # uninstall the editable agent-tui it can see there.
+    _run(
+        [
+            python,
+            "-I",
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--ignore-installed",
+            "--disable-pip-version-check",
+            wheel,
+        ]
+    )
+    return Installed(source, wheel, venv, python, venv / "bin" / "agent-tui", site_packages)
+
+
+def _wheel_names(wheel: Path) -> set[str]:
+    with zipfile.ZipFile(wheel) as archive:
+        return {name for name in archive.namelist() if not name.endswith("/")}
+
+
+def _record_packages(wheel: Path) -> list[str]:
+    """Dotted names of the packages (folders with __init__.py) listed in the wheel's RECORD."""
+    with zipfile.ZipFile(wheel) as archive:
+        (record,) = [n for n in archive.namelist() if n.endswith(".dist-info/RECORD")]
+        lines = archive.read(record).decode().splitlines()
+    paths = [PurePosixPath(line.rsplit(",", 2)[0]) for line in lines if line]
+    return sorted(".".join(p.parent.parts) for p in paths if p.name == "__init__.py")
+
+
+def _version(source: Path) -> str:
+    return tomllib.loads((source / "pyproject.toml").read_text())["project"]["version"]
+
+
+def test_wheel_holds_every_source_and_data_file(installed: Installed) -> None:
+    # Every file under the package folders: the .py files, and the data beside them (themes/
+    # and skills/ are all data, and Textual loads .tcss files from tui/ at run time too).
+    expected = {
+        f"{package}/{path.relative_to(installed.source / folder).as_posix()}"
+        for folder, package in PACKAGE_DIRS.items()
+        for path in (installed.source / folder).rglob("*")
+        if path.is_file() and not path.name.startswith(".")
+    }
+    names = _wheel_names(installed.wheel)
+    missing = sorted(expected - names)
+    assert not missing, (
+        "files missing from the wheel; add their packages to [tool.setuptools] packages or "
+        f"their patterns to package-data in pyproject.toml: {missing}"
+    )
+    shipped_py = {n for n in names if n.startswith("agent_tui/") and n.endswith(".py")}
+    assert shipped_py == {n for n in expected if n.endswith(".py")}
+
+
+def test_every_packaged_subpackage_imports_from_the_venv(installed: Installed, tmp_path) -> None:
+    packages = _record_packages(installed.wheel)
+    assert "agent_tui.core" in packages and "agent_tui.tui" in packages
+    probe = (
+        "import importlib, json, sys\n"
+        "print(json.dumps({n: importlib.import_module(n).__file__ for n in sys.argv[1:]}))"
+    )
+    done = _run(
+        [installed.python, "-I", "-c", probe, *packages],
+        cwd=tmp_path,
+        env=_clean_env(tmp_path / "home"),
+    )
+    files = json.loads(done.stdout.splitlines()[-1])
+    site_packages = installed.site_packages.resolve()
+    elsewhere = {
+        n: f for n, f in files.items() if not Path(f).resolve().is_relative_to(site_packages)
+    }
+    assert not elsewhere, f"imported from outside the venv, not from the wheel: {elsewhere}"
+
+
+def test_installed_command_prints_the_version(installed: Installed, tmp_path) -> None:
+    done = _run([installed.agent_tui, "--version"], cwd=tmp_path, env=_clean_env(tmp_path / "home"))
+    assert done.stdout.strip() == f"agent-tui {_version(installed.source)}"
+
+
+def test_installed_command_runs_headless(
+    installed: Installed, fake_provider: FakeProvider, tmp_path
+) -> None:
+    fake_provider.script(Reply(text="Packaged and answering."))
+    project = tmp_path / "project"
+    project.mkdir()
+    done = subprocess.run(
+        [
+            installed.agent_tui,
+            "-p",
+            "are you installed?",
+            "--model",
+            "openai/fake-model",
+            "--api-base",
+            fake_provider.openai_base,
+            "--api-key",
+            "sk-test",
+        ],
+        cwd=project,
+        env=_clean_env(tmp_path / "home"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Packaged and answering.\n"
+    assert len(fake_provider.requests) == 1

@@ -1,0 +1,221 @@
+"""The workbench driven with Textual's pilot, the engine running for real against the fake."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from agent_tui.core import paths
+from agent_tui.core.config import read_toml
+from agent_tui.tui.app import make_app
+from agent_tui.tui.widgets.conversation import (
+    AssistantBlock,
+    NoticeBlock,
+    ToolBlock,
+    UserBlock,
+)
+from agent_tui.tui.widgets.panels import ContextGauge, StatusBar
+from agent_tui.tui.widgets.prompt import PromptInput
+from agent_tui.tui.widgets.tool_log import ToolLog
+from tests.core.loop_helpers import settings_for
+from tests.fakes.providers import Reply, ToolCall
+
+SIZE = (120, 40)
+
+
+async def until(pilot, condition, timeout=15.0):
+    """Let the app run until ``condition()`` holds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for the app")
+        await pilot.pause(0.05)
+
+
+async def type_prompt(pilot, text):
+    prompt = pilot.app.query_one(PromptInput)
+    prompt.text = text
+    prompt.focus()
+    await pilot.press("enter")
+
+
+def app_for(fake, tmp_path, **overrides):
+    return make_app(settings_for(fake, **overrides), tmp_path, load_litellm=False)
+
+
+async def test_a_turn_fills_conversation_tool_log_todos_and_gauge(fake_provider, tmp_path):
+    (tmp_path / "hello.txt").write_text("hello\n")
+    fake_provider.script(
+        Reply(text="Let me **look**.", tool_calls=[ToolCall("read_file", {"file_path": "hello.txt"})]),
+        Reply(tool_calls=[ToolCall("todo_write", {"content": "- [x] read\n- [ ] write\n"})]),
+        Reply(text="The file says hello.", usage=(1500, 20)),
+    )
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.focused is app.query_one(PromptInput)
+        await type_prompt(pilot, "what does hello.txt say?")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 3)
+        await pilot.pause(0.2)
+
+        users = app.query(UserBlock)
+        assert [u.text for u in users] == ["what does hello.txt say?"]
+        texts = [b.text for b in app.query(AssistantBlock)]
+        assert texts == ["Let me **look**.", "The file says hello."]
+        tools = list(app.query(ToolBlock))
+        assert [(t.tool_name, t.status) for t in tools] == [("read_file", "ok"),
+                                                            ("todo_write", "ok")]
+        log = app.query_one(ToolLog)
+        assert log.table.row_count == 2
+        assert "☑ read" in app.query_one("#todos").source
+        gauge = app.query_one(ContextGauge)
+        assert gauge.tokens == 1520 and gauge.window == 128_000
+
+
+async def test_tool_block_expands_to_its_output(fake_provider, tmp_path):
+    (tmp_path / "a.txt").write_text("secret content\n")
+    fake_provider.script(Reply(tool_calls=[ToolCall("read_file", {"file_path": "a.txt"})]),
+                         Reply(text="ok"))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "read a.txt")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
+        block = app.query_one(ToolBlock)
+        block.focus()
+        await pilot.press("enter")
+        assert block.expanded
+        assert "secret content" in str(block.render())
+
+
+async def test_messages_typed_while_busy_are_queued_then_sent(fake_provider, tmp_path):
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "sleep 1"})]),
+        Reply(text="first done"),
+        Reply(text="second done"),
+    )
+    app = app_for(fake_provider, tmp_path, approval_mode="yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "first")
+        await until(pilot, lambda: app.busy and len(fake_provider.requests) >= 1)
+        await type_prompt(pilot, "second")
+        await pilot.pause(0.1)
+        queued = app.query(UserBlock)[-1]
+        assert queued.has_class("queued") and queued.border_title == "you (queued)"
+        assert app.query_one(StatusBar).queued == 1
+        await until(pilot, lambda: len(fake_provider.requests) == 3 and not app.busy)
+        assert fake_provider.requests[2].last_user_text() == "second"
+        assert not queued.has_class("queued")
+
+
+async def test_escape_cancels_the_turn_and_kills_the_command(fake_provider, tmp_path):
+    marker = tmp_path / "pid.txt"
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": f"echo $$ > {marker}; sleep 30"})]),
+        Reply(text="after the cancel"),
+    )
+    app = app_for(fake_provider, tmp_path, approval_mode="yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "run it")
+        await until(pilot, lambda: marker.exists() and marker.read_text().strip())
+        pid = int(marker.read_text())
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.busy)
+        await until(pilot, lambda: any("Cancelled" in str(n.render())
+                                       for n in app.query(NoticeBlock)))
+        await asyncio.sleep(0.3)
+        assert not _alive(pid)
+
+        await type_prompt(pilot, "go on")
+        await until(pilot, lambda: len(fake_provider.requests) == 2 and not app.busy)
+        results = fake_provider.requests[1].tool_results()
+        assert "cancelled" in results[0]["content"]
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+async def test_shift_tab_cycles_the_approval_mode(fake_provider, tmp_path):
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        seen = []
+        for _ in range(4):
+            await pilot.press("shift+tab")
+            seen.append(app.query_one(StatusBar).mode)
+        assert seen == ["auto-edit", "plan", "yolo", "default"]
+        assert app.settings.approval_mode == "default"
+
+
+async def test_slash_commands(fake_provider, tmp_path):
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "/mode plan")
+        assert app.settings.approval_mode == "plan"
+        await type_prompt(pilot, "/theme agent-tui-light")
+        assert app.theme == "agent-tui-light"
+        assert read_toml(paths.user_config_file())["theme"] == "agent-tui-light"
+        await type_prompt(pilot, "/model openai/other")
+        assert app.query_one(StatusBar).model == "openai/other"
+        await type_prompt(pilot, "/frobnicate")
+        await pilot.pause(0.1)
+        assert "Unknown command /frobnicate" in str(app.query(NoticeBlock)[-1].render())
+        await type_prompt(pilot, "/help")
+        await pilot.pause(0.1)
+        assert "Shift+Tab" in app.query(AssistantBlock)[-1].text
+        old_session = app.session_id
+        await type_prompt(pilot, "/new")
+        await pilot.pause(0.1)
+        assert app.session_id != old_session
+        assert not app.query(AssistantBlock)
+
+
+async def test_theme_choice_persists_into_the_next_start(fake_provider, tmp_path):
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "/theme agent-tui-high-contrast")
+    from agent_tui.core.config import load_settings
+
+    again = make_app(load_settings(tmp_path).settings, tmp_path, load_litellm=False)
+    async with again.run_test(size=SIZE):
+        assert again.theme == "agent-tui-high-contrast"
+
+
+async def test_panes_toggle_and_resize_from_the_keyboard(fake_provider, tmp_path):
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        side = app.query_one("#side")
+        width = side.size.width
+        await pilot.press("f6")
+        await pilot.pause()
+        assert side.size.width == width + 4
+        await pilot.press("f3")
+        assert app.query_one("#tool-log").has_class("hidden")
+        await pilot.press("f2")
+        await pilot.pause()
+        assert not side.display or side.has_class("hidden")
+
+
+async def test_prompt_history_with_up(fake_provider, tmp_path):
+    fake_provider.script(Reply(text="one"), Reply(text="two"))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "first prompt")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1)
+        prompt = app.query_one(PromptInput)
+        prompt.focus()
+        await pilot.press("up")
+        assert prompt.text == "first prompt"
+        await pilot.press("down")
+        assert prompt.text == ""
+
+
+async def test_layout_fits_80_by_24(fake_provider, tmp_path):
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.query_one(PromptInput).region.height >= 3
+        assert app.query_one(StatusBar).region.y == 23
+        assert app.query_one("#conversation").region.width >= 30

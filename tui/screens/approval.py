@@ -139,25 +139,27 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         return f"{self.waiting} more waiting" if self.waiting > 0 else ""
 
     def _keys_help(self) -> Content:
-        """The help line for the current mode, with the exact rule "always allow" saves."""
+        """The help for the current mode; "always allow" gets its own line with the rule."""
+        rule_line: tuple[str, str] | None = None
         if self.mode == "deny":
             items = [("enter", "send the reason and deny"), ("esc", "back")]
         elif self.mode == "edit":
             run = "ctrl+s/enter" if self.kind == "execute" else "ctrl+s"
             items = [(run, "run the edited call"), ("esc", "back, dropping the edit")]
         else:
-            items = [("y", "allow once")]
-            if self.rule is not None:
-                items.append(("a", f"always allow {self.rule}"))
-            items += [("n", "deny"), ("d", "deny with a reason")]
+            items = [("y", "allow once"), ("n", "deny"), ("d", "deny with a reason")]
             if self._can_edit():
                 items.append(("e", "edit first"))
             items.append(("esc", "deny"))
+            if self.rule is not None:
+                rule_line = ("a", f"always allow {self.rule}")
         parts: list[str | tuple[str, str]] = []
         for key, what in items:
             if parts:
-                parts.append("  ·  ")
+                parts.append("  ")
             parts += [(key, KEY_STYLE), f": {what}"]
+        if rule_line is not None:
+            parts += ["\n", (rule_line[0], KEY_STYLE), f": {rule_line[1]}"]
         return Content.assemble(*parts)
 
     # ------------------------------------------------------------------ state
@@ -172,6 +174,9 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         elif mode == "edit":
             editor = self.query_one("#edit-command, #edit-content")
             editor.focus()
+            line = next((view.first_change for view in self.query(DiffView)), None)
+            if isinstance(editor, TextArea) and line:
+                editor.move_cursor((line - 1, 0), center=True)
         else:
             self.query_one("#deny-reason", Input).value = ""
             self._reset_editor()

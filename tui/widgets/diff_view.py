@@ -12,7 +12,7 @@ from pathlib import PurePath
 from pygments.lexers import get_all_lexers
 from rich.cells import cell_len
 from textual.content import Content
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.highlight import highlight
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -80,13 +80,13 @@ class DiffView(ScrollView, can_focus=True):
         height: 1fr;
         overflow-x: hidden;
         overflow-y: auto;
-        & > .diff-view--header { background: $panel; color: $text; text-style: bold; }
+        & > .diff-view--header { background: $boost; color: $text; text-style: bold; }
         & > .diff-view--line-number { color: $text-muted; }
         & > .diff-view--removed { background: $error 20%; }
         & > .diff-view--added { background: $success 20%; }
         & > .diff-view--removed-sign { color: $text-error; text-style: bold; }
         & > .diff-view--added-sign { color: $text-success; text-style: bold; }
-        & > .diff-view--filler { background: $panel 40%; }
+        & > .diff-view--filler { background: $background 50%; }
         & > .diff-view--skipped { color: $text-muted; text-style: italic; }
         & > .diff-view--divider { color: $text-muted; }
     }
@@ -144,6 +144,16 @@ class DiffView(ScrollView, can_focus=True):
         added = sum(1 for row in self._rows if row.changed and row.right is not None)
         return removed, added
 
+    @property
+    def first_change(self) -> int | None:
+        """The 1-based line of the new content where the first change is, or None."""
+        last_right = 0
+        for row in self._rows:
+            if row.changed:
+                return row.right if row.right is not None else last_right + 1
+            last_right = row.right or last_right
+        return None
+
     def plain_lines(self, width: int) -> list[str]:
         """The whole diff as plain text at ``width`` cells, one string per screen line."""
         return [line.plain for line in self._screen_lines(width)]
@@ -154,7 +164,7 @@ class DiffView(ScrollView, can_focus=True):
         """All screen lines at ``width`` (used when the view is sized ``height: auto``)."""
         return self._layout(width)[2]
 
-    def render_lines(self, crop):  # type: ignore[no-untyped-def]
+    def render_lines(self, crop: Region) -> list[Strip]:
         """Lay the rows out for the current width before Textual asks for lines."""
         self._update_virtual_size()
         return super().render_lines(crop)

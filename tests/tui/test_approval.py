@@ -1,0 +1,374 @@
+"""The approval modal and its diff view, driven with Textual's pilot on real tool calls."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import work
+from textual.app import App
+from textual.pilot import Pilot
+from textual.widgets import Input, Label, Static, TextArea
+
+from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
+from agent_tui.tools.base import Invocation, ToolContext
+from agent_tui.tools.builtin import builtin_tools
+from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tui.screens.approval import ApprovalScreen
+from agent_tui.tui.widgets.diff_view import DiffView
+
+SIZE = (100, 32)
+APP_SOURCE = "".join(f"def step_{i}(x):\n    return x + {i}\n" for i in range(30))
+
+
+class ApprovalHost(App[None]):
+    """A bare app that asks once, as the workbench's approver does, and keeps the answer."""
+
+    def __init__(self, screen: ApprovalScreen) -> None:
+        super().__init__()
+        self.approval = screen
+        self.responses: list[ApprovalResponse] = []
+
+    def on_mount(self) -> None:
+        self.ask()
+
+    @work
+    async def ask(self) -> None:
+        self.responses.append(await self.push_screen_wait(self.approval))
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> ToolContext:
+    project = tmp_path / "project"  # a fixed folder name: shown paths stay the same
+    project.mkdir()
+    (project / "app.py").write_text(APP_SOURCE)
+    (project / "notes.md").write_text("# Notes\n\nbuy milk\n")
+    return ToolContext(workdir=project, output_dir=tmp_path / "out")
+
+
+def build(ctx: ToolContext, tool: str, args: dict[str, Any]) -> Invocation[Any]:
+    return ToolRegistry(builtin_tools()).build(tool, args, ctx)
+
+
+def request_for(invocation: Invocation[Any], reason: str) -> ApprovalRequest:
+    return ApprovalRequest(call_id="c1", invocation=invocation, reason=reason,
+                           confirmation=invocation.confirmation())
+
+
+def shell_request(ctx: ToolContext) -> ApprovalRequest:
+    return request_for(build(ctx, "shell", {"command": "rm -r build"}), "runs a command")
+
+
+def edit_request(ctx: ToolContext) -> ApprovalRequest:
+    invocation = build(ctx, "edit_file", {
+        "file_path": "app.py",
+        "old_text": "def step_10(x):\n    return x + 10\n",
+        "new_text": 'def step_10(x, y=2):\n    """Add ten, y times."""\n    return x + 10 * y\n',
+    })
+    return request_for(invocation, "changes files")
+
+
+def write_request(ctx: ToolContext) -> ApprovalRequest:
+    invocation = build(ctx, "write_file", {"file_path": "notes.md",
+                                           "content": "# Notes\n\nbuy milk\nbuy bread\n"})
+    return request_for(invocation, "changes files")
+
+
+def text_of(pilot: Pilot[Any], selector: str) -> str:
+    widget = pilot.app.screen.query_one(selector)
+    assert isinstance(widget, Static)
+    return str(widget.content)
+
+
+async def run(screen: ApprovalScreen, *keys: str) -> list[ApprovalResponse]:
+    """Show ``screen``, press ``keys``, and return the answers the host received."""
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.screen is screen
+        await pilot.press(*keys)
+        await pilot.pause()
+        return app.responses
+
+
+# --------------------------------------------------------------------------- answers
+
+
+async def test_y_allows_once(ctx: ToolContext) -> None:
+    responses = await run(ApprovalScreen(shell_request(ctx)), "y")
+    assert responses == [ApprovalResponse(True, "approved once", by="user")]
+
+
+async def test_n_denies(ctx: ToolContext) -> None:
+    responses = await run(ApprovalScreen(shell_request(ctx)), "n")
+    assert responses == [ApprovalResponse(False, "denied by the user", by="user")]
+
+
+async def test_escape_denies(ctx: ToolContext) -> None:
+    responses = await run(ApprovalScreen(shell_request(ctx)), "escape")
+    assert responses == [ApprovalResponse(False, "denied by the user", by="user")]
+
+
+async def test_a_always_allows_the_rule_shown(ctx: ToolContext) -> None:
+    screen = ApprovalScreen(shell_request(ctx), rule="shell(rm -r build)")
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "a: always allow shell(rm -r build)" in text_of(pilot, "#keys")
+        await pilot.press("a")
+        await pilot.pause()
+    assert app.responses == [
+        ApprovalResponse(True, "always allowed: shell(rm -r build)", by="user",
+                         remember="shell(rm -r build)")
+    ]
+
+
+async def test_a_does_nothing_without_a_rule(ctx: ToolContext) -> None:
+    screen = ApprovalScreen(shell_request(ctx))
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "always allow" not in text_of(pilot, "#keys")
+        await pilot.press("a")
+        await pilot.pause()
+        assert app.screen is screen and app.responses == []
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.responses == [ApprovalResponse(True, "approved once", by="user")]
+
+
+async def test_d_denies_with_the_typed_reason(ctx: ToolContext) -> None:
+    screen = ApprovalScreen(shell_request(ctx), rule="shell(rm -r build)")
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        reason = screen.query_one("#deny-reason", Input)
+        assert not reason.display
+        await pilot.press("d")
+        await pilot.pause()
+        assert reason.display and app.focused is reason
+        # The menu's letters (y, a, n, d, e) are text while typing.
+        await pilot.press(*"try a dry run", "enter")
+        await pilot.pause()
+    assert app.responses == [
+        ApprovalResponse(False, "denied by the user: try a dry run", by="user")
+    ]
+
+
+async def test_escape_in_the_reason_goes_back_to_the_keys(ctx: ToolContext) -> None:
+    screen = ApprovalScreen(shell_request(ctx))
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("d", *"no", "escape")
+        await pilot.pause()
+        assert app.screen is screen and app.responses == []
+        assert not screen.query_one("#deny-reason", Input).display
+        assert "y: allow once" in text_of(pilot, "#keys")
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.responses == [ApprovalResponse(True, "approved once", by="user")]
+
+
+async def test_e_edits_the_command_and_enter_runs_it(ctx: ToolContext) -> None:
+    screen = ApprovalScreen(shell_request(ctx))
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        editor = screen.query_one("#edit-command", Input)
+        assert app.focused is editor and editor.value == "rm -r build"
+        await pilot.press(*["backspace"] * len("build"), *"dist", "enter")
+        await pilot.pause()
+    assert app.responses == [
+        ApprovalResponse(True, "approved after the user edited it", by="user",
+                         edited_args={"command": "rm -r dist", "working_dir": None,
+                                      "timeout": None})
+    ]
+
+
+async def test_escape_in_the_editor_drops_the_edit(ctx: ToolContext) -> None:
+    screen = ApprovalScreen(shell_request(ctx))
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("e", *" -f", "escape")
+        await pilot.pause()
+        assert app.screen is screen and app.responses == []
+        await pilot.press("e")
+        await pilot.pause()
+        assert screen.query_one("#edit-command", Input).value == "rm -r build"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert app.responses[0].edited_args == {"command": "rm -r build", "working_dir": None,
+                                            "timeout": None}
+
+
+async def test_e_edits_written_content_and_ctrl_s_runs_it(ctx: ToolContext) -> None:
+    screen = ApprovalScreen(write_request(ctx))
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        editor = screen.query_one("#edit-content", TextArea)
+        assert app.focused is editor
+        assert editor.text == "# Notes\n\nbuy milk\nbuy bread\n"
+        assert not screen.query_one(DiffView).display
+        assert editor.cursor_location == (3, 0)  # at the first change: "buy bread"
+        await pilot.press("down", *"buy eggs", "enter", "ctrl+s")
+        await pilot.pause()
+    assert app.responses == [
+        ApprovalResponse(True, "approved after the user edited it", by="user", edited_args={
+            "file_path": "notes.md",
+            "content": "# Notes\n\nbuy milk\nbuy bread\nbuy eggs\n",
+            "create_directories": True,
+        })
+    ]
+
+
+async def test_escape_in_the_content_editor_goes_back_and_resets_it(ctx: ToolContext) -> None:
+    screen = ApprovalScreen(write_request(ctx))
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("e", *"scratch that", "escape")
+        await pilot.pause()
+        assert app.screen is screen and app.responses == []
+        assert screen.query_one(DiffView).display
+        assert screen.query_one("#edit-content", TextArea).text == "# Notes\n\nbuy milk\nbuy bread\n"
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.responses == [ApprovalResponse(True, "approved once", by="user")]
+
+
+async def test_an_edited_edit_file_comes_back_as_a_write(ctx: ToolContext) -> None:
+    request = edit_request(ctx)
+    assert request.confirmation is not None
+    screen = ApprovalScreen(request)
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("e", *"# edited", "enter", "ctrl+s")
+        await pilot.pause()
+    lines = request.confirmation.after.splitlines(keepends=True)
+    lines.insert(20, "# edited\n")  # the editor opens at the first change, line 21
+    assert app.responses == [
+        ApprovalResponse(True, "approved after the user edited it", by="user", edited_args={
+            "file_path": "app.py",
+            "content": "".join(lines),
+            "_as_write": True,
+        })
+    ]
+
+
+async def test_the_title_names_the_tool_the_call_the_reason_and_the_queue(
+    ctx: ToolContext,
+) -> None:
+    screen = ApprovalScreen(shell_request(ctx), waiting=2)
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert str(screen.query_one("#tool-name", Label).content) == "shell"
+        assert str(screen.query_one("#summary", Label).content) == "shell: rm -r build"
+        assert text_of(pilot, "#why") == "Needs approval: runs a command"
+        assert str(screen.query_one("#waiting", Label).content) == "2 more waiting"
+        assert text_of(pilot, "#working-dir") == "working dir: . (the project folder)"
+        screen.waiting = 0
+        await pilot.pause()
+        assert str(screen.query_one("#waiting", Label).content) == ""
+
+
+async def test_other_calls_show_their_arguments_and_cannot_be_edited(
+    ctx: ToolContext,
+) -> None:
+    invocation = build(ctx, "read_file", {"file_path": "/etc/hostname", "start_line": 2})
+    screen = ApprovalScreen(request_for(invocation, "reads outside the project"))
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        shown = text_of(pilot, "#arguments")
+        assert '"file_path": "/etc/hostname"' in shown and '"start_line": 2' in shown
+        assert "e: edit" not in text_of(pilot, "#keys")
+        await pilot.press("e")
+        await pilot.pause()
+        assert app.screen is screen and not screen.has_class("-editing")
+        await pilot.press("n")
+        await pilot.pause()
+    assert app.responses == [ApprovalResponse(False, "denied by the user", by="user")]
+
+
+# --------------------------------------------------------------------------- diff view
+
+
+def test_diff_view_pairs_changes_and_collapses_unchanged_runs() -> None:
+    after = APP_SOURCE.replace("    return x + 10\n", "    return x + 10 * y\n")
+    view = DiffView("app.py", APP_SOURCE, after)
+    lines = view.plain_lines(80)
+    assert all(len(line) == 80 for line in lines)
+    assert lines[0].startswith(" app.py (before)") and "app.py (after)" in lines[0]
+    assert "⋯ 18 unchanged lines" in lines[1]
+    changed = next(line for line in lines if "x + 10" in line)
+    left, right = changed.split("│")
+    assert left.split() == ["22", "-", "return", "x", "+", "10"]
+    assert right.split() == ["22", "+", "return", "x", "+", "10", "*", "y"]
+    assert "⋯ 35 unchanged lines" in lines[-1]
+    assert view.changed_lines == (1, 1)
+
+
+def test_diff_view_of_a_new_file_labels_the_empty_left_side() -> None:
+    view = DiffView("notes.md", "", "# Notes\nbuy milk\n")
+    lines = view.plain_lines(60)
+    assert lines[0].startswith(" (new file)")
+    assert [line.split("│")[1].split() for line in lines[1:]] == [
+        ["1", "+", "#", "Notes"], ["2", "+", "buy", "milk"],
+    ]
+    assert all(not line.split("│")[0].strip() for line in lines[1:])
+
+
+def test_diff_view_wraps_long_lines_keeping_both_sides_level() -> None:
+    long_line = "x = " + " + ".join(str(n) for n in range(40))
+    view = DiffView("calc.py", "x = 1\n", long_line + "\n")
+    lines = view.plain_lines(80)
+    rows = lines[1:]  # below the header
+    assert len(rows) > 1 and all(len(line) == 80 and line.count("│") == 1 for line in rows)
+    assert "".join(line.split("│")[1][6:] for line in rows).rstrip() == long_line
+
+
+def test_diff_view_of_a_large_file_lays_out_only_the_change() -> None:
+    before = "".join(f"line {n}\n" for n in range(5_000))
+    view = DiffView("big.txt", before, before.replace("line 2500\n", "line 2500 changed\n"))
+    lines = view.plain_lines(100)
+    assert len(lines) == 1 + 1 + 7 + 1  # header, a run, the change in context, a run
+    assert "⋯ 2,497 unchanged lines" in lines[1] and "⋯ 2,496 unchanged lines" in lines[-1]
+
+
+def test_diff_view_shows_control_characters_as_symbols() -> None:
+    view = DiffView("log.txt", "ok\n", "\x1b[31mred\n")
+    assert "␛[31mred" in "".join(view.plain_lines(60))
+
+
+# --------------------------------------------------------------------------- snapshots
+
+
+def test_snapshot_shell_command(snap_compare: Any, ctx: ToolContext) -> None:
+    """A person sees a modal titled "shell" / "shell: rm -r build" with "2 more waiting" on
+    the right and "Needs approval: runs a command"; the command `rm -r build` in a
+    darker code block, "working dir: . (the project folder)" under it; and the keys: y allow
+    once, n deny, d deny with a reason, e edit first, esc deny, and on its own line
+    "a: always allow shell(rm -r build)"."""
+    screen = ApprovalScreen(shell_request(ctx), waiting=2, rule="shell(rm -r build)")
+    assert snap_compare(ApprovalHost(screen), terminal_size=SIZE)
+
+
+def test_snapshot_edit_with_diff(snap_compare: Any, ctx: ToolContext) -> None:
+    """A person sees a modal titled "edit_file" / "edit_file app.py", "Needs approval:
+    changes files", then a side-by-side diff headed "app.py (before)" | "app.py (after)":
+    "⋯ 17 unchanged lines", three context lines with Python colours, lines 21-22 marked "-"
+    on a red tint on the left beside lines 21-23 marked "+" on a green tint on the right
+    (the new signature, a docstring, `return x + 10 * y`), three more context lines and
+    "⋯ 35 unchanged lines"; the keys at the bottom, with "a: always allow edit_file(app.py)"."""
+    screen = ApprovalScreen(edit_request(ctx), rule="edit_file(app.py)")
+    assert snap_compare(ApprovalHost(screen), terminal_size=SIZE)

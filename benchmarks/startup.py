@@ -16,7 +16,7 @@ Every figure is printed beside a baseline measured in the same run, on the same 
       litellm do between two model calls, running the tool included),
       vs a bare ``litellm.acompletion`` loop against the same kind of fake; also the
       median gap, since the first gap carries one-time costs (~200 ms in litellm);
-    - exit: last request -> process gone (mostly CPython tearing down litellm's ~3,000
+    - exit: last request -> process gone (mostly CPython tearing down litellm's ~2,700
       modules), vs the same span of the bare loop and of ``import litellm``;
     - total wall time, vs the bare loop's.
   The start-up is also shown beside ``import litellm``'s launch -> imported and the bare
@@ -195,7 +195,7 @@ def measure_version(runs: int, work: Path) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {name: [] for name in commands}
     for i in range(2 + runs):
         for name, argv in commands.items():
-            elapsed = timed(name, argv, env, work)
+            elapsed = timed(" ".join([Path(argv[0]).name, *argv[1:]]), argv, env, work)
             if i >= 2:  # two warm-ups
                 times[name].append(elapsed)
     return times

@@ -52,6 +52,9 @@ class Settings(BaseSettings):
         description="API key; by default litellm reads the provider's usual "
         "environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, …).",
     )
+    api_key_env: str | None = Field(
+        None, description="Name of the environment variable that holds the API key."
+    )
     approval_mode: ApprovalMode = Field("default", description="default | auto-edit | plan | yolo.")
     max_turns: int = Field(100, ge=1, description="Model calls allowed in one run.")
     context_window: int | None = Field(

@@ -92,12 +92,13 @@ class AgentApp(App[None]):
         Binding("f5", "resize_side(-4)", "Narrower side", show=False, priority=True),
     ]
 
-    def __init__(self, settings: Settings, workdir: Path, *, load_litellm: bool = True) -> None:
+    def __init__(self, settings: Settings, workdir: Path, *, load_litellm: bool = True,
+                 session_id: str | None = None) -> None:
         super().__init__()
         self.settings = settings
         self.workdir = workdir
         self.agent: Agent | None = None
-        self.session_id = new_session_id()
+        self.session_id = session_id or new_session_id()
         self.approver = TuiApprover(self)
         self.queue: deque[tuple[str, UserBlock]] = deque()
         self.busy = False

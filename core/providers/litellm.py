@@ -152,6 +152,8 @@ class LitellmProvider:
             kwargs["api_base"] = s.api_base
         if s.api_key:
             kwargs["api_key"] = s.api_key
+        elif s.api_key is None and s.api_key_env and (key := os.environ.get(s.api_key_env)):
+            kwargs["api_key"] = key
         if s.temperature is not None:
             kwargs["temperature"] = s.temperature
         if s.max_output_tokens is not None:

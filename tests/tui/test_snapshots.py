@@ -1,0 +1,128 @@
+"""Snapshots of the main screen: idle, streaming, with todos, and in each of our themes."""
+
+from __future__ import annotations
+
+import time as real_time
+from pathlib import Path
+
+import pytest
+
+from agent_tui.themes import THEMES
+from agent_tui.tui import app as app_module
+from agent_tui.tui.app import make_app
+from agent_tui.tui.widgets import tool_log
+from agent_tui.tui.widgets.prompt import PromptInput
+from tests.core.loop_helpers import settings_for
+from tests.fakes.providers import Fault, Reply, ToolCall
+
+SIZE = (120, 36)
+# A fixed folder, so the status bar shows the same path on every machine.
+PROJECT = Path("/tmp/agent-tui-snapshots/project")
+
+
+class FixedClock:
+    """The tool log's clock, frozen at 12:00:00 local time."""
+
+    @staticmethod
+    def time() -> float:
+        return 0.0
+
+    @staticmethod
+    def localtime(_seconds: float):
+        return real_time.struct_time((2026, 1, 1, 12, 0, 0, 3, 1, 0))
+
+    strftime = staticmethod(real_time.strftime)
+
+
+@pytest.fixture
+def project(monkeypatch):
+    PROJECT.mkdir(parents=True, exist_ok=True)
+    (PROJECT / "hello.txt").write_text("hello\n")
+    monkeypatch.setattr(tool_log, "time", FixedClock)
+    return PROJECT
+
+
+def snapshot_app(fake, **overrides):
+    settings = settings_for(fake, **overrides)
+    return make_app(settings, PROJECT, load_litellm=False, session_id="0123456789ab")
+
+
+async def _until(pilot, condition, timeout=15.0):
+    deadline = real_time.monotonic() + timeout
+    while not condition():
+        assert real_time.monotonic() < deadline, "timed out waiting for the app"
+        await pilot.pause(0.05)
+
+
+def _submit(text):
+    async def run_before(pilot):
+        prompt = pilot.app.query_one(PromptInput)
+        prompt.text = text
+        await pilot.press("enter")
+    return run_before
+
+
+def test_idle_main_screen(snap_compare, fake_provider, project):
+    """A fresh workbench: empty conversation, an empty context bar with its 50/60/70/80 %
+    marks, "No todos yet.", an empty tool log, the prompt focused at the bottom and the
+    status bar reading "idle  openai/fake-model │ mode: default │ /tmp/…/project"."""
+    assert snap_compare(snapshot_app(fake_provider), terminal_size=SIZE)
+
+
+def test_main_screen_with_a_finished_turn_and_todos(snap_compare, fake_provider, project):
+    """After one turn: the user's prompt, the agent's Markdown answer, two compact tool
+    blocks (read_file and todo_write, both ✓), the todo list with one ticked and one open
+    item, two rows in the tool log, and the context gauge at 2.0K / 128.0K."""
+    fake_provider.script(
+        Reply(text="Let me **read** it.", usage=(1200, 20),
+              tool_calls=[ToolCall("read_file", {"file_path": "hello.txt"})]),
+        Reply(usage=(1500, 30), tool_calls=[ToolCall(
+            "todo_write", {"content": "- [x] read hello.txt\n- [ ] answer\n"})]),
+        Reply(text="The file says **hello**.", usage=(1900, 100)),
+    )
+    submit = _submit("what does hello.txt say?")
+
+    async def run_before(pilot):
+        await submit(pilot)
+        await _until(pilot, lambda: len(fake_provider.requests) == 3 and not pilot.app.busy)
+        await pilot.pause(0.3)
+
+    assert snap_compare(snapshot_app(fake_provider), terminal_size=SIZE, run_before=run_before)
+
+
+def test_main_screen_while_streaming(snap_compare, fake_provider, project):
+    """Mid-answer: the agent block shows the text streamed so far and the status bar reads
+    "● busy"."""
+    fake_provider.script(Fault.stall(seconds=10, text="Reading the project layout first"))
+    submit = _submit("map the project")
+
+    async def run_before(pilot):
+        await submit(pilot)
+        await _until(pilot, lambda: "Reading" in "".join(
+            b.text for b in pilot.app.query("AssistantBlock")))
+        await pilot.pause(0.3)
+
+    assert snap_compare(snapshot_app(fake_provider, stream_idle_timeout=60),
+                        terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("theme", [t.name for t in THEMES])
+def test_each_theme(snap_compare, fake_provider, project, theme):
+    """The main screen after a short exchange in each of agent-tui's own themes (dark,
+    light, high contrast): borders, the status bar and text in that theme's colours."""
+    fake_provider.script(Reply(text="Hello! Ask me about **this project**.", usage=(900, 12)))
+    app = snapshot_app(fake_provider, theme=theme)
+    submit = _submit("hi")
+
+    async def run_before(pilot):
+        await submit(pilot)
+        await _until(pilot, lambda: len(fake_provider.requests) == 1 and not pilot.app.busy)
+        await pilot.pause(0.3)
+
+    assert app.theme == theme
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_app_module_keeps_textual_out_of_the_engine():
+    """The app imports the engine, never the other way round (a cheap guard)."""
+    assert app_module.Agent.__module__ == "agent_tui.core.agent"

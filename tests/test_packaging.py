@@ -123,25 +123,32 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     source = tmp / "source"
     shutil.copytree(REPO, source, ignore=BUILD_IGNORE)
     wheels = tmp / "wheels"
-    build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", wheels, source]
-    if _setuptools_builds_wheels():
-        build.insert(5, "--no-build-isolation")  # offline: the installed setuptools builds
-    # else: this setuptools (older than 70.1, without the `wheel` package) cannot build a
-    # wheel, so pip builds in isolation with the build-system's own setuptools>=69, fetched
-    # the way `pip install -e .` fetched it when agent-tui was installed here.
-    _run(build, env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+    # Offline with the installed setuptools when it can build wheels. Otherwise (older than
+    # 70.1 and no `wheel` package, as on a Python 3.11 whose setuptools is the 65.5 from
+    # ensurepip) pip builds in isolation with the build-system's own setuptools>=69, fetched
+    # from the package index the way `pip install -e .` fetched it to install agent-tui here.
+    isolation = ["--no-build-isolation"] if _setuptools_builds_wheels() else []
+    _run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-w", wheels, source],
+        env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+    )
     (wheel,) = wheels.glob("agent_tui-*.whl")
 
     # The venv. Not --system-site-packages: the system site-packages hold the editable
     # install of agent-tui, whose .pth puts setuptools' editable finder on sys.meta_path; it
     # answers for any agent_tui.<pkg>.<sub> the wheel lacks by importing it from the
-    # repository, which hides exactly the forgotten sub-package this test is for. Instead the
-    # venv gets one .pth of plain path lines naming the folders where this interpreter finds
-    # litellm, textual, pydantic… (offline reuse). A path line only extends sys.path: .pth
-    # files inside those folders (the editable finder's) are never executed.
+    # repository, which hides exactly the forgotten sub-package this test is for (seen:
+    # agent_tui.tui.widgets, left out of the wheel, imported from the repository's tui/
+    # widgets/ all the same). Running with -I or -S does not help: -I still runs site and
+    # the .pth, and -S drops the venv's own site-packages and cannot apply to the console
+    # script, whose shebang is the venv's python. Instead the venv gets one .pth of plain
+    # path lines naming the folders where this interpreter finds litellm, textual, pydantic…
+    # (offline reuse). A path line only extends sys.path: the .pth files inside those
+    # folders (the editable finder's) are never executed.
     venv = tmp / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", venv])
-    python = venv / "bin" / "python"
+    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+    python = bindir / "python"
     site_packages = Path(
         _run(
             [python, "-I", "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"]
@@ -164,7 +171,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
             wheel,
         ]
     )
-    return Installed(source, wheel, venv, python, venv / "bin" / "agent-tui", site_packages)
+    return Installed(source, wheel, venv, python, bindir / "agent-tui", site_packages)
 
 
 def _wheel_names(wheel: Path) -> set[str]:

@@ -26,7 +26,8 @@ ToolProtocol = Literal["auto", "native", "text"]
 # Keys an untrusted project file may not set: each could widen what the agent may do or
 # send the person's API key to a server of the project's choosing.
 TRUST_GATED_KEYS = frozenset(
-    {"approval_mode", "api_base", "api_key", "trusted_projects", "allow_rules"})
+    {"approval_mode", "api_base", "api_key", "api_key_env", "trusted_projects", "allow_rules"}
+)
 
 
 class ConfigError(Exception):
@@ -187,8 +188,10 @@ def load_settings(workdir: Path, overrides: dict[str, Any] | None = None) -> Loa
     return LoadedSettings(settings, warnings)
 
 
-def save_user_settings(updates: dict[str, Any]) -> Path:
+def save_user_settings(updates: dict[str, Any], remove: tuple[str, ...] = ()) -> Path:
     """Merge ``updates`` into the user's ``config.toml`` (atomically, with tomli-w).
+
+    Keys in ``remove`` are deleted, so a stale value (an old api_base) does not linger.
 
     Returns:
         The path written.
@@ -200,7 +203,9 @@ def save_user_settings(updates: dict[str, Any]) -> Path:
 
     path = paths.user_config_file()
     data = read_toml(path)
-    data.update(updates)
+    for key in remove:
+        data.pop(key, None)
+    data.update({k: v for k, v in updates.items() if v is not None})
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config.", suffix=".tmp")
     try:

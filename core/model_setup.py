@@ -35,16 +35,24 @@ class ProviderInfo:
 
 
 PROVIDERS: tuple[ProviderInfo, ...] = (
-    ProviderInfo("anthropic", "Anthropic (Claude)", "anthropic/claude-sonnet-4-20250514",
-                 "ANTHROPIC_API_KEY"),
+    ProviderInfo(
+        "anthropic", "Anthropic (Claude)", "anthropic/claude-sonnet-4-20250514", "ANTHROPIC_API_KEY"
+    ),
     ProviderInfo("openai", "OpenAI", "openai/gpt-4.1", "OPENAI_API_KEY"),
     ProviderInfo("gemini", "Google Gemini", "gemini/gemini-2.5-pro", "GEMINI_API_KEY"),
-    ProviderInfo("openrouter", "OpenRouter", "openrouter/anthropic/claude-sonnet-4",
-                 "OPENROUTER_API_KEY"),
-    ProviderInfo("ollama", "Ollama (local)", "ollama_chat/qwen2.5-coder", None,
-                 "http://localhost:11434"),
-    ProviderInfo("openai-compatible", "Local server: llama.cpp, vLLM, LM Studio",
-                 "openai/local-model", None, "http://localhost:8080/v1"),
+    ProviderInfo(
+        "openrouter", "OpenRouter", "openrouter/anthropic/claude-sonnet-4", "OPENROUTER_API_KEY"
+    ),
+    ProviderInfo(
+        "ollama", "Ollama (local)", "ollama_chat/qwen2.5-coder", None, "http://localhost:11434"
+    ),
+    ProviderInfo(
+        "openai-compatible",
+        "Local server: llama.cpp, vLLM, LM Studio",
+        "openai/local-model",
+        None,
+        "http://localhost:8080/v1",
+    ),
 )
 """The providers offered, in the order the setup screen lists them."""
 
@@ -94,8 +102,11 @@ def find_local_servers(timeout: float = 0.15) -> list[str]:
     servers = LOCAL_SERVERS
     with ThreadPoolExecutor(max_workers=len(servers) or 1) as pool:
         answers = list(pool.map(lambda server: _answers(server[0], timeout), servers))
-    return [f"http://127.0.0.1:{port}{path}"
-            for (port, path), ok in zip(servers, answers, strict=True) if ok]
+    return [
+        f"http://127.0.0.1:{port}{path}"
+        for (port, path), ok in zip(servers, answers, strict=True)
+        if ok
+    ]
 
 
 def needs_setup(settings: Settings, environ: Mapping[str, str] = os.environ) -> bool:
@@ -131,8 +142,10 @@ def check_choice(choice: SetupChoice) -> str | None:
         return "The model is empty: type a model name, e.g. openai/gpt-4.1."
     if choice.key_env is not None and not _ENV_NAME.fullmatch(choice.key_env):
         # Never echo the value: it may be a pasted key.
-        return ("The key variable is not a variable name. Type the NAME of the variable "
-                "that holds the key (e.g. ANTHROPIC_API_KEY), not the key itself.")
+        return (
+            "The key variable is not a variable name. Type the NAME of the variable "
+            "that holds the key (e.g. ANTHROPIC_API_KEY), not the key itself."
+        )
     if choice.api_base is not None and not choice.api_base.startswith(("http://", "https://")):
         return "The API base must be a URL starting with http:// or https://."
     return None
@@ -151,9 +164,7 @@ def save_setup(choice: SetupChoice) -> Path:
     problem = check_choice(choice)
     if problem is not None:
         raise ValueError(problem)
-    updates: dict[str, str] = {"model": choice.model.strip()}
-    if choice.api_base:
-        updates["api_base"] = choice.api_base
-    if choice.key_env:
-        updates["api_key_env"] = choice.key_env
-    return save_user_settings(updates)
+    updates = {"model": choice.model.strip(), "api_base": choice.api_base or None,
+               "api_key_env": choice.key_env or None}
+    # A previous provider's api_base or key variable must not outlive the new choice.
+    return save_user_settings(updates, remove=("api_base", "api_key_env"))

@@ -36,12 +36,14 @@ from agent_tui.core.events import (
     ToolResultEvent,
     TurnUsage,
 )
+from agent_tui.core.model_setup import save_setup
 from agent_tui.themes import STYLESHEET, THEMES
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.registry import ToolRegistry
 
 from .approver import TuiApprover
 from .bridge import AgentEvent, EventBridge
+from .screens.setup import SetupScreen
 from .widgets.conversation import (
     AssistantBlock,
     ConversationView,
@@ -52,6 +54,9 @@ from .widgets.conversation import (
 from .widgets.panels import ContextGauge, StatusBar, TodoPane
 from .widgets.prompt import PromptInput
 from .widgets.tool_log import ToolLog
+
+NO_MODEL = ("No model is configured. Type /model NAME (e.g. /model openai/gpt-4.1), or quit "
+            "and set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.")
 
 SLASH_COMMANDS: dict[str, str] = {
     "/help": "Show the keys and slash commands",
@@ -66,7 +71,7 @@ SLASH_COMMANDS: dict[str, str] = {
 HELP_TEXT = """\
 **Keys** — Enter send · Ctrl+J new line · ↑/↓ history · Esc cancel the running turn ·
 Shift+Tab cycle approval mode · F2 side panel · F3 tool log · F4 todos ·
-F5/F6 narrow/widen the side panel · Tab/Shift+Tab move focus · j/k move between blocks ·
+F5/F6 narrow/widen the side panel · Ctrl+↑ to the conversation, then j/k between blocks, Esc back to the prompt ·
 Enter expands a tool block · c copies a block · Ctrl+P command palette · Ctrl+Q quit
 
 **Approvals** — y allow once · a allow always · n deny · d deny with a reason ·
@@ -84,6 +89,7 @@ class AgentApp(App[None]):
     AUTO_FOCUS = "#prompt"
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel", show=False),
+        Binding("ctrl+up", "focus_conversation", "Blocks", show=False, priority=True),
         Binding("shift+tab", "cycle_mode", "Mode", show=False, priority=True),
         Binding("f2", "toggle_side", "Side panel", show=False, priority=True),
         Binding("f3", "toggle_tool_log", "Tool log", show=False, priority=True),
@@ -135,11 +141,26 @@ class AgentApp(App[None]):
         status.session_id = self.session_id
         self.query_one(TodoPane).show("")
         if not self.settings.model:
-            self.notice("No model is configured. Type /model NAME (e.g. /model "
-                        "openai/gpt-4.1), or quit and set ANTHROPIC_API_KEY, OPENAI_API_KEY "
-                        "or GEMINI_API_KEY.", error=True)
+            self.offer_setup()
         if self._load_litellm:
             self.preload_litellm()
+
+    @work(exclusive=True, group="setup", exit_on_error=False)
+    async def offer_setup(self) -> None:
+        """No model is configured: ask for one and save the answer to the user config."""
+        choice = await self.push_screen_wait(SetupScreen())
+        if choice is None:
+            self.notice(NO_MODEL, error=True)
+            return
+        try:
+            saved = f"saved to {await asyncio.to_thread(save_setup, choice)}"
+        except (OSError, ValueError) as exc:
+            saved = f"not saved ({exc}); it lasts for this session only"
+        self._update_settings(model=choice.model, api_base=choice.api_base,
+                              api_key_env=choice.key_env)
+        self.query_one(StatusBar).model = choice.model
+        self.agent = None  # the next turn builds one with the new settings
+        self.notice(f"Model: {choice.model}, {saved}.")
 
     @work(thread=True, exit_on_error=False, group="preload")
     def preload_litellm(self) -> None:
@@ -167,7 +188,7 @@ class AgentApp(App[None]):
     def start_turn(self, text: str) -> None:
         """Run one prompt in a worker."""
         if not self.settings.model:
-            self.notice("No model is configured; type /model NAME first.", error=True)
+            self.notice(NO_MODEL, error=True)
             return
         self._set_busy(True)
         self.run_turn(text)
@@ -320,9 +341,15 @@ class AgentApp(App[None]):
     # -- actions -----------------------------------------------------------------------
 
     def action_cancel_turn(self) -> None:
-        """Esc: cancel the running turn (stream and tools)."""
+        """Esc: cancel the running turn (stream and tools); when idle, back to the prompt."""
         if self.busy:
             self.workers.cancel_group(self, "turn")
+        else:
+            self.query_one(PromptInput).focus()
+
+    def action_focus_conversation(self) -> None:
+        """Ctrl+Up: from the prompt to the newest block; j/k then move between blocks."""
+        self.conversation.action_focus_previous_block()
 
     def action_cycle_mode(self) -> None:
         """Shift+Tab: default -> auto-edit -> plan -> yolo -> default."""

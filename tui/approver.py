@@ -10,35 +10,53 @@ from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
 if TYPE_CHECKING:
     from textual.app import App
 
+    from .screens.approval import ApprovalScreen
+
 
 class TuiApprover:
-    """Asks the person through ``ApprovalScreen``; concurrent requests wait their turn."""
+    """Asks the person through ``ApprovalScreen``; concurrent requests wait their turn.
+
+    The open modal's "N more waiting" follows the queue as requests arrive and leave.
+    """
 
     def __init__(self, app: App) -> None:
         self.app = app
         self._lock = asyncio.Lock()
-        self.waiting = 0
+        self._waiting = 0
+        self._screen: ApprovalScreen | None = None
+
+    @property
+    def waiting(self) -> int:
+        """Requests queued behind the open modal."""
+        return self._waiting
+
+    def _set_waiting(self, count: int) -> None:
+        self._waiting = count
+        if self._screen is not None:
+            self._screen.waiting = count
 
     async def ask(self, request: ApprovalRequest) -> ApprovalResponse:
         """Show the modal (from a worker) and return the person's answer."""
         from .screens.approval import ApprovalScreen
 
-        self.waiting += 1
+        self._set_waiting(self._waiting + 1)
         try:
             await self._lock.acquire()
         finally:
-            self.waiting -= 1
+            self._set_waiting(self._waiting - 1)
         try:
             on_ask = getattr(self.app, "on_approval_needed", None)
             if on_ask is not None:
                 on_ask(request)
-            screen = ApprovalScreen(request, waiting=self.waiting, rule=suggested_rule(request))
-            response: ApprovalResponse = await self.app.push_screen_wait(screen)
+            self._screen = ApprovalScreen(request, waiting=self._waiting,
+                                          rule=suggested_rule(request))
+            response: ApprovalResponse = await self.app.push_screen_wait(self._screen)
             remember = getattr(self.app, "remember_rule", None)
             if response.remember and remember is not None:
                 remember(response)
             return response
         finally:
+            self._screen = None
             self._lock.release()
 
 

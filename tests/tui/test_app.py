@@ -219,3 +219,33 @@ async def test_layout_fits_80_by_24(fake_provider, tmp_path):
         assert app.query_one(PromptInput).region.height >= 3
         assert app.query_one(StatusBar).region.y == 23
         assert app.query_one("#conversation").region.width >= 30
+
+
+async def test_first_run_without_a_model_opens_setup_and_saves_it(fake_provider, tmp_path):
+    from agent_tui.core.config import Settings
+    from agent_tui.tui.screens.setup import SetupScreen
+
+    app = make_app(Settings(), tmp_path, load_litellm=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        await pilot.press("down")  # OpenAI
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, SetupScreen))
+        assert app.settings.model == "openai/gpt-4.1"
+        assert app.query_one(StatusBar).model == "openai/gpt-4.1"
+    saved = read_toml(paths.user_config_file())
+    assert saved["model"] == "openai/gpt-4.1"
+    assert saved["api_key_env"] == "OPENAI_API_KEY"
+
+
+async def test_skipping_setup_explains_how_to_choose_a_model(fake_provider, tmp_path):
+    from agent_tui.core.config import Settings
+    from agent_tui.tui.screens.setup import SetupScreen
+
+    app = make_app(Settings(), tmp_path, load_litellm=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: any("No model is configured" in str(n.render())
+                                       for n in app.query(NoticeBlock)))
+        assert not paths.user_config_file().exists()

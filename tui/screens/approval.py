@@ -184,8 +184,9 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         self.refresh_bindings()
 
     def watch_waiting(self) -> None:
-        """Update the count of calls waiting behind this one."""
-        self.query_one("#waiting", Label).update(self._waiting_text())
+        """Update the count of calls waiting behind this one (once composed)."""
+        for label in self.query("#waiting").results(Label):
+            label.update(self._waiting_text())
 
     def _reset_editor(self) -> None:
         confirmation = self.request.confirmation

@@ -64,27 +64,28 @@ class SetupScreen(ModalScreen[SetupChoice | None]):
         with Vertical(id="dialog"):
             yield Label("Set up a model", id="title")
             yield Static(
-                "No model is configured, no API key was found and no local model server "
-                "answers. Pick a provider; the choice is saved to your config.toml (the "
-                "key's variable name only, never the key).",
+                "No model, API key or local model server was found. Pick one; it is saved "
+                "to your config.toml (the key's variable NAME, never the key).",
                 id="explanation",
             )
             yield OptionList(
                 *(Option(info.label, id=info.id) for info in self.providers),
                 id="providers",
+                compact=True,
             )
             with Horizontal(classes="field", id="model-row"):
                 yield Label("Model", classes="field-label")
-                yield Input(id="model", placeholder="provider/model, e.g. openai/gpt-4.1",
-                            compact=True)
+                yield Input(
+                    id="model", placeholder="provider/model, e.g. openai/gpt-4.1", compact=True
+                )
             with Horizontal(classes="field", id="key-row"):
                 yield Label("Key variable", classes="field-label")
-                yield Input(id="key-env", placeholder="e.g. ANTHROPIC_API_KEY", compact=True,
-                            restrict=r"[A-Za-z0-9_]*")
+                yield Input(id="key-env", placeholder="e.g. ANTHROPIC_API_KEY", compact=True)
             with Horizontal(classes="field", id="base-row"):
                 yield Label("API base", classes="field-label")
-                yield Input(id="api-base", placeholder="(the provider's own endpoint)",
-                            compact=True)
+                yield Input(
+                    id="api-base", placeholder="(the provider's own endpoint)", compact=True
+                )
             yield Static("", id="key-status", markup=False)
             with Horizontal(id="footer"):
                 yield Static(self._keys_help(), id="keys")
@@ -93,8 +94,12 @@ class SetupScreen(ModalScreen[SetupChoice | None]):
 
     def _keys_help(self) -> Content:
         parts: list[str | tuple[str, str]] = []
-        for key, what in (("↑↓", "provider"), ("tab", "next field"), ("enter", "save"),
-                          ("esc", "skip")):
+        for key, what in (
+            ("↑↓", "provider"),
+            ("tab", "next field"),
+            ("enter", "save"),
+            ("esc", "skip"),
+        ):
             if parts:
                 parts.append("  ")
             parts += [(key, KEY_STYLE), f" {what}"]
@@ -139,8 +144,7 @@ class SetupScreen(ModalScreen[SetupChoice | None]):
         if self.provider.key_env is None:
             text, is_set = f"No key needed: {self.provider.label} runs on your machine.", True
         elif not variable:
-            text, is_set = ("No key variable: litellm will look for the provider's usual "
-                            "one."), False
+            text, is_set = "No key variable: litellm looks for the provider's usual one.", False
         elif self.environ.get(variable):
             text, is_set = f"{variable} is set.", True
         else:

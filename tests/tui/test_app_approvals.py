@@ -1,0 +1,110 @@
+"""Approvals in the running workbench: the modal opens from the agent, answers reach it."""
+
+from __future__ import annotations
+
+from agent_tui.core import paths
+from agent_tui.core.config import read_toml
+from agent_tui.tui.screens.approval import ApprovalScreen
+from agent_tui.tui.widgets.conversation import ToolBlock
+from tests.fakes.providers import Reply, ToolCall
+from tests.tui.test_app import SIZE, app_for, type_prompt, until
+
+
+def modal(app):
+    screen = app.screen
+    return screen if isinstance(screen, ApprovalScreen) else None
+
+
+async def test_y_allows_the_write_and_n_denies_the_command(fake_provider, tmp_path):
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("write_file", {"file_path": "a.txt", "content": "A\n"})]),
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch b.txt"})]),
+        Reply(text="done"),
+    )
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "go")
+        await until(pilot, lambda: modal(app) is not None)
+        assert modal(app).request.invocation.tool.name == "write_file"
+        await pilot.press("y")
+        await until(pilot, lambda: modal(app) is not None
+                    and modal(app).request.invocation.tool.name == "shell")
+        await pilot.press("n")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 3)
+        assert (tmp_path / "a.txt").read_text() == "A\n"
+        assert not (tmp_path / "b.txt").exists()
+        statuses = [b.status for b in app.query(ToolBlock)]
+        assert statuses == ["ok", "denied"]
+        assert "denied by the user" in fake_provider.requests[2].tool_results()[-1]["content"]
+
+
+async def test_deny_with_a_reason_reaches_the_model(fake_provider, tmp_path):
+    fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "make deploy"})]),
+                         Reply(text="ok"))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "deploy")
+        await until(pilot, lambda: modal(app) is not None)
+        await pilot.press("d")
+        await pilot.press(*"not on a friday")
+        await pilot.press("enter")
+        await until(pilot, lambda: len(fake_provider.requests) == 2 and not app.busy)
+        told = fake_provider.requests[1].tool_results()[0]["content"]
+        assert "not on a friday" in told
+
+
+async def test_allow_always_saves_the_rule_and_stops_asking(fake_provider, tmp_path):
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "echo first"})]),
+        Reply(tool_calls=[ToolCall("shell", {"command": "echo first"})]),
+        Reply(text="done"),
+    )
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "echo twice")
+        await until(pilot, lambda: modal(app) is not None)
+        await pilot.press("a")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 3)
+        assert read_toml(paths.user_config_file())["allow_rules"] == ["shell(echo first)"]
+        decisions = [r["content"] for r in fake_provider.requests[2].tool_results()]
+        assert all("Exit code: 0" in d for d in decisions)
+
+
+async def test_edit_the_command_before_it_runs(fake_provider, tmp_path):
+    fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch wrong.txt"})]),
+                         Reply(text="ok"))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "make a file")
+        await until(pilot, lambda: modal(app) is not None)
+        await pilot.press("e")
+        await pilot.pause()
+        editor = app.screen.focused
+        editor.value = "touch right.txt"
+        await pilot.press("enter")
+        await until(pilot, lambda: len(fake_provider.requests) == 2 and not app.busy)
+        assert (tmp_path / "right.txt").exists() and not (tmp_path / "wrong.txt").exists()
+        told = fake_provider.requests[1].tool_results()[0]["content"]
+        assert "edited this call" in told and "touch right.txt" in told
+
+
+async def test_parallel_approvals_queue_and_show_the_count(fake_provider, tmp_path):
+    (tmp_path.parent / "outside-1.txt").write_text("1")
+    (tmp_path.parent / "outside-2.txt").write_text("2")
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("read_file", {"file_path": str(tmp_path.parent / n)})
+                          for n in ("outside-1.txt", "outside-2.txt")]),
+        Reply(text="read both"),
+    )
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "read the files outside")
+        await until(pilot, lambda: modal(app) is not None and modal(app).waiting == 1)
+        first = modal(app)
+        await pilot.press("y")
+        await until(pilot, lambda: modal(app) not in (None, first))
+        assert modal(app).waiting == 0
+        await pilot.press("y")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
+        contents = [r["content"] for r in fake_provider.requests[1].tool_results()]
+        assert "1" in contents[0] and "2" in contents[1]

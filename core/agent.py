@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,10 +53,6 @@ class _PreparedCall:
     error: str | None
 
 
-def new_session_id() -> str:
-    """A short unique id for a session."""
-    return uuid.uuid4().hex[:12]
-
 
 class Agent:
     """One conversation with a model, with tools, in one project folder."""
@@ -78,7 +73,7 @@ class Agent:
         self.workdir = workdir
         self.approver = approver
         self.on_event = on_event
-        self.session_id = session_id or new_session_id()
+        self.session_id = session_id or paths.new_session_id()
         self.native_tools = provider.supports_native_tools()
         self.retry = RetryPolicy(
             settings.max_retries, settings.retry_base_delay, settings.retry_max_delay

@@ -7,9 +7,10 @@ so ``HeadlessApprover`` refuses and tells the model how the run could be allowed
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_tui.tools.base import Confirmation, Invocation
+if TYPE_CHECKING:
+    from agent_tui.tools.base import Confirmation, Invocation
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ Nothing is created at import time; callers create what they write to.
 from __future__ import annotations
 
 import os
+import uuid
 from pathlib import Path
 
 APP_NAME = "agent-tui"
@@ -46,6 +47,11 @@ def user_config_file() -> Path:
 def project_config_file(workdir: Path) -> Path:
     """A project's own config file (its settings that grant permissions need trust)."""
     return workdir / PROJECT_DIR_NAME / "config.toml"
+
+
+def new_session_id() -> str:
+    """A short unique id for a session; it names the session's folder."""
+    return uuid.uuid4().hex[:12]
 
 
 def sessions_dir() -> Path:

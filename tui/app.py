@@ -11,7 +11,7 @@ import asyncio
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
-from agent_tui.core.agent import Agent, new_session_id
+from agent_tui.core import paths
 from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
 from agent_tui.core.config import APPROVAL_MODES, Settings, save_user_settings
 from agent_tui.core.events import (
@@ -36,14 +36,10 @@ from agent_tui.core.events import (
     ToolResultEvent,
     TurnUsage,
 )
-from agent_tui.core.model_setup import save_setup
 from agent_tui.themes import STYLESHEET, THEMES
-from agent_tui.tools.builtin import builtin_tools
-from agent_tui.tools.registry import ToolRegistry
 
 from .approver import TuiApprover
 from .bridge import AgentEvent, EventBridge
-from .screens.setup import SetupScreen
 from .widgets.conversation import (
     AssistantBlock,
     ConversationView,
@@ -57,6 +53,9 @@ from .widgets.tool_log import ToolLog
 
 NO_MODEL = ("No model is configured. Type /model NAME (e.g. /model openai/gpt-4.1), or quit "
             "and set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.")
+
+if TYPE_CHECKING:
+    from agent_tui.core.agent import Agent
 
 SLASH_COMMANDS: dict[str, str] = {
     "/help": "Show the keys and slash commands",
@@ -104,7 +103,7 @@ class AgentApp(App[None]):
         self.settings = settings
         self.workdir = workdir
         self.agent: Agent | None = None
-        self.session_id = session_id or new_session_id()
+        self.session_id = session_id or paths.new_session_id()
         self.approver = TuiApprover(self)
         self.queue: deque[tuple[str, UserBlock]] = deque()
         self.busy = False
@@ -143,11 +142,17 @@ class AgentApp(App[None]):
         if not self.settings.model:
             self.offer_setup()
         if self._load_litellm:
-            self.preload_litellm()
+            # After the first frame: an import in a thread still competes for the GIL.
+            self.call_after_refresh(self.preload_litellm)
 
     @work(exclusive=True, group="setup", exit_on_error=False)
     async def offer_setup(self) -> None:
         """No model is configured: ask for one and save the answer to the user config."""
+        # The engine and the setup screen load on demand: the first frame must not wait.
+        from agent_tui.core.model_setup import save_setup
+
+        from .screens.setup import SetupScreen
+
         choice = await self.push_screen_wait(SetupScreen())
         if choice is None:
             self.notice(NO_MODEL, error=True)
@@ -220,7 +225,10 @@ class AgentApp(App[None]):
 
     async def _ensure_agent(self) -> Agent:
         if self.agent is None:
+            from agent_tui.core.agent import Agent
             from agent_tui.core.providers.litellm import LitellmProvider, load_litellm
+            from agent_tui.tools.builtin import builtin_tools
+            from agent_tui.tools.registry import ToolRegistry
 
             await asyncio.to_thread(load_litellm)
             self.agent = Agent(LitellmProvider(self.settings), ToolRegistry(builtin_tools()),
@@ -433,7 +441,7 @@ class AgentApp(App[None]):
         """Forget the conversation and start a new session."""
         self.workers.cancel_group(self, "turn")
         self.agent = None
-        self.session_id = new_session_id()
+        self.session_id = paths.new_session_id()
         self.queue.clear()
         self._assistant = None
         self._tool_blocks.clear()

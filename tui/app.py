@@ -302,10 +302,7 @@ class AgentApp(App[None]):
         block, self._assistant = self._assistant, None
         if block is None:
             if text:
-                block = AssistantBlock()
-                await self.conversation.add(block)
-                await block.update(text)
-                block.text = text
+                await self.conversation.add(AssistantBlock(text))
             return
         if text is not None and not text.strip():
             await block.remove()
@@ -396,10 +393,7 @@ class AgentApp(App[None]):
         name, _, arg = line.partition(" ")
         arg = arg.strip()
         if name == "/help":
-            await self.conversation.add(AssistantBlock())
-            block = self.conversation.children[-1]
-            assert isinstance(block, AssistantBlock)
-            await block.finish(HELP_TEXT)
+            await self.conversation.add(AssistantBlock(HELP_TEXT))
         elif name == "/quit":
             self.exit()
         elif name == "/mode":

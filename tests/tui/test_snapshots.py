@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from agent_tui.themes import THEMES
-from agent_tui.tui import app as app_module
 from agent_tui.tui.app import make_app
 from agent_tui.tui.widgets import tool_log
 from agent_tui.tui.widgets.prompt import PromptInput
@@ -122,7 +121,3 @@ def test_each_theme(snap_compare, fake_provider, project, theme):
     assert app.theme == theme
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
-
-def test_app_module_keeps_textual_out_of_the_engine():
-    """The app imports the engine, never the other way round (a cheap guard)."""
-    assert app_module.Agent.__module__ == "agent_tui.core.agent"

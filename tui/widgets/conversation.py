@@ -1,4 +1,10 @@
-"""The conversation pane: user and assistant blocks, with tool calls inline."""
+"""The conversation pane: user and assistant blocks, with tool calls inline.
+
+A long session is not a long list of mounted widgets: ``ConversationView`` keeps the newest
+``MAX_MOUNTED`` blocks mounted and stands an ``EarlierMarker`` in for the rest. An unmounted
+block is kept as its (unmounted) widget object, which goes on holding its state, and is
+rebuilt with ``revive()`` when the person scrolls back to it.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,8 @@ import json
 from typing import Any
 
 from rich.markup import escape
+from textual import events, on
+from textual.await_remove import AwaitRemove
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
@@ -34,11 +42,19 @@ class UserBlock(Block):
         super().__init__(escape(text), classes="queued" if queued else "")
         self.text = text
         self.border_title = "you (queued)" if queued else "you"
+        self._revived: UserBlock | None = None
 
     def mark_sent(self) -> None:
         """The queued message has been sent to the agent."""
         self.remove_class("queued")
         self.border_title = "you"
+        if self._revived is not None:
+            self._revived.mark_sent()
+
+    def revive(self) -> UserBlock:
+        """A fresh, mountable copy; later changes to this block reach it too."""
+        self._revived = UserBlock(self.text, queued=self.has_class("queued"))
+        return self._revived
 
     def copy_text(self) -> str:
         return self.text
@@ -47,15 +63,20 @@ class UserBlock(Block):
 class NoticeBlock(Static):
     """A line from agent-tui itself (cancelled, errors, retries)."""
 
+    def revive(self) -> NoticeBlock:
+        """A fresh, mountable copy."""
+        return NoticeBlock(self.content, classes=" ".join(self.classes),
+                           markup=self._render_markup)
+
 
 class AssistantBlock(Markdown, can_focus=True):
     """The model's text, streamed in as Markdown."""
 
     BINDINGS = [Binding("c", "copy", "Copy", show=False)]
 
-    def __init__(self) -> None:
-        super().__init__("")
-        self.text = ""
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        self.text = text
         self._stream: Any = None
         self.border_title = "agent"
 
@@ -75,6 +96,10 @@ class AssistantBlock(Markdown, can_focus=True):
             self.text = text
             await self.update(text)
 
+    def revive(self) -> AssistantBlock:
+        """A fresh, mountable block showing the same text."""
+        return AssistantBlock(self.text)
+
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.text)
         self.notify("Copied to the clipboard", timeout=2)
@@ -85,7 +110,11 @@ STATUS_ICONS = {"pending": "…", "approval": "?", "running": "⋯", "ok": "✓"
 
 
 class ToolBlock(Block):
-    """One tool call: a one-line summary that expands (Enter) to its arguments and output."""
+    """One tool call: a one-line summary that expands (Enter) to its arguments and output.
+
+    The app keeps this object to report the call's progress even after the conversation
+    has unmounted it; a copy made by ``revive()`` receives those reports too.
+    """
 
     BINDINGS = [Binding("enter", "toggle", "Expand", show=False)]
 
@@ -102,6 +131,7 @@ class ToolBlock(Block):
         self.duration: float | None = None
         self.output = ""
         self.expanded = False
+        self._revived: ToolBlock | None = None
         self._refresh()
 
     def set_status(self, status: str, *, duration: float | None = None,
@@ -114,12 +144,25 @@ class ToolBlock(Block):
             self.output = output
         self.set_class(status in ("error", "denied"), "failed")
         self._refresh()
+        if self._revived is not None:
+            self._revived.set_status(status, duration=duration, output=output)
 
     def add_output(self, text: str) -> None:
         """Live output of a running tool."""
         self.output += text
         if self.expanded:
             self._refresh()
+        if self._revived is not None:
+            self._revived.add_output(text)
+
+    def revive(self) -> ToolBlock:
+        """A fresh, mountable copy in the latest state; later reports reach it too."""
+        copy = ToolBlock(self.call_id, self.tool_name, self.summary, self.args)
+        copy.set_status(self.status, duration=self.duration, output=self.output)
+        copy.expanded = self.expanded
+        copy._refresh()
+        self._revived = copy
+        return copy
 
     def action_toggle(self) -> None:
         self.expanded = not self.expanded
@@ -145,41 +188,201 @@ class ToolBlock(Block):
         self.update(f"{head}\n[dim]{escape(args)}[/dim]\n{escape(body)}")
 
 
+class EarlierMarker(Static, can_focus=True):
+    """Stands at the top for the blocks that are not mounted; Enter or a click shows more."""
+
+    DEFAULT_CSS = """
+    EarlierMarker {
+        width: 1fr;
+        padding: 0 1;
+        color: $text-muted;
+        text-align: center;
+    }
+    EarlierMarker:focus {
+        background: $boost;
+    }
+    """
+    BINDINGS = [Binding("enter", "press", "Show earlier", show=False)]
+
+    class Pressed(Message):
+        """The person asked for earlier blocks."""
+
+    def show_count(self, count: int) -> None:
+        """Say how many blocks are above."""
+        noun = "block" if count == 1 else "blocks"
+        self.update(f"▲ {count:,} earlier {noun} — scroll up or press Enter to show more")
+
+    def action_press(self) -> None:
+        self.post_message(self.Pressed())
+
+    def on_click(self) -> None:
+        self.action_press()
+
+
 class ConversationView(VerticalScroll):
-    """The transcript; follows the newest block unless the person scrolled up."""
+    """The transcript; follows the newest block unless the person scrolled up.
+
+    While the newest is followed, only the newest blocks that fill ``KEEP_SCREENS`` screens
+    (at most ``MAX_MOUNTED``) stay mounted, so adding and scrolling cost about the same at
+    1,000 blocks as at 10. Older blocks wait, unmounted, behind
+    an ``EarlierMarker`` and come back ``PAGE`` at a time when the person scrolls to the top,
+    presses Enter on the marker or moves up past the first block (k).
+    """
+
+    MAX_MOUNTED = 60
+    """Blocks kept mounted while the newest is followed."""
+    KEEP_SCREENS = 2
+    """While following, keep only the newest blocks that fill this many screens."""
+    PAGE = 20
+    """Blocks mounted back at a time when the person scrolls up to them."""
 
     BINDINGS = [
         Binding("j,down", "focus_next_block", "Next block", show=False),
         Binding("k,up", "focus_previous_block", "Previous block", show=False),
     ]
 
+    def __init__(self, *children: Widget, **kwargs: Any) -> None:
+        super().__init__(*children, **kwargs)
+        self._earlier: list[Any] = []
+        self._marker: EarlierMarker | None = None
+        self._showing = False
+        self._following = True
+
+    @property
+    def earlier_count(self) -> int:
+        """How many blocks are above the mounted ones, not mounted."""
+        return len(self._earlier)
+
     async def add(self, widget: Widget) -> None:
         """Append a block and keep the newest in view."""
-        follow = self.is_vertical_scroll_end or self.max_scroll_y == 0
+        follow = self._following or self.is_vertical_scroll_end or self.max_scroll_y == 0
         await self.mount(widget)
         if follow:
+            await self._trim()
             self.scroll_end(animate=False)
+
+    async def add_many(self, widgets: list[Widget]) -> None:
+        """Append many blocks (a resumed session), mounting only the newest."""
+        keep = widgets[-self.MAX_MOUNTED:]
+        if len(widgets) > len(keep):
+            # Everything mounted now is older than the blocks that will not be mounted.
+            older = self._blocks()
+            self._earlier.extend(older)
+            await self.remove_children(older)
+            self._earlier.extend(widgets[: len(widgets) - len(keep)])
+        await self.mount_all(keep)
+        await self._update_marker()
+        self._following = True
+        self.scroll_end(animate=False)
+        self.call_after_refresh(self._trim)
 
     def follow(self) -> None:
         """Keep the newest text in view while it streams, unless the person scrolled up."""
         if self.is_vertical_scroll_end or self.scroll_y >= self.max_scroll_y - 3:
             self.scroll_end(animate=False)
 
-    def _blocks(self) -> list[Widget]:
-        return [w for w in self.children if w.can_focus]
+    def remove_children(self, selector: Any = "*") -> AwaitRemove:
+        """Remove blocks; removing them all also forgets the unmounted ones."""
+        if selector == "*":
+            self._earlier.clear()
+            self._marker = None
+        return super().remove_children(selector)
 
-    def _move(self, step: int) -> None:
+    async def show_earlier(self, count: int | None = None) -> int:
+        """Mount up to ``count`` (``PAGE``) earlier blocks above, keeping the view still.
+
+        Returns:
+            How many blocks were mounted.
+        """
+        if self._showing or not self._earlier or self._marker is None:
+            return 0
+        self._showing = True
+        try:
+            taken = self._earlier[-(count or self.PAGE):]
+            del self._earlier[-len(taken):]
+            anchor = next(iter(self._blocks()), None)
+            offset = anchor.virtual_region.y - self.scroll_y if anchor else 0
+            await self.mount_all([block.revive() for block in taken], after=self._marker)
+            await self._update_marker()
+            if anchor is not None:
+                self.call_after_refresh(self._keep_in_place, anchor, offset)
+            return len(taken)
+        finally:
+            self._showing = False
+
+    def _keep_in_place(self, anchor: Widget, offset: float) -> None:
+        if anchor.parent is self:
+            self.scroll_to(y=anchor.virtual_region.y - offset, animate=False, immediate=True)
+
+    async def _trim(self) -> None:
+        """Unmount the oldest blocks the newest do not need to fill ``KEEP_SCREENS``.
+
+        Layout costs grow with every mounted widget (a Markdown block is a dozen), so
+        what stays mounted is sized by the screen, not by the length of the session.
+        """
+        blocks = self._blocks()
+        budget = self.KEEP_SCREENS * max(1, self.scrollable_content_region.height)
+        height = 0
+        keep = 0
+        for block in reversed(blocks):
+            if keep >= self.MAX_MOUNTED or height >= budget:
+                break
+            keep += 1
+            height += block.outer_size.height + block.styles.margin.top
+        old = blocks[: len(blocks) - keep]
+        if not old:
+            return
+        self._earlier.extend(old)
+        await self.remove_children(old)
+        await self._update_marker()
+
+    async def _update_marker(self) -> None:
+        if self._marker is not None and self._marker.parent is not self:
+            self._marker = None
+        if not self._earlier:
+            if self._marker is not None:
+                await self._marker.remove()
+                self._marker = None
+            return
+        if self._marker is None:
+            self._marker = EarlierMarker()
+            await self.mount(self._marker, before=0)
+        self._marker.show_count(len(self._earlier))
+
+    @on(EarlierMarker.Pressed)
+    async def _on_marker_pressed(self) -> None:
+        await self.show_earlier()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        # Only the person and our own scroll_end move scroll_y; growing content does not.
+        self._following = new_value >= self.max_scroll_y - 1
+        if new_value <= 0 < old_value and self._earlier:
+            self.call_later(self.show_earlier)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        if self.scroll_y <= 0 and self._earlier:
+            self.call_later(self.show_earlier)
+
+    def _blocks(self) -> list[Widget]:
+        return [w for w in self.children if w.can_focus and w is not self._marker]
+
+    async def _move(self, step: int) -> None:
         blocks = self._blocks()
         if not blocks:
             return
         focused = self.app.focused
         index = blocks.index(focused) if focused in blocks else (len(blocks) if step < 0 else -1)
+        if index + step < 0 and self._earlier:
+            mounted = await self.show_earlier()
+            blocks = self._blocks()
+            index += mounted
         target = blocks[max(0, min(len(blocks) - 1, index + step))]
         target.focus()
         target.scroll_visible(animate=False)
 
-    def action_focus_next_block(self) -> None:
-        self._move(1)
+    async def action_focus_next_block(self) -> None:
+        await self._move(1)
 
-    def action_focus_previous_block(self) -> None:
-        self._move(-1)
+    async def action_focus_previous_block(self) -> None:
+        await self._move(-1)

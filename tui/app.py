@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static
@@ -252,7 +253,14 @@ class AgentApp(App[None]):
     # -- engine events -----------------------------------------------------------------
 
     async def on_agent_event(self, message: AgentEvent) -> None:
-        event = message.event
+        try:
+            await self._show_event(message.event)
+        except NoMatches:
+            # The app is closing and its widgets are gone; the event has nowhere to go.
+            if self.is_running and self.screen_stack and self.screen.is_mounted:
+                raise
+
+    async def _show_event(self, event: Any) -> None:
         if isinstance(event, TextDelta):
             if self._assistant is None:
                 self._assistant = AssistantBlock()
@@ -352,9 +360,9 @@ class AgentApp(App[None]):
         else:
             self.query_one(PromptInput).focus()
 
-    def action_focus_conversation(self) -> None:
+    async def action_focus_conversation(self) -> None:
         """Ctrl+Up: from the prompt to the newest block; j/k then move between blocks."""
-        self.conversation.action_focus_previous_block()
+        await self.conversation.action_focus_previous_block()
 
     def action_cycle_mode(self) -> None:
         """Shift+Tab: default -> auto-edit -> plan -> yolo -> default."""

@@ -88,7 +88,9 @@ async def test_tool_block_expands_to_its_output(fake_provider, tmp_path):
 
 async def test_messages_typed_while_busy_are_queued_then_sent(fake_provider, tmp_path):
     fake_provider.script(
-        Reply(tool_calls=[ToolCall("shell", {"command": "sleep 1"})]),
+        # The command waits until the test says go, so the turn is surely still running.
+        Reply(tool_calls=[ToolCall("shell", {
+            "command": "for i in $(seq 200); do [ -f go ] && break; sleep 0.05; done"})]),
         Reply(text="first done"),
         Reply(text="second done"),
     )
@@ -101,6 +103,7 @@ async def test_messages_typed_while_busy_are_queued_then_sent(fake_provider, tmp
         queued = app.query(UserBlock)[-1]
         assert queued.has_class("queued") and queued.border_title == "you (queued)"
         assert app.query_one(StatusBar).queued == 1
+        (tmp_path / "go").touch()
         await until(pilot, lambda: len(fake_provider.requests) == 3 and not app.busy)
         assert fake_provider.requests[2].last_user_text() == "second"
         assert not queued.has_class("queued")
@@ -249,3 +252,48 @@ async def test_skipping_setup_explains_how_to_choose_a_model(fake_provider, tmp_
         await until(pilot, lambda: any("No model is configured" in str(n.render())
                                        for n in app.query(NoticeBlock)))
         assert not paths.user_config_file().exists()
+
+
+async def test_c_copies_a_block_and_ctrl_up_reaches_the_blocks(fake_provider, tmp_path):
+    fake_provider.script(Reply(text="Copy **me**."))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "say something")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1)
+        await pilot.press("ctrl+up")
+        assert isinstance(app.focused, AssistantBlock)
+        await pilot.press("c")
+        assert app.clipboard == "Copy **me**."
+        await pilot.press("k")
+        assert isinstance(app.focused, UserBlock)
+        await pilot.press("c")
+        assert app.clipboard == "say something"
+        await pilot.press("escape")
+        assert app.focused is app.query_one(PromptInput)
+
+
+async def test_bell_rings_when_the_turn_ends_while_the_terminal_is_unfocused(
+        fake_provider, tmp_path):
+    fake_provider.script(Reply(text="done"), Reply(text="done again"))
+    app = app_for(fake_provider, tmp_path)
+    rings = []
+    app.bell = lambda: rings.append(True)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "focused")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1)
+        assert rings == []
+        app.on_app_blur()
+        await type_prompt(pilot, "away")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
+        await pilot.pause(0.1)
+        assert rings == [True]
+
+
+async def test_command_palette_offers_every_slash_command_and_pane_toggle(fake_provider,
+                                                                          tmp_path):
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE):
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+    for expected in ("/help", "/clear", "/new", "/quit", "/mode yolo", "/theme agent-tui-light",
+                     "Toggle side panel", "Toggle tool log", "Toggle todos"):
+        assert expected in titles

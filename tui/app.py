@@ -122,7 +122,7 @@ class AgentApp(App[None]):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield ConversationView(id="conversation")
-                yield PromptInput(id="prompt")
+                yield PromptInput(id="prompt", commands=SLASH_COMMANDS, workdir=self.workdir)
             with Vertical(id="side"):
                 yield Static("context", classes="side-title")
                 yield ContextGauge(id="gauge")

@@ -53,8 +53,14 @@ async def _until(pilot, condition, timeout=15.0):
         await pilot.pause(0.05)
 
 
+async def _steady(pilot):
+    """No blinking cursor: a snapshot must not depend on the blink phase."""
+    pilot.app.query_one(PromptInput).cursor_blink = False
+
+
 def _submit(text):
     async def run_before(pilot):
+        await _steady(pilot)
         prompt = pilot.app.query_one(PromptInput)
         prompt.text = text
         await pilot.press("enter")
@@ -65,7 +71,7 @@ def test_idle_main_screen(snap_compare, fake_provider, project):
     """A fresh workbench: empty conversation, an empty context bar with its 50/60/70/80 %
     marks, "No todos yet.", an empty tool log, the prompt focused at the bottom and the
     status bar reading "idle  openai/fake-model │ mode: default │ /tmp/…/project"."""
-    assert snap_compare(snapshot_app(fake_provider), terminal_size=SIZE)
+    assert snap_compare(snapshot_app(fake_provider), terminal_size=SIZE, run_before=_steady)
 
 
 def test_main_screen_with_a_finished_turn_and_todos(snap_compare, fake_provider, project):

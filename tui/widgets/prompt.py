@@ -1,15 +1,63 @@
-"""The prompt: multi-line input, Enter sends, Ctrl+J (or Alt+Enter) adds a line, history."""
+"""The prompt: multi-line input, Enter sends, Ctrl+J (or Alt+Enter) adds a line, history.
+
+Typing ``/`` at the start opens slash-command completion and ``@`` opens a fuzzy file picker
+over the project; the pop-up (``CompletionList``) floats just above the prompt.
+"""
 
 from __future__ import annotations
 
-from textual import events
+import asyncio
+import re
+import time
+from pathlib import Path
+from typing import Literal
+
+from textual import events, on, work
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from .completion import (
+    CompletionList,
+    command_option,
+    file_option,
+    list_project_files,
+    rank,
+)
+
+DEFAULT_COMMANDS: dict[str, str] = {
+    "/help": "Show the keys and slash commands",
+    "/model": "Switch the model: /model NAME",
+    "/mode": "Set the approval mode: /mode default|auto-edit|plan|yolo",
+    "/clear": "Clear the conversation and start afresh",
+    "/new": "Start a new session",
+    "/theme": "Switch the theme: /theme NAME",
+    "/quit": "Quit agent-tui",
+}
+"""The slash commands offered when no ``commands`` are given (the workbench's list)."""
+
+SHOWN = 10
+"""How many completions the pop-up shows."""
+
+FILES_STALE_AFTER = 30.0
+"""Seconds after which the file list is read again when the picker opens."""
+
+RANK_IN_THREAD_OVER = 5_000
+"""File lists longer than this are ranked off the UI thread."""
+
+_SLASH = re.compile(r"^(/\S*)$")
+_AT = re.compile(r"(?:^|\s)@(\S*)$")
+
+CompletionKind = Literal["command", "file"]
+
 
 class PromptInput(TextArea):
-    """Where the person types; up/down at the first/last line walk the history."""
+    """Where the person types; up/down at the first/last line walk the history.
+
+    While the completion pop-up is open, up/down move its highlight, Tab or Enter insert the
+    highlighted completion and Esc closes it. Enter on a command that takes no argument
+    (its help does not show ``/name ARG``) runs it straight away.
+    """
 
     BINDINGS = [
         Binding("ctrl+j,alt+enter,shift+enter", "newline", "New line", show=False),
@@ -22,13 +70,48 @@ class PromptInput(TextArea):
             super().__init__()
             self.text = text
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, *, commands: dict[str, str] | None = None,
+                 workdir: Path | None = None, **kwargs) -> None:
+        """A prompt completing ``commands`` after ``/`` and ``workdir``'s files after ``@``.
+
+        Args:
+            commands: Slash command names (with the ``/``) to one-line help; defaults to
+                ``DEFAULT_COMMANDS``.
+            workdir: The project folder for the file picker; defaults to the current one.
+            **kwargs: Passed to ``TextArea``.
+        """
         super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
                          **kwargs)
         self.prompt_history: list[str] = []
         self._history_index: int | None = None
+        self.commands = dict(DEFAULT_COMMANDS if commands is None else commands)
+        """Slash command names to their one-line help."""
+        self.workdir = workdir
+        """The project folder the file picker lists; ``None`` means the current folder."""
+        self.completion = CompletionList(self, classes="prompt-completion")
+        """The pop-up; mounted just before the prompt in the prompt's container."""
+        self._kind: CompletionKind | None = None
+        self._query = ""
+        self._files: list[str] | None = None
+        self._files_read_at = 0.0
+        self._dismissed: str | None = None
+
+    def _on_mount(self) -> None:
+        # A sibling, not a child: a TextArea lays out no children. The list's CSS keeps it
+        # out of the container's layout and lifts it above the prompt. Not awaited, so
+        # TextArea's own mount handler runs in the same turn as before.
+        if self.parent is not None:
+            self.parent.mount(self.completion, before=self)
+
+    def _on_unmount(self) -> None:
+        if self.completion.is_mounted:
+            self.completion.remove()
 
     async def _on_key(self, event: events.Key) -> None:
+        if self.completion.is_open and self._completion_key(event.key):
+            event.prevent_default()
+            event.stop()
+            return
         if event.key == "enter":
             event.prevent_default()
             event.stop()
@@ -57,6 +140,7 @@ class PromptInput(TextArea):
         if not self.prompt_history or self.prompt_history[-1] != text:
             self.prompt_history.append(text)
         self._history_index = None
+        self.close_completion()
         self.clear()
         self.post_message(self.Submitted(text))
 
@@ -70,3 +154,107 @@ class PromptInput(TextArea):
         self._history_index = max(0, index)
         self.text = self.prompt_history[self._history_index]
         self.move_cursor(self.document.end)
+
+    # -- completion --------------------------------------------------------------------
+
+    def close_completion(self) -> None:
+        """Close the pop-up until the text changes again."""
+        self._kind = None
+        self.completion.close()
+
+    def _completion_key(self, key: str) -> bool:
+        """Handle a key while the pop-up is open; True when it was used."""
+        if key in ("up", "down"):
+            self.completion.move(-1 if key == "up" else 1)
+        elif key == "escape":
+            self.close_completion()
+            self._dismissed = self.text
+        elif key in ("tab", "enter"):
+            value = self.completion.value
+            if value is None:
+                return False
+            submit = key == "enter" and self._kind == "command" and not self._takes_argument(
+                value)
+            self._accept(value, suffix="" if submit else " ")
+            if submit:
+                self._submit()
+        else:
+            return False
+        return True
+
+    def _takes_argument(self, command: str) -> bool:
+        return f"{command} " in self.commands.get(command, "")
+
+    def _accept(self, value: str, suffix: str = " ") -> None:
+        """Replace the ``/query`` or ``@query`` before the cursor with ``value`` + ``suffix``."""
+        row, column = self.cursor_location
+        start = (0, 0) if self._kind == "command" else (row, column - len(self._query) - 1)
+        self.close_completion()
+        self.replace(value + suffix, start, (row, column))
+
+    @on(CompletionList.Picked)
+    def _picked(self, message: CompletionList.Picked) -> None:
+        message.stop()
+        if self._kind is not None:
+            self._accept(message.value)
+            self.focus()
+
+    @on(TextArea.Changed)
+    @on(TextArea.SelectionChanged)
+    def _refresh_completion(self) -> None:
+        recalled = self._history_index is not None and (
+            self.text == self.prompt_history[self._history_index])
+        row, column = self.cursor_location
+        before = self.document.get_line(row)[:column]
+        if self._dismissed is not None and self.text != self._dismissed:
+            self._dismissed = None
+        if recalled or self._dismissed is not None or not self.selection.is_empty:
+            self.close_completion()
+        elif row == 0 and (match := _SLASH.match(before)):
+            self._complete_commands(match.group(1))
+        elif match := _AT.search(before):
+            self._complete_files(match.group(1))
+        else:
+            self.close_completion()
+
+    def _complete_commands(self, query: str) -> None:
+        if self._kind == "command" and self._query == query and self.completion.is_open:
+            return
+        self._kind, self._query = "command", query
+        names = rank(query, self.commands, SHOWN)
+        self.completion.show("commands", [command_option(name, self.commands[name])
+                                          for name in names])
+
+    def _complete_files(self, query: str) -> None:
+        if self._kind == "file" and self._query == query and self.completion.is_open:
+            return
+        opening = self._kind != "file"
+        self._kind, self._query = "file", query
+        if self._files is None or (
+                opening and time.monotonic() - self._files_read_at > FILES_STALE_AFTER):
+            self._read_files()
+        if self._files is None:
+            return
+        if len(self._files) > RANK_IN_THREAD_OVER:
+            self._rank_files(query, self._files)
+        else:
+            self._show_files(query, rank(query, self._files, SHOWN))
+
+    def _show_files(self, query: str, paths: list[str]) -> None:
+        if self._kind == "file" and self._query == query:
+            self.completion.show("files", [file_option(path) for path in paths])
+
+    @work(exclusive=True, group="prompt-files", exit_on_error=False)
+    async def _read_files(self) -> None:
+        """List the project's files off the UI thread, then refresh the picker."""
+        workdir = self.workdir or Path.cwd()
+        self._files = await asyncio.to_thread(list_project_files, workdir)
+        self._files_read_at = time.monotonic()
+        if self._kind == "file":
+            self._kind = None  # so the refresh below is not skipped as unchanged
+            self._refresh_completion()
+
+    @work(exclusive=True, group="prompt-rank", exit_on_error=False)
+    async def _rank_files(self, query: str, files: list[str]) -> None:
+        """Rank a long file list off the UI thread."""
+        self._show_files(query, await asyncio.to_thread(rank, query, files, SHOWN))

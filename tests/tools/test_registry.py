@@ -28,7 +28,8 @@ def schema_text(registry: ToolRegistry, name: str) -> str:
 
 
 def test_builtin_tools_in_order(registry: ToolRegistry) -> None:
-    assert registry.names == ["read_file", "write_file", "edit_file", "shell"]
+    assert registry.names == ["read_file", "write_file", "edit_file", "shell", "todo_read",
+                              "todo_write"]
 
 
 def test_every_parameter_is_described_and_schemas_are_simple(registry: ToolRegistry) -> None:

@@ -86,7 +86,12 @@ class Agent:
             output_limit=settings.tool_output_limit,
             todos=TodoStore(paths.session_dir(self.session_id) / "todo.md",
                             on_change=lambda content: self.emit(TodoUpdated(content))),
+            network_enabled=settings.network,
+            supports_images=provider.supports_images(),
+            settings=settings,
+            run_subagent=self._run_subagent,
         )
+        self._subagents = 0
         schemas = registry.schemas()
         self._specs = text_protocol.tool_specs(schemas)
         self.messages: list[Message] = [
@@ -224,6 +229,9 @@ class Agent:
     async def _run_tools(self, calls: list[ToolCallRequest]) -> None:
         """Run one response's tool calls (concurrently when all are read-only)."""
         self._calls_made += len(calls)
+        # The person may have changed the mode or switched the network on since last time.
+        self.tool_ctx.settings = self.settings
+        self.tool_ctx.network_enabled = self.settings.network
         prepared = [self._prepare(call) for call in calls]
         all_read_only = all(
             p.invocation is not None and p.invocation.tool.read_only for p in prepared
@@ -243,6 +251,36 @@ class Agent:
                     [(p.call, r.llm_content, r.ok) for p, r in zip(prepared, results, strict=True)]
                 )
             )
+        images = [image for result in results for image in result.images]
+        if images:
+            # Tool messages cannot carry images in every provider's API; a user message can.
+            self.messages.append({"role": "user", "content": [
+                {"type": "text", "text": "The images returned by the tool calls above:"},
+                *({"type": "image_url",
+                   "image_url": {"url": f"data:{i.media_type};base64,{i.data_base64}"}}
+                  for i in images),
+            ]})
+
+    async def _run_subagent(self, prompt: str, tool_names: list[str]) -> str:
+        """Run a sub-agent with only ``tool_names``; its tool calls show in the tool log.
+
+        Returns its final answer; raises ``RuntimeError`` with the reason when it fails.
+        """
+        self._subagents += 1
+        registry = ToolRegistry([t for t in self.registry if t.name in tool_names])
+
+        def forward(event: Event) -> None:
+            if isinstance(event, ToolCallStarted | ToolOutput | ApprovalDecided
+                          | ToolResultEvent | StreamRestart):
+                self.emit(event)
+
+        child = Agent(self.provider, registry, self.settings, self.workdir, self.approver,
+                      forward, session_id=f"{self.session_id}-sub{self._subagents}")
+        result = await child.run(prompt)
+        self.usage = self.usage + result.usage
+        if not result.ok:
+            raise RuntimeError(result.error or "the sub-agent failed")
+        return result.text
 
     def _prepare(self, call: ToolCallRequest) -> _PreparedCall:
         try:

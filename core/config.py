@@ -26,7 +26,8 @@ ToolProtocol = Literal["auto", "native", "text"]
 # Keys an untrusted project file may not set: each could widen what the agent may do or
 # send the person's API key to a server of the project's choosing.
 TRUST_GATED_KEYS = frozenset(
-    {"approval_mode", "api_base", "api_key", "api_key_env", "trusted_projects", "allow_rules"}
+    {"approval_mode", "api_base", "api_key", "api_key_env", "trusted_projects", "allow_rules",
+     "network", "web_search_url", "web_search_key_env"}
 )
 
 
@@ -92,6 +93,18 @@ class Settings(BaseSettings):
         description="Ring the terminal bell when the agent waits or finishes while the "
         "terminal is not focused.",
     )
+
+    network: bool = Field(
+        False, description="Whether tools may reach the network (web_fetch, web_search, "
+        "research); off until the person turns it on.")
+    web_search_backend: Literal["searxng", "brave", "tavily"] | None = Field(
+        None, description="Which search service web_search uses.")
+    web_search_url: str | None = Field(
+        None, description="Base URL of the search service (SearXNG: your instance).")
+    web_search_key_env: str | None = Field(
+        None, description="Environment variable holding the search service's API key.")
+    keep_background_processes: bool = Field(
+        False, description="Leave background_process processes running when agent-tui exits.")
 
     @classmethod
     def settings_customise_sources(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -116,6 +116,11 @@ class ToolContext:
         output_limit: Characters of output a tool returns before it truncates.
         env: Environment for subprocesses (None: inherit).
         todos: The session's todo list (None: the run keeps none).
+        network_enabled: Whether tools may reach the network (off until the person says).
+        supports_images: Whether the model takes image parts.
+        settings: The run's settings (tools read their own options from it), or None.
+        run_subagent: Runs a sub-agent on a prompt with only the named tools and returns
+            its final answer (None where sub-agents are unavailable).
     """
 
     workdir: Path
@@ -124,6 +129,10 @@ class ToolContext:
     output_limit: int = 30_000
     env: Mapping[str, str] | None = None
     todos: TodoStore | None = None
+    network_enabled: bool = False
+    supports_images: bool = False
+    settings: Any = None
+    run_subagent: Callable[[str, list[str]], Awaitable[str]] | None = None
 
     def resolve(self, path: str | os.PathLike[str]) -> Path:
         """Resolve a path from the model: ``~`` expanded, relative to the project folder."""

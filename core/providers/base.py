@@ -95,6 +95,10 @@ class Provider(Protocol):
         """Tokens the model accepts."""
         ...
 
+    def supports_images(self) -> bool:
+        """Whether the model takes image parts in messages."""
+        ...
+
     def count_tokens(self, messages: list[Message]) -> int:
         """Tokens ``messages`` take for this model."""
         ...

@@ -67,6 +67,13 @@ class LitellmProvider:
         except Exception:
             return False
 
+    def supports_images(self) -> bool:
+        """litellm's word on vision support; unknown models are assumed not to."""
+        try:
+            return bool(load_litellm().supports_vision(model=self.model))
+        except Exception:
+            return False
+
     def context_window(self) -> int:
         """The configured window, else litellm's figure for the model, else 128K."""
         if self._settings.context_window:

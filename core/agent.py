@@ -102,6 +102,7 @@ class Agent:
                     provider.model,
                     None if self.native_tools else schemas,
                     settings.approval_mode,
+                    settings.network,
                 ),
             }
         ]

@@ -23,6 +23,9 @@ Working rules:
 """
 
 
+NETWORK_OFF = "off (the user can turn them on with /net on or --net)"
+
+
 def system_prompt(
     workdir: Path, model: str, tool_schemas: list[dict[str, Any]] | None, approval_mode: str
 ) -> str:
@@ -32,6 +35,7 @@ def system_prompt(
         f"- Platform: {platform.system()} {platform.release()}\n"
         f"- Date: {_dt.date.today().isoformat()}\n- Model: {model}\n"
         f"- Approval mode: {approval_mode}\n"
+        f"- Network tools: {'on' if network else NETWORK_OFF}\n"
     )
     prompt = BASE_PROMPT + env
     if approval_mode == "plan":

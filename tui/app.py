@@ -41,6 +41,7 @@ from agent_tui.themes import STYLESHEET, THEMES
 
 from .approver import TuiApprover
 from .bridge import AgentEvent, EventBridge
+from .commands import SLASH_COMMANDS
 from .widgets.conversation import (
     AssistantBlock,
     ConversationView,
@@ -58,15 +59,6 @@ NO_MODEL = ("No model is configured. Type /model NAME (e.g. /model openai/gpt-4.
 if TYPE_CHECKING:
     from agent_tui.core.agent import Agent
 
-SLASH_COMMANDS: dict[str, str] = {
-    "/help": "Show the keys and slash commands",
-    "/model": "Switch the model: /model NAME",
-    "/mode": "Set the approval mode: /mode default|auto-edit|plan|yolo",
-    "/clear": "Clear the conversation and start afresh",
-    "/new": "Start a new session",
-    "/theme": "Switch the theme: /theme NAME",
-    "/quit": "Quit agent-tui",
-}
 
 HELP_TEXT = """\
 **Keys** — Enter send · Ctrl+J new line · ↑/↓ history · Esc cancel the running turn ·
@@ -137,6 +129,7 @@ class AgentApp(App[None]):
         status = self.query_one(StatusBar)
         status.model = self.settings.model or ""
         status.mode = self.settings.approval_mode
+        status.network = self.settings.network
         status.project = _short_path(self.workdir)
         status.session_id = self.session_id
         self.query_one(TodoPane).show("")
@@ -375,6 +368,14 @@ class AgentApp(App[None]):
         self.query_one(StatusBar).mode = mode
         self.notify(f"Approval mode: {mode}", timeout=2)
 
+    def set_network(self, enabled: bool) -> None:
+        """Let tools reach the network (web_fetch, web_search, research), or stop them."""
+        self._update_settings(network=enabled)
+        self.query_one(StatusBar).network = enabled
+        self.notice("Network tools are on: web_fetch, web_search and research may reach the "
+                    "internet (fetches still ask in default mode)." if enabled else
+                    "Network tools are off.")
+
     def action_toggle_side(self) -> None:
         self.query_one("#side").toggle_class("hidden")
 
@@ -416,6 +417,12 @@ class AgentApp(App[None]):
                 self._switch_model(arg)
         elif name in ("/clear", "/new"):
             await self.new_session()
+        elif name == "/net":
+            if arg not in ("on", "off"):
+                state = "on" if self.settings.network else "off"
+                self.notice(f"The network is {state} for tools. Usage: /net on|off")
+            else:
+                self.set_network(arg == "on")
         elif name == "/theme":
             if arg not in self.available_themes:
                 names = ", ".join(sorted(self.available_themes))
@@ -468,6 +475,10 @@ class AgentApp(App[None]):
         for mode in APPROVAL_MODES:
             yield SystemCommand(f"/mode {mode}", f"Approval mode {mode}",
                                 lambda m=mode: self.set_mode(m))
+        yield SystemCommand("/net on", "Let tools reach the network",
+                            lambda: self.set_network(True))
+        yield SystemCommand("/net off", "Keep tools off the network",
+                            lambda: self.set_network(False))
         for theme in THEMES:
             yield SystemCommand(f"/theme {theme.name}", f"Switch to the {theme.name} theme",
                                 lambda t=theme.name: self.set_theme(t))

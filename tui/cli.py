@@ -89,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("auto", "native", "text"),
         help="native function calling or the text protocol (default: auto)",
     )
+    parser.add_argument("--net", action="store_true", default=None,
+                        help="let tools reach the network (web_fetch, web_search, research); "
+                        "off by default")
     parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")
     return parser
 
@@ -140,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         "max_turns": args.max_turns,
         "context_window": args.context_window,
         "tool_protocol": args.tool_protocol,
+        "network": args.net,
     }
     try:
         loaded = load_settings(workdir, overrides)

@@ -297,3 +297,15 @@ async def test_command_palette_offers_every_slash_command_and_pane_toggle(fake_p
     for expected in ("/help", "/clear", "/new", "/quit", "/mode yolo", "/theme agent-tui-light",
                      "Toggle side panel", "Toggle tool log", "Toggle todos"):
         assert expected in titles
+
+
+async def test_net_command_switches_network_tools_and_the_status_bar(fake_provider, tmp_path):
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        status = app.query_one(StatusBar)
+        assert status.network is False and "net: off" in str(status.render())
+        await type_prompt(pilot, "/net on")
+        assert app.settings.network is True
+        assert "net: on" in str(status.render())
+        await type_prompt(pilot, "/net off")
+        assert app.settings.network is False

@@ -144,3 +144,12 @@ def test_model_is_picked_from_the_key_in_the_environment(tmp_path, variable):
     first = json.loads(done.stdout.splitlines()[0])
     assert first["type"] == "session_start"
     assert first["model"].startswith(variable.split("_")[0].lower())
+
+
+def test_net_flag_turns_network_tools_on(fake_provider, tmp_path):
+    fake_provider.script(Reply(text="ok"))
+    done = agent_tui("-p", "q", "--net", "--output-format", "json", *fake_flags(fake_provider),
+                     cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    system = fake_provider.requests[0].messages[0]["content"]
+    assert "Network tools: on" in system

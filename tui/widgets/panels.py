@@ -73,12 +73,15 @@ class StatusBar(Static):
     session_id: reactive[str] = reactive("")
     busy: reactive[bool] = reactive(False)
     queued: reactive[int] = reactive(0)
+    network: reactive[bool] = reactive(False)
 
     def render(self) -> Text:
         text = Text()
         text.append(" ● busy " if self.busy else " ○ idle ", "bold reverse" if self.busy else "")
         text.append(f" {self.model or 'no model'} ", "bold")
         text.append(f"│ mode: {self.mode} ", "bold yellow" if self.mode == "yolo" else "")
+        text.append("│ net: on " if self.network else "│ net: off ",
+                    "bold yellow" if self.network else "")
         text.append(f"│ {self.project} │ session {self.session_id}")
         if self.queued:
             text.append(f" │ {self.queued} queued", "italic")

@@ -17,6 +17,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from agent_tui.tui.commands import SLASH_COMMANDS
+
 from .completion import (
     CompletionList,
     command_option,
@@ -25,15 +27,7 @@ from .completion import (
     rank,
 )
 
-DEFAULT_COMMANDS: dict[str, str] = {
-    "/help": "Show the keys and slash commands",
-    "/model": "Switch the model: /model NAME",
-    "/mode": "Set the approval mode: /mode default|auto-edit|plan|yolo",
-    "/clear": "Clear the conversation and start afresh",
-    "/new": "Start a new session",
-    "/theme": "Switch the theme: /theme NAME",
-    "/quit": "Quit agent-tui",
-}
+DEFAULT_COMMANDS = SLASH_COMMANDS
 """The slash commands offered when no ``commands`` are given (the workbench's list)."""
 
 SHOWN = 10

@@ -1,0 +1,14 @@
+"""The workbench's slash commands and their one-line help."""
+
+from __future__ import annotations
+
+SLASH_COMMANDS: dict[str, str] = {
+    "/help": "Show the keys and slash commands",
+    "/model": "Switch the model: /model NAME",
+    "/mode": "Set the approval mode: /mode default|auto-edit|plan|yolo",
+    "/clear": "Clear the conversation and start afresh",
+    "/new": "Start a new session",
+    "/theme": "Switch the theme: /theme NAME",
+    "/net": "Let tools reach the network, or not: /net on|off",
+    "/quit": "Quit agent-tui",
+}

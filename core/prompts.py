@@ -27,7 +27,11 @@ NETWORK_OFF = "off (the user can turn them on with /net on or --net)"
 
 
 def system_prompt(
-    workdir: Path, model: str, tool_schemas: list[dict[str, Any]] | None, approval_mode: str
+    workdir: Path,
+    model: str,
+    tool_schemas: list[dict[str, Any]] | None,
+    approval_mode: str,
+    network: bool = False,
 ) -> str:
     """The system prompt; ``tool_schemas`` is given only for the text tool-call protocol."""
     env = (

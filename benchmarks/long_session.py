@@ -29,8 +29,8 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
+from agent_tui.tui.widgets.assistant_block import AssistantBlock
 from agent_tui.tui.widgets.conversation import (
-    AssistantBlock,
     ConversationView,
     ToolBlock,
     UserBlock,

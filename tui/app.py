@@ -43,7 +43,6 @@ from .approver import TuiApprover
 from .bridge import AgentEvent, EventBridge
 from .commands import SLASH_COMMANDS
 from .widgets.conversation import (
-    AssistantBlock,
     ConversationView,
     NoticeBlock,
     ToolBlock,
@@ -101,7 +100,7 @@ class AgentApp(App[None]):
         self.queue: deque[tuple[str, UserBlock]] = deque()
         self.busy = False
         self._load_litellm = load_litellm
-        self._assistant: AssistantBlock | None = None
+        self._assistant: Any = None  # the AssistantBlock being streamed into
         self._tool_blocks: dict[str, ToolBlock] = {}
         self._window_focused = True
         for theme in THEMES:
@@ -256,6 +255,8 @@ class AgentApp(App[None]):
     async def _show_event(self, event: Any) -> None:
         if isinstance(event, TextDelta):
             if self._assistant is None:
+                from .widgets.assistant_block import AssistantBlock
+
                 self._assistant = AssistantBlock()
                 await self.conversation.add(self._assistant)
             await self._assistant.append_text(event.text)
@@ -303,6 +304,8 @@ class AgentApp(App[None]):
         block, self._assistant = self._assistant, None
         if block is None:
             if text:
+                from .widgets.assistant_block import AssistantBlock
+
                 await self.conversation.add(AssistantBlock(text))
             return
         if text is not None and not text.strip():
@@ -402,6 +405,8 @@ class AgentApp(App[None]):
         name, _, arg = line.partition(" ")
         arg = arg.strip()
         if name == "/help":
+            from .widgets.assistant_block import AssistantBlock
+
             await self.conversation.add(AssistantBlock(HELP_TEXT))
         elif name == "/quit":
             self.exit()

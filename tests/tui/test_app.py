@@ -8,8 +8,8 @@ import time
 from agent_tui.core import paths
 from agent_tui.core.config import read_toml
 from agent_tui.tui.app import make_app
+from agent_tui.tui.widgets.assistant_block import AssistantBlock
 from agent_tui.tui.widgets.conversation import (
-    AssistantBlock,
     NoticeBlock,
     ToolBlock,
     UserBlock,
@@ -66,7 +66,7 @@ async def test_a_turn_fills_conversation_tool_log_todos_and_gauge(fake_provider,
                                                             ("todo_write", "ok")]
         log = app.query_one(ToolLog)
         assert log.table.row_count == 2
-        assert "☑ read" in app.query_one("#todos").source
+        assert "☑ read" in str(app.query_one("#todos").render())
         gauge = app.query_one(ContextGauge)
         assert gauge.tokens == 1520 and gauge.window == 128_000
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
+from agent_tui.tui.widgets.assistant_block import AssistantBlock
 from agent_tui.tui.widgets.conversation import (
-    AssistantBlock,
     ConversationView,
     EarlierMarker,
     NoticeBlock,

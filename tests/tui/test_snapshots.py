@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.core import agent as agent_module
 from agent_tui.themes import THEMES
 from agent_tui.tui.app import make_app
 from agent_tui.tui.widgets import tool_log
@@ -33,11 +34,20 @@ class FixedClock:
     strftime = staticmethod(real_time.strftime)
 
 
+class FrozenMonotonic:
+    """The engine's stopwatch, stopped: every tool call takes 0.0 s on screen."""
+
+    @staticmethod
+    def monotonic() -> float:
+        return 0.0
+
+
 @pytest.fixture
 def project(monkeypatch):
     PROJECT.mkdir(parents=True, exist_ok=True)
     (PROJECT / "hello.txt").write_text("hello\n")
     monkeypatch.setattr(tool_log, "time", FixedClock)
+    monkeypatch.setattr(agent_module, "time", FrozenMonotonic)
     return PROJECT
 
 

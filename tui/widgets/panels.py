@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 THRESHOLDS = (50, 60, 70, 80)
+_ITEM = re.compile(r"^(?P<indent>\s*)[-*] \[(?P<mark>[ xX])\] (?P<task>.*)$")
 
 
 def format_tokens(count: int) -> str:
@@ -23,14 +26,26 @@ def format_cost(cost: float | None) -> str:
     return "n/a" if cost is None else f"${cost:.4f}" if cost < 1 else f"${cost:.2f}"
 
 
-class TodoPane(Markdown):
-    """The agent's todo list, live."""
+class TodoPane(Static):
+    """The agent's todo list, live: ☐ open, ☑ done, nesting kept."""
+
+    source: str = ""
+    """The markdown checkbox list as the agent wrote it."""
 
     def show(self, content: str) -> None:
-        """Show the markdown checkbox list (the boxes drawn as ☐ and ☑)."""
-        text = content.strip() or "_No todos yet._"
-        text = text.replace("- [ ]", "- ☐").replace("- [x]", "- ☑").replace("- [X]", "- ☑")
-        self.update(text)
+        """Show a markdown checkbox list."""
+        self.source = content
+        text = Text()
+        for line in content.strip().splitlines():
+            match = _ITEM.match(line)
+            if match is None:
+                text.append(line.strip() + "\n", "bold")
+                continue
+            done = match["mark"] in "xX"
+            text.append(match["indent"] + ("☑ " if done else "☐ "))
+            text.append(match["task"] + "\n", "dim strike" if done else "")
+        text.rstrip()
+        self.update(text if text else Text("No todos yet.", "italic dim"))
 
 
 class ContextGauge(Static):

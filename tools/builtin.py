@@ -2,26 +2,33 @@
 
 from __future__ import annotations
 
+from .background import BackgroundProcessTool
 from .base import Tool
-from .files import EditFileTool, ReadFileTool, WriteFileTool
+from .code_search import CodeSearchTool
+from .coverage import CoverageTool
+from .diff_edit import StrReplaceTool
+from .files import EditFileTool, WriteFileTool
+from .images import ReadImageTool
+from .internal_docs import GetInternalDocsTool
+from .read_file import ReadFileTool
+from .read_many import ReadManyFilesTool
+from .research import ResearchTool
+from .search import GlobFilesTool, GrepTool, LsTool
 from .shell import ShellTool
 from .todo import TodoReadTool, TodoWriteTool
-
-# Each tool family imports its tools below its own marker line.
-# [search-imports]
-# [code-imports]
-# [files-more-imports]
-# [web-imports]
-# [process-docs-imports]
+from .web import WebFetchTool, WebSearchTool
 
 
 def builtin_tools() -> list[Tool]:
-    """Fresh instances of the built-in tools."""
-    tools: list[Tool] = [ReadFileTool(), WriteFileTool(), EditFileTool(), ShellTool(),
-                         TodoReadTool(), TodoWriteTool()]
-    # [search-tools]
-    # [code-tools]
-    # [files-more-tools]
-    # [web-tools]
-    # [process-docs-tools]
-    return tools
+    """Fresh instances of the built-in tools, files first, then search, code, processes,
+    images, the web, and the agent's own bookkeeping."""
+    return [
+        ReadFileTool(), ReadManyFilesTool(), WriteFileTool(), EditFileTool(), StrReplaceTool(),
+        LsTool(), GlobFilesTool(), GrepTool(),
+        CodeSearchTool(), CoverageTool(),
+        ShellTool(), BackgroundProcessTool(),
+        ReadImageTool(),
+        WebFetchTool(), WebSearchTool(), ResearchTool(),
+        TodoReadTool(), TodoWriteTool(),
+        GetInternalDocsTool(),
+    ]

@@ -1,4 +1,7 @@
-"""The file tools: read_file, write_file and edit_file."""
+"""The file tools write_file and edit_file, and the helpers every file tool shares.
+
+read_file lives in ``read_file.py``, str_replace in ``diff_edit.py``.
+"""
 
 from __future__ import annotations
 
@@ -34,14 +37,10 @@ from .fileio import (
     to_newline,
 )
 
-MAX_LINES = 2_000
-"""Lines read_file shows at most in one call."""
 MAX_LINE_CHARS = 2_000
 """Characters of one line read_file shows before it truncates the line."""
-MAX_OUTPUT_CHARS = 200_000
-"""Characters read_file returns at most in one call, whatever the line count."""
 MAX_FILE_BYTES = 64 * 1024 * 1024
-"""Files larger than this are not loaded; the model is pointed at the shell instead."""
+"""Files larger than this are not loaded for editing; the model is pointed at the shell."""
 EDIT_CONTEXT_LINES = 3
 """Unchanged lines shown around each edit in edit_file's result."""
 EDIT_SNIPPET_LINES = 60
@@ -64,8 +63,14 @@ def number_line(number: int, line: str) -> str:
     return f"{number:>6}: {line}"
 
 
-def _file_problem(path: Path, shown: str) -> str | None:
-    """Why ``path`` cannot be read as a file, or None when it can."""
+def file_problem(path: Path, shown: str, *, max_bytes: int | None = MAX_FILE_BYTES) -> str | None:
+    """Why ``path`` cannot be read as a file, or None when it can.
+
+    Args:
+        path: The file.
+        shown: How to name it in messages.
+        max_bytes: Larger files are refused; None accepts any size (streaming readers).
+    """
     try:
         st = path.stat()
     except (FileNotFoundError, NotADirectoryError):
@@ -79,16 +84,16 @@ def _file_problem(path: Path, shown: str) -> str | None:
     if not stat.S_ISREG(st.st_mode):
         return (f"{shown} is not a regular file (a device, pipe or socket); only regular files "
                 "can be read or edited")
-    if st.st_size > MAX_FILE_BYTES:
+    if max_bytes is not None and st.st_size > max_bytes:
         return (f"{shown} is {st.st_size:,} bytes, too large to load (limit "
-                f"{MAX_FILE_BYTES:,}). Look at parts of it with the shell tool, e.g. "
+                f"{max_bytes:,}). Look at parts of it with the shell tool, e.g. "
                 f"`head -n 100`, `sed -n '1000,1100p'` or `grep -n PATTERN`")
     return None
 
 
-def _load_text(path: Path, shown: str) -> tuple[TextFile, int] | str:
+def load_text(path: Path, shown: str) -> tuple[TextFile, int] | str:
     """The decoded file and its size, or an error message: missing, binary, unreadable."""
-    problem = _file_problem(path, shown)
+    problem = file_problem(path, shown)
     if problem:
         return problem
     try:
@@ -102,7 +107,7 @@ def _load_text(path: Path, shown: str) -> tuple[TextFile, int] | str:
     return decode_text(data), len(data)
 
 
-def _encoding_for(text: str, preferred: str) -> str:
+def encoding_for(text: str, preferred: str) -> str:
     """``preferred`` if it can encode ``text``, else UTF-8 (a latin-1 file gaining emoji)."""
     try:
         text.encode(preferred)
@@ -111,7 +116,7 @@ def _encoding_for(text: str, preferred: str) -> str:
     return preferred
 
 
-def _path_field() -> Any:
+def path_field() -> Any:
     """The ``file_path`` field every file tool has, also accepted as ``path``."""
     return Field(
         validation_alias=AliasChoices("file_path", "path"),
@@ -120,163 +125,13 @@ def _path_field() -> Any:
     )
 
 
-# --------------------------------------------------------------------------- read_file
-
-
-class ReadFileParams(ToolParams):
-    """Arguments of read_file."""
-
-    file_path: str = _path_field()
-    start_line: int | None = Field(
-        default=None, ge=1,
-        description="First line to show, 1-indexed, inclusive. Not with start/end.")
-    end_line: int | None = Field(
-        default=None, ge=1,
-        description="Last line to show, 1-indexed, inclusive. Not with start/end.")
-    start: int | None = Field(
-        default=None, ge=0,
-        description="Character range: first character, 0-indexed, inclusive. "
-                    "Not with start_line/end_line.")
-    end: int | None = Field(
-        default=None, ge=0,
-        description="Character range: end, 0-indexed, exclusive. Not with start_line/end_line.")
-
-
-class ReadFileTool(Tool):
-    """Reads a text file, whole or a range of lines or characters, with numbered lines."""
-
-    name = "read_file"
-    kind = ToolKind.READ
-    description = (
-        "Read a text file. Lines are numbered like `    42: text`; the number, colon and "
-        "space are not part of the file. Without a range the whole file is shown, up to "
-        f"{MAX_LINES:,} lines; for a large file pass start_line/end_line (1-indexed, "
-        "inclusive), or start/end for a character range. A header gives the file's size "
-        "and line count. Directories and binary files are rejected; list folders with the "
-        "shell tool."
-    )
-    Params = ReadFileParams
-
-    def validate(self, params: ReadFileParams, ctx: ToolContext) -> None:
-        """Reject mixed or reversed ranges."""
-        lines = params.start_line is not None or params.end_line is not None
-        chars = params.start is not None or params.end is not None
-        if lines and chars:
-            raise ToolArgumentError(
-                "read_file takes either a line range (start_line/end_line) or a character "
-                "range (start/end), not both; send only one of them")
-        if (params.start_line is not None and params.end_line is not None
-                and params.end_line < params.start_line):
-            raise ToolArgumentError(
-                f"end_line ({params.end_line}) is before start_line ({params.start_line}); "
-                "send end_line >= start_line")
-        if params.start is not None and params.end is not None and params.end < params.start:
-            raise ToolArgumentError(
-                f"end ({params.end}) is before start ({params.start}); send end >= start")
-
-    def create_invocation(self, params: ReadFileParams, ctx: ToolContext) -> ReadFileInvocation:
-        """Make the invocation."""
-        return ReadFileInvocation(self, params, ctx)
-
-
-class ReadFileInvocation(Invocation[ReadFileParams]):
-    """One read_file call."""
-
-    @property
-    def path(self) -> Path:
-        """The file, resolved against the project folder."""
-        return self.ctx.resolve(self.params.file_path)
-
-    def describe(self) -> str:
-        """E.g. ``read_file src/a.py:10-20``."""
-        p = self.params
-        shown = display_path(self.ctx, self.path)
-        if p.start_line is not None or p.end_line is not None:
-            return f"read_file {shown}:{p.start_line or 1}-{p.end_line or 'end'}"
-        if p.start is not None or p.end is not None:
-            return f"read_file {shown} chars {p.start or 0}-{p.end if p.end is not None else 'end'}"
-        return f"read_file {shown}"
-
-    def locations(self) -> list[Path]:
-        """The file read."""
-        return [self.path]
-
-    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
-        """Read the file in a worker thread so a large file does not stall the event loop."""
-        return await asyncio.to_thread(self._read)
-
-    def _read(self) -> ToolResult:
-        shown = display_path(self.ctx, self.path)
-        loaded = _load_text(self.path, shown)
-        if isinstance(loaded, str):
-            return ToolResult.failure(loaded)
-        loaded, size = loaded
-        lines = split_lines(loaded.text)
-        about = f"{shown}: {size:,} bytes, {len(lines):,} lines"
-        if self.params.start is not None or self.params.end is not None:
-            return self._chars(loaded.text, shown, about)
-        return self._lines(loaded.text, lines, shown, about)
-
-    def _lines(self, text: str, lines: list[str], shown: str, about: str) -> ToolResult:
-        p, total = self.params, len(lines)
-        first = p.start_line or 1
-        if total == 0 and first == 1:
-            return ToolResult(f"[{about}]\n(the file is empty)")
-        if first > total:
-            return ToolResult.failure(
-                f"start_line={first} is past the end of {shown}, which has {total:,} lines; "
-                f"pass a start_line from 1 to {total}")
-        wanted_last = min(p.end_line or total, total)
-        out: list[str] = []
-        used = 0
-        last = first - 1
-        while last < wanted_last and len(out) < MAX_LINES:
-            row = number_line(last + 1, lines[last])
-            if out and used + len(row) > MAX_OUTPUT_CHARS:
-                break
-            out.append(row)
-            used += len(row) + 1
-            last += 1
-        partial = last < wanted_last
-        ranged = p.start_line is not None or p.end_line is not None
-        header = f"[{about}"
-        if ranged or partial:
-            header += f"; showing lines {first}-{last}"
-        if partial:
-            header += " (partial view)"
-        body = "\n".join([header + "]", *out])
-        if partial:
-            more = f"start_line={last + 1}" + (f", end_line={p.end_line}" if p.end_line else "")
-            body += (f"\n[partial view: showing lines {first}-{last} of {total:,}. "
-                     f"To read on, call read_file with {more}]")
-        return ToolResult(body)
-
-    def _chars(self, text: str, shown: str, about: str) -> ToolResult:
-        total = len(text)
-        first = self.params.start or 0
-        if first >= total and not (total == 0 and first == 0):
-            return ToolResult.failure(
-                f"start={first} is past the end of {shown}, which has {total:,} characters; "
-                f"pass a start from 0 to {max(total - 1, 0)}")
-        wanted_end = min(self.params.end if self.params.end is not None else total, total)
-        end = min(wanted_end, first + MAX_OUTPUT_CHARS)
-        header = f"[{about}; showing characters {first}-{end} of {total:,}"
-        body = text[first:end]
-        if end < wanted_end:
-            more = f"start={end}" + (f", end={self.params.end}" if self.params.end else "")
-            return ToolResult(
-                f"{header} (partial view)]\n{body}\n[partial view: showing characters "
-                f"{first}-{end} of {total:,}. To read on, call read_file with {more}]")
-        return ToolResult(f"{header}]\n{body}")
-
-
 # --------------------------------------------------------------------------- write_file
 
 
 class WriteFileParams(ToolParams):
     """Arguments of write_file."""
 
-    file_path: str = _path_field()
+    file_path: str = path_field()
     content: str = Field(description="The complete new content of the file.")
     create_directories: bool = Field(
         default=True, description="Create missing parent folders (default true).")
@@ -345,14 +200,14 @@ class WriteFileInvocation(Invocation[WriteFileParams]):
         try:
             data = self.path.read_bytes()
         except OSError:
-            return _WritePlan(None, None, content, _encoding_for(content, "utf-8"), False)
+            return _WritePlan(None, None, content, encoding_for(content, "utf-8"), False)
         if is_binary(data[:BINARY_SAMPLE_BYTES]):
             return _WritePlan(None, len(data), content, "utf-8", False)
         existing = decode_text(data)
         text = content if "\r\n" in content else to_newline(content, existing.newline)
         if existing.bom and text.startswith("\ufeff"):
             text = text[1:]
-        encoding = _encoding_for(text, existing.encoding)
+        encoding = encoding_for(text, existing.encoding)
         return _WritePlan(existing, None, text, encoding, existing.bom and encoding == "utf-8")
 
     def _write(self) -> ToolResult:
@@ -396,7 +251,7 @@ class WriteFileInvocation(Invocation[WriteFileParams]):
 class EditFileParams(ToolParams):
     """Arguments of edit_file."""
 
-    file_path: str = _path_field()
+    file_path: str = path_field()
     old_text: str = Field(
         validation_alias=AliasChoices("old_text", "old_string"),
         description="The exact text to replace, including whitespace and indentation, "
@@ -498,7 +353,7 @@ def _find_all(text: str, needle: str) -> list[int]:
     return found
 
 
-def _snippet(text: str, changed: list[tuple[int, int]]) -> str:
+def edit_snippet(text: str, changed: list[tuple[int, int]]) -> str:
     """Numbered lines around each change, gaps marked, at most ``EDIT_SNIPPET_LINES``."""
     lines = split_lines(text)
     if not lines:
@@ -581,16 +436,16 @@ class EditFileInvocation(Invocation[EditFileParams]):
         return await asyncio.to_thread(self._edit)
 
     def _prepare(self, shown: str) -> tuple[TextFile, EditOutcome]:
-        loaded = _load_text(self.path, shown)
+        loaded = load_text(self.path, shown)
         if isinstance(loaded, str):
             if loaded.startswith("file not found"):
                 loaded += "; to create a new file use write_file"
             raise EditError(loaded)
-        loaded, _ = loaded
+        text_file, _ = loaded
         p = self.params
-        outcome = apply_edit(loaded.text, p.old_text, p.new_text, replace_all=p.replace_all,
-                             newline=loaded.newline, shown=shown)
-        return loaded, outcome
+        outcome = apply_edit(text_file.text, p.old_text, p.new_text, replace_all=p.replace_all,
+                             newline=text_file.newline, shown=shown)
+        return text_file, outcome
 
     def _edit(self) -> ToolResult:
         shown = display_path(self.ctx, self.path)
@@ -598,7 +453,7 @@ class EditFileInvocation(Invocation[EditFileParams]):
             loaded, outcome = self._prepare(shown)
         except EditError as exc:
             return ToolResult.failure(exc.message, suggest_escalation=exc.suggest_escalation)
-        encoding = _encoding_for(outcome.text, loaded.encoding)
+        encoding = encoding_for(outcome.text, loaded.encoding)
         try:
             atomic_write_text(self.path, outcome.text, encoding=encoding,
                               bom=loaded.bom and encoding == "utf-8")
@@ -611,4 +466,4 @@ class EditFileInvocation(Invocation[EditFileParams]):
         count = "1 occurrence" if outcome.count == 1 else f"{outcome.count} occurrences"
         return ToolResult(
             f"Edited {shown}: replaced {count}, changing {where}. The file now reads:\n"
-            f"{_snippet(outcome.text, outcome.changed)}")
+            f"{edit_snippet(outcome.text, outcome.changed)}")

@@ -149,10 +149,10 @@ class ShellInvocation(Invocation[ShellParams]):
             transport, _ = await loop.connect_read_pipe(
                 lambda: asyncio.StreamReaderProtocol(reader), pipe)
             async with asyncio.timeout(self.timeout_s):
-                await _pump(reader, proc, sink)
+                await pump_output(reader, proc, sink)
                 returncode = await proc.wait()
         except TimeoutError:
-            await _kill_group(proc)
+            await kill_group(proc)
             sink.finish()
             seconds = f"{self.timeout_s:g}"
             note = (f"[timed out after {seconds} s; the command and its children were killed. "
@@ -162,7 +162,7 @@ class ShellInvocation(Invocation[ShellParams]):
             return ToolResult(llm_content=_append_line(sink.render(), note),
                               error=f"command timed out after {seconds} s")
         except BaseException:
-            await _kill_group(proc)
+            await kill_group(proc)
             raise
         finally:
             if transport is not None:
@@ -257,7 +257,7 @@ class OutputSink:
                 self.log_path.unlink()
 
 
-async def _pump(reader: asyncio.StreamReader, proc: asyncio.subprocess.Process,
+async def pump_output(reader: asyncio.StreamReader, proc: asyncio.subprocess.Process,
                 sink: OutputSink) -> None:
     """Read output until EOF, or until a short grace after the command exited."""
     loop = asyncio.get_running_loop()
@@ -286,22 +286,22 @@ async def _pump(reader: asyncio.StreamReader, proc: asyncio.subprocess.Process,
                 task.cancel()
 
 
-async def _kill_group(proc: asyncio.subprocess.Process) -> None:
+async def kill_group(proc: asyncio.subprocess.Process) -> None:
     """SIGTERM the command's process group, then SIGKILL whatever is left after a grace."""
     pgid = proc.pid  # start_new_session made the command a group leader
-    if not _signal_group(pgid, signal.SIGTERM):
+    if not signal_group(pgid, signal.SIGTERM):
         return
     try:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(proc.wait(), TERM_GRACE_S)
     finally:
         # Also runs if we are cancelled again while waiting: nothing may outlive us.
-        _signal_group(pgid, signal.SIGKILL)
+        signal_group(pgid, signal.SIGKILL)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(proc.wait(), TERM_GRACE_S)
 
 
-def _signal_group(pgid: int, sig: int) -> bool:
+def signal_group(pgid: int, sig: int) -> bool:
     """Send ``sig`` to a process group; False when the group no longer exists."""
     try:
         os.killpg(pgid, sig)

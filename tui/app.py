@@ -371,6 +371,24 @@ class AgentApp(App[None]):
         self.query_one(StatusBar).mode = mode
         self.notify(f"Approval mode: {mode}", timeout=2)
 
+    async def show_background_processes(self, arg: str = "") -> None:
+        """``/ps``: the processes background_process started; ``/ps stop NAME`` stops one."""
+        from agent_tui.tools.background import background_processes
+
+        action, _, target = arg.partition(" ")
+        if action == "stop":
+            stopped = await asyncio.to_thread(background_processes.stop, target.strip())
+            self.notice(f"Stopped {target}." if stopped else f"No background process {target!r}.",
+                        error=not stopped)
+            return
+        procs = background_processes.processes()
+        if not procs:
+            self.notice("No background processes.")
+            return
+        lines = [f"{'running' if p.alive else 'ended  '}  {p.name}  pid {p.pid}  {p.command}"
+                 f"  log: {p.log}" for p in procs]
+        self.notice("Background processes:\n" + "\n".join(lines))
+
     def set_network(self, enabled: bool) -> None:
         """Let tools reach the network (web_fetch, web_search, research), or stop them."""
         self._update_settings(network=enabled)
@@ -428,6 +446,8 @@ class AgentApp(App[None]):
                 self.notice(f"The network is {state} for tools. Usage: /net on|off")
             else:
                 self.set_network(arg == "on")
+        elif name == "/ps":
+            await self.show_background_processes(arg)
         elif name == "/theme":
             if arg not in self.available_themes:
                 names = ", ".join(sorted(self.available_themes))

@@ -10,5 +10,6 @@ SLASH_COMMANDS: dict[str, str] = {
     "/new": "Start a new session",
     "/theme": "Switch the theme: /theme NAME",
     "/net": "Let tools reach the network, or not: /net on|off",
+    "/ps": "List background processes; /ps stop NAME stops one",
     "/quit": "Quit agent-tui",
 }

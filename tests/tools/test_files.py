@@ -5,6 +5,8 @@ from __future__ import annotations
 import codecs
 import os
 import stat
+import struct
+import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,8 @@ import pytest
 from agent_tui.tools import fileio
 from agent_tui.tools.base import ToolArgumentError, ToolContext, ToolKind
 from agent_tui.tools.fileio import atomic_write_text, decode_text, is_binary, read_text
-from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool, apply_edit
+from agent_tui.tools.files import EditFileTool, WriteFileTool, apply_edit
+from agent_tui.tools.read_file import ReadFileTool
 
 BOM = codecs.BOM_UTF8
 
@@ -273,10 +276,102 @@ async def test_read_directory_suggests_ls(ctx: ToolContext) -> None:
 
 
 async def test_read_binary_file(ctx: ToolContext) -> None:
-    (ctx.workdir / "img.bin").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(100))
-    result = await read(ctx, file_path="img.bin")
+    (ctx.workdir / "data.bin").write_bytes(b"\x7fELF\2\1\1" + bytes(109))
+    result = await read(ctx, file_path="data.bin")
     assert not result.ok
     assert "binary" in result.error and "116 bytes" in result.error
+
+
+async def test_read_image_is_handed_to_read_image(tmp_path: Path) -> None:
+    png = (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + struct.pack(">II", 2, 3) + bytes(100))
+    (tmp_path / "shot.png").write_bytes(png)
+    seeing = ToolContext(workdir=tmp_path, output_dir=tmp_path, supports_images=True)
+    result = await read(seeing, file_path="shot.png")
+    assert result.ok, result.error
+    assert result.llm_content.startswith(
+        "[shot.png is an image, so read_file handed it to read_image]")
+    assert "shot.png: PNG, 124 bytes, 2x3 pixels" in result.llm_content
+    assert [image.media_type for image in result.images] == ["image/png"]
+
+    blind = ToolContext(workdir=tmp_path, output_dir=tmp_path, supports_images=False)
+    refused = await read(blind, file_path="shot.png")
+    assert not refused.ok and refused.images == []
+    assert "cannot take images" in refused.error and "binary" not in refused.llm_content
+
+
+async def test_read_counts_bare_cr_and_unterminated_lines(ctx: ToolContext) -> None:
+    (ctx.workdir / "mac.txt").write_bytes(b"a\rb\r\nc\nd")
+    result = await read(ctx, file_path="mac.txt", start_line=2)
+    assert result.llm_content.splitlines() == [
+        "[mac.txt: 8 bytes, 4 lines; showing lines 2-4]", "     2: b", "     3: c", "     4: d"]
+    past = await read(ctx, file_path="mac.txt", start_line=6)
+    assert not past.ok and "has 4 lines" in past.error
+
+
+async def test_read_bom_is_not_shown(ctx: ToolContext) -> None:
+    (ctx.workdir / "bom.txt").write_bytes(BOM + b"first\nsecond\n")
+    result = await read(ctx, file_path="bom.txt")
+    assert result.llm_content.splitlines()[1] == "     1: first"
+    chars = await read(ctx, file_path="bom.txt", start=0, end=5)
+    assert chars.llm_content.endswith("]\nfirst")
+
+
+async def test_read_latin1_char_range_and_lines(ctx: ToolContext) -> None:
+    (ctx.workdir / "old.txt").write_bytes("café\ndéjà vu\n".encode("latin-1"))
+    chars = await read(ctx, file_path="old.txt", start=5, end=9)
+    assert chars.llm_content.endswith("of 13]\ndéjà")
+    lines = await read(ctx, file_path="old.txt")
+    assert lines.llm_content.splitlines()[1:] == ["     1: café", "     2: déjà vu"]
+
+
+async def test_read_char_range_of_utf8_counts_characters(ctx: ToolContext) -> None:
+    (ctx.workdir / "u.txt").write_text("héllo wörld\n")
+    result = await read(ctx, file_path="u.txt", start=6, end=11)
+    assert result.llm_content == (
+        "[u.txt: 14 bytes, 1 lines; showing characters 6-11 of 12]\nwörld")
+
+
+@pytest.fixture(scope="module")
+def huge_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 50 MB text file of numbered lines."""
+    path = tmp_path_factory.mktemp("huge") / "huge.log"
+    block = "".join(f"{n:08d} the quick brown fox jumps over the lazy dog\n"
+                    for n in range(10_000)).encode()
+    with path.open("wb") as handle:
+        for _ in range(50 * 1024 * 1024 // len(block) + 1):
+            handle.write(block)
+    return path
+
+
+def test_read_first_page_of_a_50mb_file_streams(huge_file: Path) -> None:
+    ctx = ToolContext(workdir=huge_file.parent, output_dir=huge_file.parent)
+    invocation = ReadFileTool().build({"file_path": "huge.log"}, ctx)
+    started = time.perf_counter()
+    result = invocation.read()
+    elapsed = time.perf_counter() - started
+    out = result.llm_content.splitlines()
+    size = huge_file.stat().st_size
+    assert out[0].startswith(f"[huge.log: {size:,} bytes, at least ")
+    assert "lines (about " in out[0] and out[0].endswith("showing lines 1-2000 (partial view)]")
+    assert out[1] == "     1: 00000000 the quick brown fox jumps over the lazy dog"
+    assert out[2000].startswith("  2000: 00001999 ")
+    assert out[-1].startswith("[partial view: showing lines 1-2000 of at least ")
+    assert out[-1].endswith("To read on, call read_file with start_line=2001]")
+    assert len(out) == 2002
+    assert elapsed < 1.0  # the goal is 50 ms (benchmarks/read_file.py); CI machines vary
+
+
+def test_read_deep_page_and_char_range_of_a_50mb_file(huge_file: Path) -> None:
+    ctx = ToolContext(workdir=huge_file.parent, output_dir=huge_file.parent)
+    deep = ReadFileTool().build({"file_path": "huge.log", "start_line": 900_001,
+                                 "end_line": 900_002}, ctx).read()
+    assert deep.llm_content.splitlines()[1:] == [
+        "900001: 00000000 the quick brown fox jumps over the lazy dog",
+        "900002: 00000001 the quick brown fox jumps over the lazy dog"]
+    chars = ReadFileTool().build({"file_path": "huge.log", "start": 53, "end": 61},
+                                 ctx).read()
+    assert chars.llm_content.splitlines()[-1] == "00000001"
+    assert "showing characters 53-61 of at least " in chars.llm_content
 
 
 def test_read_invocation_metadata(ctx: ToolContext) -> None:

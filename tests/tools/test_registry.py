@@ -9,7 +9,8 @@ import pytest
 
 from agent_tui.tools.base import ToolArgumentError, ToolContext
 from agent_tui.tools.builtin import builtin_tools
-from agent_tui.tools.files import EditFileInvocation, ReadFileInvocation
+from agent_tui.tools.files import EditFileInvocation
+from agent_tui.tools.read_file import ReadFileInvocation
 from agent_tui.tools.registry import ToolRegistry
 
 
@@ -28,8 +29,12 @@ def schema_text(registry: ToolRegistry, name: str) -> str:
 
 
 def test_builtin_tools_in_order(registry: ToolRegistry) -> None:
-    assert registry.names == ["read_file", "write_file", "edit_file", "shell", "todo_read",
-                              "todo_write"]
+    assert registry.names == [
+        "read_file", "read_many_files", "write_file", "edit_file", "str_replace",
+        "ls", "glob_files", "grep", "code_search", "code_coverage", "shell",
+        "background_process", "read_image", "web_fetch", "web_search", "research",
+        "todo_read", "todo_write", "get_internal_docs",
+    ]
 
 
 def test_every_parameter_is_described_and_schemas_are_simple(registry: ToolRegistry) -> None:
@@ -57,7 +62,7 @@ def test_unknown_tool_lists_available_tools(registry: ToolRegistry, ctx: ToolCon
         registry.build("read_files", "{}", ctx)
     message = str(info.value)
     assert "read_files" in message
-    assert "read_file, write_file, edit_file, shell" in message
+    assert "read_file, read_many_files, write_file, edit_file" in message
 
 
 def test_malformed_json_shows_the_schema(registry: ToolRegistry, ctx: ToolContext) -> None:

@@ -309,3 +309,23 @@ async def test_net_command_switches_network_tools_and_the_status_bar(fake_provid
         assert "net: on" in str(status.render())
         await type_prompt(pilot, "/net off")
         assert app.settings.network is False
+
+
+async def test_ps_lists_and_stops_background_processes(fake_provider, tmp_path):
+    from agent_tui.tools.background import background_processes
+
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("background_process",
+                                   {"name": "sleeper", "command": "sleep 30"})]),
+        Reply(text="started"),
+    )
+    app = app_for(fake_provider, tmp_path, approval_mode="yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "start it")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
+        await type_prompt(pilot, "/ps")
+        await until(pilot, lambda: "sleeper" in str(app.query(NoticeBlock)[-1].render()))
+        assert "running" in str(app.query(NoticeBlock)[-1].render())
+        await type_prompt(pilot, "/ps stop sleeper")
+        await until(pilot, lambda: "Stopped sleeper" in str(app.query(NoticeBlock)[-1].render()))
+    assert not background_processes.get("sleeper").alive

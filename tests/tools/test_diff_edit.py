@@ -1,0 +1,211 @@
+"""Tests of str_replace: unified diffs applied to real files."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+import pytest
+
+from agent_tui.tools.base import ToolArgumentError, ToolContext, ToolKind
+from agent_tui.tools.diff_edit import StrReplaceTool, apply_diff, parse_diff
+from tests.core.loop_helpers import run
+from tests.fakes.providers import Reply, ToolCall
+from tests.tools.test_images import png
+
+SOURCE = """\
+import os
+
+
+def f():
+    return 1
+
+
+def g():
+    return 1
+"""
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> ToolContext:
+    return ToolContext(workdir=tmp_path, output_dir=tmp_path / "out")
+
+
+@pytest.fixture
+def source(ctx: ToolContext) -> Path:
+    path = ctx.workdir / "m.py"
+    path.write_text(SOURCE)
+    return path
+
+
+async def str_replace(ctx: ToolContext, **args):
+    return await StrReplaceTool().build(args, ctx).execute()
+
+
+async def test_single_hunk_with_headers(ctx: ToolContext, source: Path) -> None:
+    diff = ("--- a/m.py\n+++ b/m.py\n@@ -4,2 +4,3 @@\n def f():\n-    return 1\n"
+            "+    x = 2\n+    return x\n")
+    result = await str_replace(ctx, file_path="m.py", diff=diff)
+    assert result.ok, result.error
+    assert source.read_text() == SOURCE.replace("def f():\n    return 1",
+                                                "def f():\n    x = 2\n    return x")
+    assert result.llm_content.startswith("Applied 1 hunk to m.py: +2 -1 lines. The file now reads:")
+    assert "     5:     x = 2" in result.llm_content
+    assert "     6:     return x" in result.llm_content
+    assert not [p for p in ctx.workdir.iterdir() if p.name.endswith(".tmp")]
+
+
+async def test_multi_hunk(ctx: ToolContext, source: Path) -> None:
+    diff = ("@@ -1,1 +1,2 @@\n import os\n+import sys\n"
+            "@@ -8,2 +9,2 @@\n def g():\n-    return 1\n+    return 2\n")
+    result = await str_replace(ctx, path="m.py", diff=diff)
+    assert result.ok, result.error
+    assert source.read_text() == ("import os\nimport sys\n\n\ndef f():\n    return 1\n\n\n"
+                                  "def g():\n    return 2\n")
+    assert "Applied 2 hunks to m.py: +2 -1 lines" in result.llm_content
+
+
+async def test_headerless_diff(ctx: ToolContext, source: Path) -> None:
+    result = await str_replace(ctx, file_path="m.py",
+                               diff=" import os\n+import re\n \n")
+    assert result.ok, result.error
+    assert source.read_text().startswith("import os\nimport re\n\n")
+
+
+async def test_whitespace_drift_tabs_in_file_spaces_in_diff(ctx: ToolContext) -> None:
+    path = ctx.workdir / "t.go"
+    path.write_text("func main() {\n\tif ok {\n\t\tcall()\n\t}\n}\n")
+    diff = ("@@ -2,3 +2,4 @@\n     if ok {\n         call()\n+        other()\n"
+            "+    } else {\n+        fallback()\n     }\n")
+    result = await str_replace(ctx, file_path="t.go", diff=diff)
+    assert result.ok, result.error
+    assert path.read_text() == (
+        "func main() {\n\tif ok {\n\t\tcall()\n\t\tother()\n\t} else {\n\t\tfallback()\n\t}\n}\n")
+    assert "hunk 1 matched ignoring indentation" in result.llm_content
+
+
+async def test_whitespace_drift_trailing_spaces_and_shifted_indent(ctx: ToolContext) -> None:
+    path = ctx.workdir / "c.py"
+    path.write_text("class C:\n    def m(self):   \n        pass\n")
+    # Trailing spaces in the file but not in the diff; the diff is not indented at all.
+    diff = "@@ -2,2 +2,2 @@\n def m(self):\n-    pass\n+    return 42\n"
+    result = await str_replace(ctx, file_path="c.py", diff=diff)
+    assert result.ok, result.error
+    assert path.read_text() == "class C:\n    def m(self):   \n        return 42\n"
+
+
+async def test_ambiguous_without_hint_is_an_error(ctx: ToolContext, source: Path) -> None:
+    result = await str_replace(ctx, file_path="m.py", diff="-    return 1\n+    return 2\n")
+    assert not result.ok
+    assert "matches 2 places" in result.error and "lines 5, 9" in result.error
+    assert "start/end" in result.error and "nothing was written" in result.error
+    assert source.read_text() == SOURCE
+
+
+async def test_line_hint_picks_the_nearest_match(ctx: ToolContext, source: Path) -> None:
+    result = await str_replace(ctx, file_path="m.py",
+                               diff="@@ -10,1 +10,1 @@\n-    return 1\n+    return 2\n")
+    assert result.ok, result.error
+    assert source.read_text() == SOURCE[::-1].replace("1", "2", 1)[::-1]
+
+
+async def test_start_end_disambiguate(ctx: ToolContext, source: Path) -> None:
+    start = SOURCE.index("def g")
+    result = await str_replace(ctx, file_path="m.py", diff="-    return 1\n+    return 3\n",
+                               start=start, end=len(SOURCE))
+    assert result.ok, result.error
+    assert source.read_text().endswith("def g():\n    return 3\n")
+    assert "def f():\n    return 1\n" in source.read_text()
+
+
+async def test_failing_hunk_is_named_and_nothing_is_written(ctx: ToolContext,
+                                                            source: Path) -> None:
+    diff = ("@@ -1,1 +1,2 @@\n import os\n+import sys\n"
+            "@@ -4,2 +5,2 @@\n def f():\n-    return 7\n+    return 8\n")
+    result = await str_replace(ctx, file_path="m.py", diff=diff)
+    assert not result.ok
+    assert result.error.startswith("hunk 2 (@@ -4,2 +5,2 @@) does not apply to m.py")
+    assert "    def f():\n        return 7" in result.error
+    assert "first line occurs at line(s) 4" in result.error
+    assert "Nothing was written" in result.error
+    assert source.read_text() == SOURCE
+
+
+async def test_crlf_and_bom_are_kept(ctx: ToolContext) -> None:
+    path = ctx.workdir / "win.txt"
+    path.write_bytes(codecs.BOM_UTF8 + b"alpha\r\nbeta\r\ngamma\r\n")
+    result = await str_replace(ctx, file_path="win.txt",
+                               diff="@@ -2,1 +2,2 @@\n-beta\n+BETA\n+delta\n gamma\n")
+    assert result.ok, result.error
+    assert path.read_bytes() == codecs.BOM_UTF8 + b"alpha\r\nBETA\r\ndelta\r\ngamma\r\n"
+
+
+async def test_file_without_final_newline(ctx: ToolContext) -> None:
+    path = ctx.workdir / "a.txt"
+    path.write_bytes(b"one\ntwo")
+    result = await str_replace(ctx, file_path="a.txt", diff=" one\n-two\n+three\n")
+    assert result.ok, result.error
+    assert path.read_bytes() == b"one\nthree"
+
+
+async def test_missing_file_points_to_write_file(ctx: ToolContext) -> None:
+    result = await str_replace(ctx, file_path="nope.py", diff="-a\n+b\n")
+    assert not result.ok and "write_file" in result.error
+
+
+def test_confirmation_shows_before_and_after(ctx: ToolContext, source: Path) -> None:
+    tool = StrReplaceTool()
+    assert tool.kind is ToolKind.EDIT and not tool.read_only
+    invocation = tool.build({"file_path": "m.py", "diff": " import os\n+import re\n"}, ctx)
+    confirmation = invocation.confirmation()
+    assert confirmation is not None and confirmation.kind == "edit"
+    assert confirmation.path == source
+    assert confirmation.before == SOURCE
+    assert confirmation.after == SOURCE.replace("import os\n", "import os\nimport re\n")
+    assert source.read_text() == SOURCE
+    assert invocation.describe() == "str_replace m.py"
+    failing = tool.build({"file_path": "m.py", "diff": "-nothing like this\n+x\n"}, ctx)
+    assert failing.confirmation() is None
+
+
+@pytest.mark.parametrize("args", [{"diff": "  \n"}, {"diff": "-a\n+b\n", "start": 5, "end": 2}])
+def test_argument_errors(ctx: ToolContext, args: dict) -> None:
+    with pytest.raises(ToolArgumentError):
+        StrReplaceTool().build({"file_path": "m.py", **args}, ctx)
+
+
+def test_parse_diff_hints_and_insertion() -> None:
+    hunks = parse_diff("diff --git a/x b/x\nindex 1..2\n--- a/x\n+++ b/x\n"
+                       "@@ -3,0 +4,1 @@ def f\n+new\n")
+    assert len(hunks) == 1
+    assert (hunks[0].hint, hunks[0].header, hunks[0].new) == (3, "@@ -3,0 +4,1 @@ def f", ["new"])
+    outcome = apply_diff("a\nb\nc\nd\n", "@@ -3,0 +4,1 @@\n+new\n")
+    assert outcome.text == "a\nb\nc\nnew\nd\n"
+    assert (outcome.added, outcome.removed, outcome.changed) == (1, 0, [(4, 4)])
+
+
+# --------------------------------------------------------------------------- headless loop
+
+
+async def test_loop_str_replace_then_read_image_on_a_text_only_model(fake_provider,
+                                                                     tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE)
+    (tmp_path / "dot.png").write_bytes(png())
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("str_replace", {
+            "file_path": "m.py", "diff": "@@ -9,1 +9,1 @@\n-    return 1\n+    return 9\n"})]),
+        Reply(tool_calls=[ToolCall("read_image", {"file_paths": ["dot.png"]})]),
+        Reply(text="Edited; the image could not be viewed."),
+    )
+
+    outcome = await run(fake_provider, tmp_path, approval_mode="auto-edit")
+
+    assert outcome.code == 0, outcome.stderr
+    edited = fake_provider.requests[1].tool_results()[-1]["content"]
+    assert edited.startswith("Applied 1 hunk to m.py: +1 -1 lines.")
+    assert "     9:     return 9" in edited
+    assert (tmp_path / "m.py").read_text() == SOURCE[::-1].replace("1", "9", 1)[::-1]
+    refused = fake_provider.requests[2].tool_results()[-1]["content"]
+    assert "the model openai/fake-model cannot take images" in refused
+    assert "switch to a multimodal model" in refused
+    assert [r["ok"] for r in outcome.of_type("tool_result")] == [True, False]

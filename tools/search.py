@@ -1,0 +1,682 @@
+"""The search tools: ls, glob_files and grep.
+
+glob_files and grep list files the way ripgrep does (``.gitignore`` honoured in a git
+repository, hidden files included, ``.git``, ``node_modules``, ``__pycache__`` and ``.venv``
+skipped) and use ``rg`` when it is installed. Without it they fall back to ``git ls-files``
+(or ``os.walk`` outside a repository) and Python's ``re``, and print exactly the same output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import fnmatch
+import os
+import re
+import shutil
+import signal
+import stat
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import AliasChoices, Field
+
+from .base import Invocation, OutputCallback, Tool, ToolContext, ToolKind, ToolParams, ToolResult
+from .files import display_path
+
+Backend = Literal["rg", "python"]
+"""How glob_files and grep search: ripgrep, or git/os.walk and Python's ``re``."""
+
+SKIP_DIRS = (".git", "node_modules", "__pycache__", ".venv")
+"""Names never listed or searched, ignored by .gitignore or not."""
+MAX_GLOB_RESULTS = 1_000
+"""Paths glob_files returns at most."""
+MAX_LS_ENTRIES = 1_000
+"""Entries ls shows at most."""
+MAX_MATCH_CHARS = 500
+"""Characters of one line grep shows before it cuts the line."""
+MAX_SEARCH_BYTES = 64 * 1024 * 1024
+"""The Python fallback skips files larger than this. rg searches them (its
+``--max-filesize`` costs a stat per file, ~10% of a search)."""
+_RG_COMMON = ("--no-config", "--hidden", "--no-ignore-dot", "--no-messages",
+              *(f"--glob=!{name}" for name in SKIP_DIRS))
+_RG_LINE = re.compile(rb"^([^\0\n]*)\0(\d+)([:-])(.*)$", re.MULTILINE)
+
+Hit = tuple[int, bool, str]
+"""One output line of grep: (1-based line number, is a match, text)."""
+
+
+def ripgrep() -> str | None:
+    """The path of ``rg``, or None when ripgrep is not installed."""
+    return shutil.which("rg")
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 'es' if noun.endswith('h') else 's'}"
+
+
+def _shown(text: str) -> str:
+    """A path from the file system, printable (undecodable bytes become U+FFFD)."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _dir_problem(path: Path, shown: str) -> str | None:
+    """Why ``path`` cannot be searched as a folder, or None when it can."""
+    if path.is_dir():
+        return None
+    if path.exists():
+        return (f"{shown} is a file, not a folder; read it with read_file, or pass the folder "
+                "that contains it")
+    return f"folder not found: {shown}. Check the path; ls of its parent folder shows what exists"
+
+
+# --------------------------------------------------------------------------- globs
+
+
+def _glob_body(pattern: str) -> str:
+    """Translate a glob to a regex: ``*``/``?`` stop at ``/``, ``**`` crosses folders,
+    ``[...]`` is a class and ``{a,b}`` an alternation."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[" and (end := pattern.find("]", i + 2)) != -1:
+            body = pattern[i + 1:end]
+            negate = body[:1] in ("!", "^")
+            body = body[1:] if negate else body
+            escaped = body.replace("\\", "\\\\")
+            out.append(f"[^/{escaped}]" if negate else f"[{escaped}]")
+            i = end + 1
+        elif c == "{" and (end := pattern.find("}", i)) != -1:
+            parts = pattern[i + 1:end].split(",")
+            out.append("(?:" + "|".join(_glob_body(part) for part in parts) + ")")
+            i = end + 1
+        elif c == "\\" and i + 1 < n:
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class PathGlob:
+    """A glob read as ripgrep reads ``--glob``: gitignore style, ``!`` to exclude.
+
+    Without a ``/`` it matches a file's name at any depth; with one it matches the path
+    relative to the searched folder. An excluding glob also excludes whole folders.
+    """
+
+    regex: re.Pattern[str]
+    exclude: bool
+    by_name: bool
+
+    @classmethod
+    def parse(cls, glob: str, *, anchored: bool = False) -> PathGlob:
+        """Read ``glob``; ``anchored`` matches a slash-free glob against the whole path."""
+        exclude = glob.startswith("!")
+        body = glob[1:] if exclude else glob
+        by_name = "/" not in body and not anchored
+        body = body.removeprefix("./").lstrip("/")
+        return cls(re.compile(_glob_body(body), re.DOTALL), exclude, by_name)
+
+    def _hit(self, path: str) -> bool:
+        return bool(self.regex.fullmatch(path.rsplit("/", 1)[-1] if self.by_name else path))
+
+    def keeps(self, path: str) -> bool:
+        """Whether the file at relative ``path`` passes this glob."""
+        if not self.exclude:
+            return self._hit(path)
+        parts = path.split("/")
+        return not any(self._hit("/".join(parts[:k])) for k in range(1, len(parts) + 1))
+
+
+def _rg_prefilter(glob: str | None, *, anchored: bool = False) -> list[str]:
+    """rg arguments that skip files ``glob`` cannot keep, or none when there is no such cut.
+
+    Not ``--glob``: a glob given to rg overrides .gitignore (``-g '*.log'`` would search
+    ignored logs). A file type (``--type-add``) filters names and leaves .gitignore in
+    force, so the last segment of the glob becomes one; ``PathGlob`` then decides exactly.
+    """
+    if not glob:
+        return []
+    exclude = glob.startswith("!")
+    body = glob[1:] if exclude else glob
+    name = body.rsplit("/", 1)[-1]
+    if (not name or "**" in name or ":" in name or name.count("{") != name.count("}")
+            or (exclude and ("/" in body or anchored))):
+        return []
+    return [f"--type-add=picked:{name}", "--type-not=picked" if exclude else "--type=picked"]
+
+
+# --------------------------------------------------------------------------- listing files
+
+
+async def _run(cmd: list[str], cwd: Path, env: Any) -> tuple[int, bytes, bytes]:
+    """Run ``cmd`` in its own process group; cancelling kills the group.
+
+    The output is collected in a worker thread: for rg's short runs that costs ~4 ms less
+    than asyncio's subprocess transport.
+    """
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        out, err = await asyncio.to_thread(proc.communicate)
+    except asyncio.CancelledError:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        raise
+    return proc.returncode or 0, out, err
+
+
+def _split_paths(out: bytes) -> list[str]:
+    return [os.fsdecode(p).removeprefix("./") for p in out.split(b"\0") if p]
+
+
+async def _rg_files(rg: str, root: Path, prefilter: list[str], env: Any) -> list[str]:
+    code, out, err = await _run(
+        [rg, "--files", "--null", *_RG_COMMON, *prefilter, "--", "."], root, env)
+    if code not in (0, 1):
+        raise OSError(err.decode(errors="replace").strip() or f"rg exited with code {code}")
+    return sorted(_split_paths(out))
+
+
+def _git_ls(root: Path, env: Any, *args: str) -> set[str] | None:
+    try:
+        proc = subprocess.run(["git", "ls-files", "-z", *args], cwd=root, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    except OSError:
+        return None
+    return set(_split_paths(proc.stdout)) if proc.returncode == 0 else None
+
+
+def _python_files(root: Path, env: Any = None) -> list[str]:
+    """Files under ``root`` as rg would list them, without rg (blocking)."""
+    listed = _git_ls(root, env, "--cached", "--others", "--exclude-standard")
+    if not listed and listed is not None and _git_ignores(root, env):
+        listed = None  # rg searches inside an ignored folder it is pointed at; so do we
+    if listed is not None:
+        # Tracked files that .gitignore matches: git lists them, rg does not.
+        listed -= _git_ls(root, env, "--cached", "--ignored", "--exclude-standard") or set()
+        found = [p for p in listed if _is_regular(root / p)]
+    else:
+        found = []
+        for top, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
+            base = os.path.relpath(top, root).replace(os.sep, "/")
+            for name in files:
+                if _is_regular(Path(top, name)):
+                    found.append(name if base == "." else f"{base}/{name}")
+    return sorted(p for p in found if not any(part in SKIP_DIRS for part in p.split("/")))
+
+
+def _git_ignores(root: Path, env: Any) -> bool:
+    """Whether git ignores the folder ``root`` itself (e.g. ``build/``)."""
+    try:
+        return subprocess.run(["git", "check-ignore", "-q", "--no-index", "."], cwd=root,
+                              env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                              check=False).returncode == 0
+    except OSError:
+        return False
+
+
+def _is_regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+# --------------------------------------------------------------------------- ls
+
+
+class LsParams(ToolParams):
+    """Arguments of ls."""
+
+    path: str = Field(
+        default=".", validation_alias=AliasChoices("path", "dir_path"),
+        description="Folder to list, absolute or relative to the project folder "
+                    "(default: the project folder).")
+    ignore: list[str] | None = Field(
+        default=None,
+        description='Glob patterns of entry names to leave out, e.g. ["*.pyc", "dist"].')
+
+
+class LsTool(Tool):
+    """Lists the entries of one folder."""
+
+    name = "ls"
+    kind = ToolKind.READ
+    description = (
+        "List the entries of one folder (not recursive): folders first, marked with a "
+        "trailing `/`, then files with their sizes, each group sorted by name. `.git` is "
+        "hidden. To find files by name across folders use glob_files; to search contents "
+        "use grep."
+    )
+    Params = LsParams
+
+    def create_invocation(self, params: LsParams, ctx: ToolContext) -> LsInvocation:
+        """Make the invocation."""
+        return LsInvocation(self, params, ctx)
+
+
+class LsInvocation(Invocation[LsParams]):
+    """One ls call."""
+
+    @property
+    def path(self) -> Path:
+        """The folder, resolved against the project folder."""
+        return self.ctx.resolve(self.params.path)
+
+    def describe(self) -> str:
+        """E.g. ``ls src``."""
+        return f"ls {display_path(self.ctx, self.path)}"
+
+    def locations(self) -> list[Path]:
+        """The folder listed."""
+        return [self.path]
+
+    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
+        """List the folder in a worker thread."""
+        return await asyncio.to_thread(self._list)
+
+    def _list(self) -> ToolResult:
+        path, shown = self.path, display_path(self.ctx, self.path)
+        problem = _dir_problem(path, shown)
+        if problem:
+            return ToolResult.failure(problem)
+        ignore = self.params.ignore or []
+        dirs: list[str] = []
+        files: list[str] = []
+        left_out = 0
+        try:
+            entries = sorted(os.scandir(path), key=lambda e: e.name)
+        except OSError as exc:
+            return ToolResult.failure(f"cannot list {shown}: {exc.strerror or exc}")
+        for entry in entries:
+            if entry.name == ".git":
+                continue
+            if any(fnmatch.fnmatchcase(entry.name, pattern) for pattern in ignore):
+                left_out += 1
+                continue
+            name = _shown(entry.name)
+            try:
+                if entry.is_dir():
+                    dirs.append(f"{name}/")
+                else:
+                    files.append(f"{name}  {entry.stat().st_size:,} bytes")
+            except OSError:
+                files.append(f"{name}  (broken link or unreadable)")
+        rows = dirs + files
+        head = f"{shown}: {_plural(len(dirs), 'folder')}, {_plural(len(files), 'file')}"
+        if left_out:
+            head += f" ({left_out:,} left out by ignore)"
+        if not rows:
+            return ToolResult(f"{head}; the folder is empty" if not left_out else head)
+        body = "\n".join([head, *rows[:MAX_LS_ENTRIES]])
+        if len(rows) > MAX_LS_ENTRIES:
+            body += (f"\n[... {len(rows) - MAX_LS_ENTRIES:,} more entries not shown; use "
+                     "glob_files to find what you need]")
+        return ToolResult(body)
+
+
+# --------------------------------------------------------------------------- glob_files
+
+
+class GlobFilesParams(ToolParams):
+    """Arguments of glob_files."""
+
+    pattern: str = Field(
+        description="Glob matched against paths relative to dir: `*` and `?` stay within "
+                    "one folder, `**` crosses folders, `{a,b}` alternates, e.g. `**/*.py`, "
+                    "`src/**/*.{ts,tsx}`, `*.md` (top level only).")
+    dir: str | None = Field(
+        default=None, validation_alias=AliasChoices("dir", "path"),
+        description="Folder to search in, absolute or relative to the project folder "
+                    "(default: the project folder).")
+
+
+class _SearchTool(Tool):
+    """A tool that searches with rg when it can.
+
+    Args:
+        backend: ``"rg"`` or ``"python"`` to force one (tests and benchmarks run both);
+            None uses rg when it is installed.
+    """
+
+    def __init__(self, backend: Backend | None = None) -> None:
+        self.backend = backend
+
+    def rg(self) -> str | None:
+        """The rg to run, or None to search in Python."""
+        return ripgrep() if self.backend != "python" else None
+
+
+class GlobFilesTool(_SearchTool):
+    """Finds files whose paths match a glob."""
+
+    name = "glob_files"
+    kind = ToolKind.READ
+    description = (
+        "Find files (not folders) whose paths match a glob pattern. Returns paths relative "
+        "to the searched folder, one per line, sorted by path, at most "
+        f"{MAX_GLOB_RESULTS:,}. Files ignored by .gitignore and the folders .git, "
+        "node_modules, __pycache__ and .venv are left out; hidden files are included."
+    )
+    Params = GlobFilesParams
+
+    def create_invocation(self, params: GlobFilesParams, ctx: ToolContext) -> GlobFilesInvocation:
+        """Make the invocation."""
+        return GlobFilesInvocation(self, params, ctx)
+
+
+class GlobFilesInvocation(Invocation[GlobFilesParams]):
+    """One glob_files call."""
+
+    @property
+    def root(self) -> Path:
+        """The folder searched."""
+        return self.ctx.resolve(self.params.dir) if self.params.dir else self.ctx.workdir
+
+    def describe(self) -> str:
+        """E.g. ``glob_files **/*.py in src``."""
+        return f"glob_files {self.params.pattern} in {display_path(self.ctx, self.root)}"
+
+    def locations(self) -> list[Path]:
+        """The folder searched."""
+        return [self.root]
+
+    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
+        """List the files with rg or, without it, git/os.walk; filter them by the glob."""
+        root, shown = self.root, display_path(self.ctx, self.root)
+        problem = _dir_problem(root, shown)
+        if problem:
+            return ToolResult.failure(problem)
+        pattern = self.params.pattern.strip().removeprefix("./")
+        if not pattern:
+            return ToolResult.failure("pattern is empty; pass a glob such as `**/*.py`")
+        glob = PathGlob.parse(pattern, anchored=True)
+        rg = self.tool.rg() if isinstance(self.tool, _SearchTool) else ripgrep()
+        try:
+            if rg:
+                paths = await _rg_files(rg, root, _rg_prefilter(pattern, anchored=True),
+                                        self.ctx.env)
+            else:
+                paths = await asyncio.to_thread(_python_files, root, self.ctx.env)
+        except OSError as exc:
+            return ToolResult.failure(f"cannot list the files of {shown}: {exc}")
+        found = [_shown(p) for p in paths if glob.keeps(p)]
+        if not found:
+            return ToolResult(f"No files match `{pattern}` in {shown} (files ignored by "
+                              ".gitignore are left out).")
+        lines = [f"{_plural(len(found), 'file')} matching `{pattern}` in {shown} (paths "
+                 "relative to it, sorted by path):", *found[:MAX_GLOB_RESULTS]]
+        if len(found) > MAX_GLOB_RESULTS:
+            lines.append(f"[... and {len(found) - MAX_GLOB_RESULTS:,} more files not shown; "
+                         "narrow the pattern or the folder]")
+        return ToolResult("\n".join(lines))
+
+
+# --------------------------------------------------------------------------- grep
+
+
+class GrepParams(ToolParams):
+    """Arguments of grep."""
+
+    pattern: str = Field(
+        description="Regular expression (Python `re` syntax) searched line by line, e.g. "
+                    r"`def \w+_test`, `TODO|FIXME`. Escape `( [ { . * + ?` to match them.")
+    path: str = Field(
+        default=".",
+        description="Folder or file to search, absolute or relative to the project folder "
+                    "(default: the project folder).")
+    glob: str | None = Field(
+        default=None, validation_alias=AliasChoices("glob", "include"),
+        description="Only search files matching this glob: `*.py` or `*.{ts,tsx}` match "
+                    "names at any depth, `src/**/*.py` matches paths; `!*.min.js` excludes.")
+    context: int = Field(
+        default=0, ge=0, le=10, description="Lines shown before and after each match, 0-10.")
+    max_results: int = Field(
+        default=200, ge=1, le=2_000, description="Matching lines shown at most (default 200).")
+    case_sensitive: bool = Field(
+        default=True, description="Match case exactly (default true).")
+
+
+class GrepTool(_SearchTool):
+    """Searches file contents for a regular expression."""
+
+    name = "grep"
+    kind = ToolKind.READ
+    description = (
+        "Search file contents for a regular expression, line by line. Matching lines are "
+        "printed as `path:42: text`, context lines as `path-41- text`, with `--` between "
+        "separate groups; files in path order; paths relative to the project folder. A last "
+        "line counts the matching lines and files. Files ignored by .gitignore, binary files "
+        "and the folders .git, node_modules, __pycache__ and .venv are skipped."
+    )
+    Params = GrepParams
+
+    def create_invocation(self, params: GrepParams, ctx: ToolContext) -> GrepInvocation:
+        """Make the invocation."""
+        return GrepInvocation(self, params, ctx)
+
+
+class GrepInvocation(Invocation[GrepParams]):
+    """One grep call."""
+
+    @property
+    def path(self) -> Path:
+        """The folder or file searched."""
+        return self.ctx.resolve(self.params.path)
+
+    def describe(self) -> str:
+        """E.g. ``grep "def main" in src (*.py)``."""
+        p = self.params
+        where = f" ({p.glob})" if p.glob else ""
+        return f'grep "{p.pattern}" in {display_path(self.ctx, self.path)}{where}'
+
+    def locations(self) -> list[Path]:
+        """The folder or file searched."""
+        return [self.path]
+
+    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
+        """Search with rg or, without it (or for a regex rg rejects), with Python's ``re``."""
+        p, target = self.params, self.path
+        shown = display_path(self.ctx, target)
+        if not p.pattern:
+            return ToolResult.failure("pattern is empty; pass the regular expression to find")
+        flags = re.MULTILINE | (0 if p.case_sensitive else re.IGNORECASE)
+        try:
+            regex = re.compile(p.pattern, flags)
+        except re.error as exc:
+            return ToolResult.failure(
+                f"invalid regular expression {p.pattern!r}: {exc}. Fix it, or escape special "
+                r"characters with a backslash (e.g. `foo\(` to find `foo(`)")
+        if not target.exists():
+            return ToolResult.failure(
+                f"path not found: {shown}. Check the path; ls of its parent folder shows "
+                "what exists")
+        is_file = not target.is_dir()
+        root = target.parent if is_file else target
+        if is_file and _decode_file(target) is None:
+            return ToolResult(f"No matches for `{p.pattern}` in {shown}: it is a binary file "
+                              "(or unreadable, or over 64 MiB) and grep searches text only.")
+        rg = self.tool.rg() if isinstance(self.tool, _SearchTool) else ripgrep()
+        hits: dict[str, list[Hit]] | None = None
+        if rg:
+            searched = await self._rg(rg, root, target.name if is_file else ".")
+            if isinstance(searched, ToolResult):
+                return searched
+            hits = searched
+        if hits is None:  # no rg, or a regex only Python's re understands
+            hits = await asyncio.to_thread(self._python, regex, root, target, is_file)
+        prefix = display_path(self.ctx, root)
+        prefix = "" if prefix == "." else prefix.rstrip("/") + "/"
+        return _grep_result(hits, prefix, p, shown, self.ctx.output_limit)
+
+    async def _rg(self, rg: str, root: Path,
+                  target: str) -> dict[str, list[Hit]] | ToolResult | None:
+        """Search with rg; None when rg rejects the regex (Rust syntax differs from re)."""
+        p = self.params
+        try:
+            code, out, err = await _run(rg_grep_command(rg, p, target), root, self.ctx.env)
+        except OSError as exc:
+            return ToolResult.failure(f"cannot run rg in {root}: {exc.strerror or exc}")
+        message = err.decode(errors="replace").strip()
+        if code == 2 and "regex" in message.lower():
+            return None
+        if code not in (0, 1) and not out:
+            return ToolResult.failure(f"rg failed: {message or f'exit code {code}'}")
+        found = await asyncio.to_thread(_parse_rg, out)
+        if p.glob and target == ".":
+            glob = PathGlob.parse(p.glob)
+            found = {path: hits for path, hits in found.items() if glob.keeps(path)}
+        return found
+
+    def _python(self, regex: re.Pattern[str], root: Path, target: Path,
+                is_file: bool) -> dict[str, list[Hit]]:
+        """The fallback search (blocking)."""
+        if is_file:
+            paths = [target.name]
+        else:
+            paths = _python_files(root, self.ctx.env)
+            if self.params.glob:
+                glob = PathGlob.parse(self.params.glob)
+                paths = [path for path in paths if glob.keeps(path)]
+        found: dict[str, list[Hit]] = {}
+        for rel in paths:
+            text = _decode_file(root / rel)
+            if text is None or not regex.search(text):
+                continue
+            hits = _search_lines(regex, text, self.params.context)
+            if hits:
+                found[rel] = hits
+        return found
+
+
+def rg_grep_command(rg: str, p: GrepParams, target: str) -> list[str]:
+    """The rg command grep runs for ``p`` on ``target`` (relative to its working folder)."""
+    return [rg, *_RG_COMMON, "--null", "--line-number", "--with-filename", "--no-heading",
+            "--color=never", f"--context={p.context}",
+            "--case-sensitive" if p.case_sensitive else "--ignore-case",
+            *_rg_prefilter(p.glob), "--regexp", p.pattern, "--", target]
+
+
+def _decode_file(path: Path) -> str | None:
+    """A file's text as rg reads it, or None for a binary, huge or unreadable file."""
+    try:
+        if path.stat().st_size > MAX_SEARCH_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        text = data.decode("utf-16", "replace")  # rg transcodes these
+    elif b"\0" in data:
+        return None
+    else:
+        # Not byte-exact with rg: its `.` does not match an invalid UTF-8 byte, ours
+        # matches the U+FFFD it became.
+        text = data.decode("utf-8", "replace")
+    return text.removeprefix("\ufeff")
+
+
+def _search_lines(regex: re.Pattern[str], text: str, context: int) -> list[Hit]:
+    """The matching lines of ``text`` (split on ``\\n`` only, as rg does) and their context."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    matched = {i for i, line in enumerate(lines) if regex.search(line)}
+    shown: set[int] = set()
+    for i in matched:
+        shown.update(range(max(i - context, 0), min(i + context + 1, len(lines))))
+    return [(i + 1, i in matched, lines[i]) for i in sorted(shown)]
+
+
+def _parse_rg(out: bytes) -> dict[str, list[Hit]]:
+    """rg's ``--null --no-heading`` output, by file."""
+    found: dict[str, list[Hit]] = {}
+    for m in _RG_LINE.finditer(out):
+        path = os.fsdecode(m[1]).removeprefix("./")
+        found.setdefault(path, []).append(
+            (int(m[2]), m[3] == b":", m[4].decode("utf-8", "replace")))
+    return found
+
+
+@dataclass(slots=True)
+class _GrepOutput:
+    """grep's result lines, kept under ``limit`` characters."""
+
+    limit: int
+    lines: list[str]
+    used: int = 0
+    cut: bool = False
+
+    def add(self, line: str) -> bool:
+        """Append ``line`` unless it would pass the limit (then ``cut`` is set)."""
+        if self.used + len(line) + 1 > self.limit:
+            self.cut = True
+            return False
+        self.lines.append(line)
+        self.used += len(line) + 1
+        return True
+
+
+def _grep_result(hits: dict[str, list[Hit]], prefix: str, p: GrepParams, shown: str,
+                 limit: int) -> ToolResult:
+    """Lay out the hits of either backend, identically."""
+    total = sum(1 for file_hits in hits.values() for _, match, _ in file_hits if match)
+    if not total:
+        where = f" (files matching {p.glob})" if p.glob else ""
+        hint = "; the search is case-sensitive, set case_sensitive=false to ignore case" \
+            if p.case_sensitive else ""
+        return ToolResult(f"No matches for `{p.pattern}` in {shown}{where}{hint}.")
+    out = _GrepOutput(limit=max(limit - 300, 1_000), lines=[])
+    shown_matches = 0
+    for name in sorted(hits):
+        path = _shown(prefix + name)
+        previous: int | None = None
+        cutoff: int | None = None  # after the last shown match: its trailing context only
+        for number, match, text in hits[name]:
+            if cutoff is not None and (match or number > cutoff):
+                break
+            if p.context and ((previous is None and out.lines)
+                              or (previous is not None and number > previous + 1)):
+                if not out.add("--"):
+                    break
+            text = text.removesuffix("\r")
+            if len(text) > MAX_MATCH_CHARS:
+                text = f"{text[:MAX_MATCH_CHARS]} [... {len(text):,} characters in the line]"
+            if not out.add(f"{path}:{number}: {text}" if match else f"{path}-{number}- {text}"):
+                break
+            previous = number
+            if match:
+                shown_matches += 1
+                if shown_matches == p.max_results:
+                    cutoff = number + p.context
+        if cutoff is not None or out.cut:
+            break
+    summary = f"{_plural(total, 'match')} in {_plural(len(hits), 'file')}"
+    if shown_matches < total:
+        why = (f"the output reached {out.limit:,} characters" if out.cut
+               else f"max_results={p.max_results}")
+        summary += (f"; showing the first {shown_matches:,} ({why}). Narrow the pattern, path "
+                    "or glob" + (", or raise max_results" if not out.cut else ""))
+    return ToolResult("\n".join([*out.lines, f"[{summary}]"]))

@@ -1,0 +1,522 @@
+"""Web tools: web_fetch reads a page as Markdown, web_search asks a configured search service.
+
+Both are off until the person turns the network on (``/net on``, ``--net`` or
+``network = true``); the model is then told how to ask for it. HTTP goes through an httpx
+async client with timeouts and no retries: a failed request becomes an error the model reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+from pydantic import Field
+
+from .base import (
+    Confirmation,
+    Invocation,
+    OutputCallback,
+    Tool,
+    ToolArgumentError,
+    ToolContext,
+    ToolKind,
+    ToolParams,
+    ToolResult,
+)
+
+NETWORK_OFF_MESSAGE = (
+    "network tools are off; ask the user to turn them on with /net on or --net "
+    "(or network = true in config.toml), or do without the web"
+)
+"""What the model is told when it calls a network tool while the network is off."""
+MAX_REDIRECTS = 5
+"""Redirects web_fetch follows before it gives up."""
+MAX_DOWNLOAD_BYTES = 5_000_000
+"""Bytes of a response body read at most; the rest is never downloaded."""
+MAX_FETCH_CHARS = 200_000
+"""The largest ``max_chars`` web_fetch accepts."""
+USER_AGENT = "agent-tui (+https://github.com/agent-tui) python-httpx"
+"""Sent with every request; some sites refuse clients without one."""
+
+_HTML_TYPES = ("text/html", "application/xhtml+xml")
+_TEXT_TYPES = ("application/xml", "application/javascript", "application/x-yaml",
+               "application/yaml", "application/toml", "application/x-sh")
+_DROPPED_TAGS = ("script", "style", "noscript", "template", "nav", "svg", "canvas", "iframe",
+                 "form", "button", "select", "input", "object", "embed")
+_CODE_LANGUAGE = re.compile(r"^(?:language|lang|highlight-source)-(\S+)$")
+
+
+def check_network(ctx: ToolContext) -> None:
+    """Refuse a network tool's call while the network is off.
+
+    Checked when the call is built, so nobody is asked to approve a call that cannot run.
+
+    Raises:
+        ToolArgumentError: with ``NETWORK_OFF_MESSAGE``.
+    """
+    if not ctx.network_enabled:
+        raise ToolArgumentError(NETWORK_OFF_MESSAGE)
+
+
+def http_client(timeout: float, *, follow_redirects: bool = False) -> httpx.AsyncClient:
+    """An httpx client for one tool call: its timeouts, no retries, our user agent."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(timeout), follow_redirects=follow_redirects,
+        max_redirects=MAX_REDIRECTS, headers={"User-Agent": USER_AGENT})
+
+
+def describe_http_error(exc: httpx.HTTPError, url: str, timeout: float) -> str:
+    """Say what went wrong with a request to ``url`` and what the model can do next."""
+    host = urlsplit(url).hostname or url
+    if isinstance(exc, httpx.TimeoutException):
+        return timeout_message(url, timeout)
+    if isinstance(exc, httpx.TooManyRedirects):
+        return (f"{url} redirected more than {MAX_REDIRECTS} times; it may loop: fetch the "
+                "final address directly if you know it")
+    if isinstance(exc, httpx.UnsupportedProtocol):
+        return f"{url} led to an address that is not http or https ({exc}); only web pages can be fetched"
+    if isinstance(exc, httpx.ConnectError):
+        text = str(exc)
+        if any(s in text for s in ("Name or service not known", "nodename nor servname",
+                                   "Temporary failure in name resolution",
+                                   "No address associated", "getaddrinfo")):
+            return f"could not resolve the host {host} (DNS lookup failed); check the spelling of the address"
+        return f"could not connect to {host} ({text or type(exc).__name__}); check the address or try later"
+    return f"the request to {url} failed ({type(exc).__name__}: {exc}); try again or another source"
+
+
+def timeout_message(url: str, timeout: float) -> str:
+    """Say that ``url`` took longer than ``timeout`` seconds."""
+    return (f"timed out after {timeout:g} s waiting for {url}; the server is slow or "
+            "unreachable: try again with a larger timeout, or another source")
+
+
+def http_status_error(response: httpx.Response, what: str) -> str:
+    """E.g. ``https://x/y answered 404 Not Found``."""
+    reason = response.reason_phrase or httpx.codes.get_reason_phrase(response.status_code)
+    return f"{what} answered {response.status_code} {reason}".rstrip()
+
+
+# -- web_fetch ---------------------------------------------------------------------------
+
+
+class WebFetchParams(ToolParams):
+    """Arguments of web_fetch."""
+
+    url: str = Field(description="The http or https address to read, e.g. "
+                                 "`https://docs.python.org/3/library/asyncio.html`.")
+    max_chars: int = Field(
+        default=20_000, ge=500, le=MAX_FETCH_CHARS,
+        description="Characters of the page returned at most (default 20000); longer pages "
+                    "are cut with a note.")
+    timeout: float = Field(default=20, gt=0, le=300,
+                           description="Seconds to wait for the whole page (default 20).")
+
+
+class WebFetchTool(Tool):
+    """Fetches a web page and returns it as readable Markdown."""
+
+    name = "web_fetch"
+    kind = ToolKind.FETCH
+    description = (
+        "Fetch a web page over http or https and return it as Markdown (title, headings, "
+        "links with absolute addresses, code blocks); scripts, styles and navigation are "
+        "dropped. Plain text and JSON come back as they are; other content types (PDF, "
+        "images) are refused. Redirects are followed. Long pages are cut at max_chars."
+    )
+    Params = WebFetchParams
+
+    def validate(self, params: WebFetchParams, ctx: ToolContext) -> None:
+        """Refuse when the network is off or the address is not http(s)."""
+        check_network(ctx)
+        parts = urlsplit(params.url.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ToolArgumentError(
+                f"url must be an absolute http:// or https:// address, not {params.url!r}")
+
+    def create_invocation(self, params: WebFetchParams, ctx: ToolContext) -> WebFetchInvocation:
+        """Make the invocation."""
+        return WebFetchInvocation(self, params, ctx)
+
+
+@dataclass(slots=True)
+class _Page:
+    url: str
+    content_type: str
+    charset: str | None
+    body: bytes
+    cut: bool
+
+
+class WebFetchInvocation(Invocation[WebFetchParams]):
+    """One web_fetch call."""
+
+    @property
+    def url(self) -> str:
+        """The address asked for."""
+        return self.params.url.strip()
+
+    def describe(self) -> str:
+        """E.g. ``web_fetch: https://example.com``."""
+        return f"web_fetch: {self.url}"
+
+    def confirmation(self) -> Confirmation:
+        """The address that will be fetched."""
+        return Confirmation(kind="info", title="Fetch a web page", details=self.url)
+
+    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
+        """Fetch, convert and cap the page; failures come back as error results."""
+        if not self.ctx.network_enabled:
+            return ToolResult.failure(NETWORK_OFF_MESSAGE)
+        timeout = self.params.timeout
+        try:
+            async with asyncio.timeout(timeout):
+                page = await self._download(timeout)
+        except TimeoutError:
+            return ToolResult.failure(timeout_message(self.url, timeout))
+        except httpx.HTTPError as exc:
+            return ToolResult.failure(describe_http_error(exc, self.url, timeout))
+        except _HttpStatus as exc:
+            return ToolResult.failure(str(exc))
+        kind = page.content_type
+        if kind in _HTML_TYPES or (not kind and page.body.lstrip()[:1] == b"<"):
+            title, text = html_to_markdown(page.body, page.url, page.charset)
+        elif (not kind or kind.startswith("text/") or kind in _TEXT_TYPES or _is_json(kind)
+              or kind.endswith("+xml")):
+            title, text = "", _decode(page.body, page.charset)
+            if _is_json(kind):
+                text = _pretty_json(text)
+        else:
+            return ToolResult.failure(
+                f"{page.url} is {kind}, which web_fetch does not read (it reads HTML, plain "
+                "text and JSON); download it with the shell tool if you need the file")
+        return self._result(page, title, text)
+
+    async def _download(self, timeout: float) -> _Page:
+        async with http_client(timeout, follow_redirects=True) as client, \
+                client.stream("GET", self.url) as response:
+            if response.status_code >= 400:
+                raise _HttpStatus(http_status_error(response, self.url) + _status_hint(
+                    response.status_code))
+            body = bytearray()
+            cut = False
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) >= MAX_DOWNLOAD_BYTES:
+                    del body[MAX_DOWNLOAD_BYTES:]
+                    cut = True
+                    break
+            content_type = response.headers.get("content-type", "")
+            kind = content_type.split(";")[0].strip().lower()
+            return _Page(str(response.url), kind, response.charset_encoding, bytes(body), cut)
+
+    def _result(self, page: _Page, title: str, text: str) -> ToolResult:
+        text = text.strip()
+        total = len(text)
+        limit = self.params.max_chars
+        header = [f"URL: {page.url}"]
+        if page.url != self.url:
+            header.append(f"(redirected from {self.url})")
+        if title:
+            header.append(f"Title: {title}")
+        notes = []
+        if total > limit:
+            text = text[:limit].rstrip()
+            notes.append(f"[truncated: showing the first {limit:,} of {total:,} characters; "
+                         f"call web_fetch again with a larger max_chars (up to "
+                         f"{MAX_FETCH_CHARS:,}) to read more]")
+        if page.cut:
+            notes.append(f"[the page is larger than {MAX_DOWNLOAD_BYTES:,} bytes; only its "
+                         "beginning was downloaded]")
+        body = text or "(the page has no readable text)"
+        content = "\n".join(header) + "\n\n" + body + ("\n\n" + "\n".join(notes) if notes else "")
+        shown = min(total, limit)
+        return ToolResult(llm_content=content,
+                          display=f"fetched {page.url} ({shown:,} characters)")
+
+
+class _HttpStatus(Exception):
+    """The server answered with an error status."""
+
+
+def _status_hint(status: int) -> str:
+    if status in (401, 403):
+        return "; the page needs a login or refuses automated clients: try another source"
+    if status == 404:
+        return "; the page does not exist: check the address or search for the current one"
+    if status == 429:
+        return "; the site is rate limiting: wait before trying again, or use another source"
+    if status >= 500:
+        return "; the server failed: try again later or use another source"
+    return "; check the address"
+
+
+def _is_json(kind: str) -> bool:
+    return kind == "application/json" or kind.endswith("+json")
+
+
+def _decode(body: bytes, charset: str | None) -> str:
+    try:
+        return body.decode(charset or "utf-8", errors="replace")
+    except LookupError:  # an unknown charset name
+        return body.decode("utf-8", errors="replace")
+
+
+def _pretty_json(text: str) -> str:
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError:
+        return text
+
+
+def html_to_markdown(body: bytes | str, base_url: str,
+                     charset: str | None = None) -> tuple[str, str]:
+    """Convert an HTML page to readable Markdown.
+
+    Scripts, styles, navigation and forms are dropped; the page's ``<main>`` (or its only
+    ``<article>``) is preferred over the whole body; links and images get absolute
+    addresses; code blocks keep their language.
+
+    Returns:
+        The page's title ("" if none) and the Markdown.
+    """
+    from bs4 import BeautifulSoup
+    from markdownify import STRIP_ONE, MarkdownConverter
+
+    soup = BeautifulSoup(body, "html.parser", from_encoding=charset if isinstance(body, bytes)
+                         else None)
+    title = " ".join(soup.title.get_text().split()) if soup.title else ""
+    for tag in soup.find_all(_DROPPED_TAGS):
+        tag.decompose()
+    for tag in soup.find_all(["head", "title"]):
+        tag.decompose()
+    for tag in soup.find_all("a", href=True):
+        href = str(tag["href"]).strip()
+        if href.lower().startswith("javascript:"):
+            del tag["href"]
+        else:
+            tag["href"] = urljoin(base_url, href)
+    for tag in soup.find_all("img"):
+        src = str(tag.get("src") or "")
+        if not src or src.startswith("data:"):
+            tag.decompose()
+        else:
+            tag["src"] = urljoin(base_url, src)
+    articles = soup.find_all("article")
+    root = soup.find("main") or (articles[0] if len(articles) == 1 else None) or soup.body or soup
+    converter = MarkdownConverter(heading_style="ATX", bullets="-", strip_pre=STRIP_ONE,
+                                  code_language_callback=_code_language)
+    text = converter.convert_soup(root)
+    text = re.sub(r"[ \t]+\n", "\n", text)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return title, text.strip()
+
+
+def _code_language(tag: Any) -> str:
+    """The language of a ``<pre>`` block from its (or its ``<code>``'s) class."""
+    for node in (tag, tag.find("code")):
+        if node is None:
+            continue
+        for cls in node.get("class") or []:
+            match = _CODE_LANGUAGE.match(cls)
+            if match:
+                return match.group(1)
+    return ""
+
+
+# -- web_search --------------------------------------------------------------------------
+
+SEARCH_BACKENDS = ("searxng", "brave", "tavily")
+"""The search services web_search speaks."""
+DEFAULT_KEY_ENV = {"brave": "BRAVE_API_KEY", "tavily": "TAVILY_API_KEY"}
+"""Where a backend's key is read from when ``web_search_key_env`` is not set."""
+DEFAULT_BASE = {"brave": "https://api.search.brave.com", "tavily": "https://api.tavily.com"}
+"""Each hosted backend's address when ``web_search_url`` is not set."""
+SEARCH_TIMEOUT_S = 20.0
+"""Seconds a search request may take."""
+NOT_CONFIGURED = (
+    "web search is not configured. Ask the user to set, in config.toml: "
+    'web_search_backend = "searxng", "brave" or "tavily"; web_search_url = the SearXNG '
+    "instance's address (required for searxng, optional override for brave and tavily); "
+    "web_search_key_env = the name of the environment variable holding the API key (brave "
+    "and tavily; default BRAVE_API_KEY or TAVILY_API_KEY). Until then, use web_fetch on "
+    "pages you know"
+)
+"""What the model is told when no search service is configured."""
+
+
+class WebSearchParams(ToolParams):
+    """Arguments of web_search."""
+
+    query: str = Field(description="What to search for, e.g. `httpx AsyncClient timeout`.")
+    max_results: int = Field(default=5, ge=1, le=20,
+                             description="How many results to return, 1 to 20 (default 5).")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """One hit: title, address and a snippet of text."""
+
+    title: str
+    url: str
+    snippet: str
+
+
+class WebSearchTool(Tool):
+    """Searches the web with the configured service (SearXNG, Brave or Tavily)."""
+
+    name = "web_search"
+    kind = ToolKind.FETCH
+    description = (
+        "Search the web and return numbered results, each with title, URL and snippet. "
+        "Read a promising result with web_fetch."
+    )
+    Params = WebSearchParams
+
+    def validate(self, params: WebSearchParams, ctx: ToolContext) -> None:
+        """Refuse when the network is off, no service is configured, or the query is blank."""
+        check_network(ctx)
+        if not params.query.strip():
+            raise ToolArgumentError("query is empty; pass the words to search for")
+        if getattr(ctx.settings, "web_search_backend", None) not in SEARCH_BACKENDS:
+            raise ToolArgumentError(NOT_CONFIGURED)
+
+    def create_invocation(self, params: WebSearchParams, ctx: ToolContext) -> WebSearchInvocation:
+        """Make the invocation."""
+        return WebSearchInvocation(self, params, ctx)
+
+
+class WebSearchInvocation(Invocation[WebSearchParams]):
+    """One web_search call."""
+
+    @property
+    def backend(self) -> str:
+        """``searxng``, ``brave`` or ``tavily``."""
+        return str(getattr(self.ctx.settings, "web_search_backend", None))
+
+    def describe(self) -> str:
+        """E.g. ``web_search: httpx timeouts``."""
+        return f"web_search: {self.params.query.strip()}"
+
+    def confirmation(self) -> Confirmation:
+        """The query and the service it goes to."""
+        return Confirmation(kind="info", title=f"Search the web ({self.backend})",
+                            details=self.params.query.strip())
+
+    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
+        """Ask the service and number its results."""
+        if not self.ctx.network_enabled:
+            return ToolResult.failure(NETWORK_OFF_MESSAGE)
+        query = self.params.query.strip()
+        try:
+            results = await self._search(query)
+        except _SearchError as exc:
+            return ToolResult.failure(str(exc))
+        results = results[: self.params.max_results]
+        if not results:
+            return ToolResult(llm_content=f"No results for {query!r} ({self.backend}); try "
+                                          "other or fewer words.",
+                              display="no results")
+        lines = [f"Search results for {query!r} ({self.backend}):", ""]
+        for number, hit in enumerate(results, 1):
+            lines.append(f"{number}. {hit.title or '(untitled)'}")
+            lines.append(f"   {hit.url}")
+            if hit.snippet:
+                lines.append(f"   {hit.snippet}")
+        return ToolResult(llm_content="\n".join(lines), display=f"{len(results)} results")
+
+    async def _search(self, query: str) -> list[SearchResult]:
+        settings = self.ctx.settings
+        backend = self.backend
+        base = (getattr(settings, "web_search_url", None) or DEFAULT_BASE.get(backend, ""))
+        base = base.rstrip("/")
+        if not base:
+            raise _SearchError(
+                "web_search_backend is searxng but web_search_url is not set; ask the user "
+                "to set web_search_url in config.toml to the SearXNG instance's address")
+        request = self._request(backend, base, query)
+        url = str(request.url)
+        try:
+            async with http_client(SEARCH_TIMEOUT_S) as client:
+                response = await client.send(request)
+        except httpx.HTTPError as exc:
+            raise _SearchError(f"the search service ({backend}) failed: "
+                               f"{describe_http_error(exc, url, SEARCH_TIMEOUT_S)}") from None
+        if response.status_code >= 400:
+            hint = ("; check the API key in the variable named by web_search_key_env"
+                    if response.status_code in (401, 403) and backend != "searxng" else
+                    "; SearXNG must allow format=json (search.formats in its settings.yml)"
+                    if response.status_code == 403 else "; try again later")
+            raise _SearchError(http_status_error(response, f"the search service ({backend})")
+                               + hint)
+        try:
+            data = response.json()
+        except ValueError:
+            raise _SearchError(f"the search service ({backend}) did not answer JSON; check "
+                               "web_search_url") from None
+        return parse_results(backend, data)
+
+    def _request(self, backend: str, base: str, query: str) -> httpx.Request:
+        """The HTTP request of ``backend``'s search API."""
+        count = self.params.max_results
+        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        if backend == "searxng":
+            return httpx.Request("GET", f"{base}/search", headers=headers,
+                                 params={"q": query, "format": "json"})
+        key = self._api_key(backend)
+        if backend == "brave":
+            headers["X-Subscription-Token"] = key
+            return httpx.Request("GET", f"{base}/res/v1/web/search", headers=headers,
+                                 params={"q": query, "count": count})
+        headers["Authorization"] = f"Bearer {key}"
+        return httpx.Request("POST", f"{base}/search", headers=headers,
+                             json={"api_key": key, "query": query, "max_results": count})
+
+    def _api_key(self, backend: str) -> str:
+        env_name = (getattr(self.ctx.settings, "web_search_key_env", None)
+                    or DEFAULT_KEY_ENV[backend])
+        key = os.environ.get(env_name, "").strip()
+        if not key:
+            raise _SearchError(
+                f"the {backend} search key is missing: the environment variable {env_name} "
+                "is not set. Ask the user to export it (or to name another variable with "
+                "web_search_key_env in config.toml)")
+        return key
+
+
+class _SearchError(Exception):
+    """A search failed; the message is for the model."""
+
+
+def parse_results(backend: str, data: Any) -> list[SearchResult]:
+    """The hits in a search service's JSON answer (missing fields become "")."""
+    if not isinstance(data, Mapping):
+        return []
+    if backend == "brave":
+        web = data.get("web")
+        items = web.get("results") if isinstance(web, Mapping) else None
+        snippet_key = "description"
+    else:
+        items = data.get("results")
+        snippet_key = "content"
+    out = []
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, Mapping) or not item.get("url"):
+            continue
+        out.append(SearchResult(_plain(item.get("title")), str(item["url"]),
+                                _plain(item.get(snippet_key))))
+    return out
+
+
+def _plain(value: Any) -> str:
+    """Text without the tags (``<strong>``) and entities services put in snippets."""
+    text = re.sub(r"<[^>]+>", "", str(value or ""))
+    return " ".join(html.unescape(text).split())

@@ -36,6 +36,7 @@ from .events import (
     ToolResultEvent,
     TurnUsage,
     Usage,
+    UserMessage,
 )
 from .prompts import system_prompt
 from .providers.base import Message, ModelReply, Provider, ProviderError, ToolCallRequest
@@ -126,6 +127,7 @@ class Agent:
         they are reported as events and in the result, never raised.
         """
         self.messages.append({"role": "user", "content": prompt})
+        self.emit(UserMessage(prompt))
         turns = 0
         usage = Usage()
         text = ""

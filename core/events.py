@@ -80,6 +80,14 @@ class SessionStart(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class UserMessage(Event):
+    """The person's prompt, as sent to the model."""
+
+    type: ClassVar[str] = "user_message"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class TextDelta(Event):
     """A piece of assistant text as it streams in."""
 

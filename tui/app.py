@@ -162,10 +162,13 @@ class AgentApp(App[None]):
 
     @work(thread=True, exit_on_error=False, group="preload")
     def preload_litellm(self) -> None:
-        """Import litellm off the UI thread, after the first frame."""
-        from agent_tui.core.providers.litellm import load_litellm
+        """Import litellm off the UI thread, after the first frame; then show the window."""
+        from agent_tui.core.providers.litellm import LitellmProvider, load_litellm
 
         load_litellm()
+        if self.settings.model:
+            window = LitellmProvider(self.settings).context_window()
+            self.call_from_thread(setattr, self.query_one(ContextGauge), "window", window)
 
     # -- prompts, queue, turns ---------------------------------------------------------
 

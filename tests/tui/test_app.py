@@ -329,3 +329,10 @@ async def test_ps_lists_and_stops_background_processes(fake_provider, tmp_path):
         await type_prompt(pilot, "/ps stop sleeper")
         await until(pilot, lambda: "Stopped sleeper" in str(app.query(NoticeBlock)[-1].render()))
     assert not background_processes.get("sleeper").alive
+
+
+async def test_the_gauge_knows_the_window_once_litellm_has_loaded(fake_provider, tmp_path):
+    app = make_app(settings_for(fake_provider, context_window=32_000), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.query_one(ContextGauge).window == 32_000)
+        assert "0 / 32.0K tokens" in str(app.query_one(ContextGauge).render())

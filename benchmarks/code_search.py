@@ -33,7 +33,8 @@ import time
 from pathlib import Path
 
 from agent_tui.tools.base import ToolContext
-from agent_tui.tools.code_search import SYNTAX_CACHE, CodeSearchTool
+from agent_tui.tools.code_search import CodeSearchTool
+from agent_tui.tools.syntax_cache import SYNTAX_CACHE
 
 TREE = Path("/tmp/agent-tui-bench/code-search")
 QUERY = "(function_definition name: (identifier) @name)"

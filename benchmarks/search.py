@@ -35,12 +35,12 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from agent_tui.tools.base import ToolContext  # noqa: E402
+from agent_tui.tools.grep_engines import ripgrep  # noqa: E402
 from agent_tui.tools.search import (  # noqa: E402
     GlobFilesTool,
     GrepParams,
     GrepTool,
     rg_grep_command,
-    ripgrep,
 )
 
 DEFAULT_TREE = Path("/tmp/agent-tui-bench/stdlib-src")

@@ -1,259 +1,48 @@
 """The code_search tool: syntax-aware search with tree-sitter queries over the project's files.
 
-Parse trees and each file's matches stay in memory between calls (``SYNTAX_CACHE``), keyed by
-the file's path, size and modification time, so searching again costs a ``stat`` per file.
+Parse trees and each file's matches stay in memory between calls (``SYNTAX_CACHE``, see
+``syntax_cache``), keyed by the file's path, size and modification time, so searching again
+costs a ``stat`` per file. Languages and query errors live in ``source_languages``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import difflib
 import os
-import re
 import stat
-import subprocess
 import sys
 import threading
 import time
-import typing
-from collections import Counter, OrderedDict
-from collections.abc import Callable, Hashable
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field
-from tree_sitter import Language, Parser, Query, QueryCursor, QueryError, Tree
-from tree_sitter_language_pack import SupportedLanguage, get_language, get_parser
+from tree_sitter import Parser, Query, QueryCursor, QueryError, Tree
 
 from .base import Invocation, OutputCallback, Tool, ToolContext, ToolKind, ToolParams, ToolResult
+from .file_walk import SKIP_DIRS, VCS_AND_CACHE_DIRS, git_ls_files, walk_files
 from .fileio import BINARY_SAMPLE_BYTES
 from .files import display_path
+from .source_languages import (
+    COMMON_LANGUAGES,
+    SourceLanguage,
+    describe_query_error,
+    find_language,
+    supported_languages,
+)
+from .syntax_cache import SYNTAX_CACHE, FileKey, Match, SyntaxCache
 
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "target", "__pycache__", ".venv",
-                       ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox"})
-"""Folders never searched, whatever .gitignore says."""
+SOURCE_SKIP_DIRS = frozenset(SKIP_DIRS) | VCS_AND_CACHE_DIRS | {"target"}
+"""Folders never searched, whatever .gitignore says: grep's, plus other version control,
+build output and tool caches."""
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """Larger files (generated or minified code, mostly) are skipped."""
 MAX_TEXT_CHARS = 200
 """Characters of a match's first line shown before it is cut."""
-TREE_BYTES_PER_SOURCE_BYTE = 30
-"""Memory of a parse tree per byte of source (measured: ~29 for Python)."""
-TREE_CACHE_BYTES = 256 * 1024 * 1024
-"""Memory the cached parse trees may use (estimated); least recently used go first."""
-MATCH_CACHE_BYTES = 64 * 1024 * 1024
-"""Memory the cached per-file matches may use (estimated)."""
 GIT_TIMEOUT_S = 30.0
 """How long listing a folder's files with git may take before the folder is walked instead."""
-
-LANGUAGE_EXTENSIONS: dict[str, tuple[str, ...]] = {
-    "rust": (".rs",), "python": (".py", ".pyi"), "javascript": (".js", ".mjs", ".cjs", ".jsx"),
-    "typescript": (".ts", ".mts", ".cts"), "tsx": (".tsx",), "go": (".go",), "java": (".java",),
-    "c": (".c", ".h"), "cpp": (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h"),
-    "haskell": (".hs", ".lhs"), "scheme": (".scm", ".ss", ".sld"), "racket": (".rkt",),
-    "ruby": (".rb",), "php": (".php",), "csharp": (".cs",), "kotlin": (".kt", ".kts"),
-    "swift": (".swift",), "scala": (".scala", ".sc"), "lua": (".lua",), "bash": (".sh", ".bash"),
-    "zig": (".zig",), "elixir": (".ex", ".exs"), "erlang": (".erl", ".hrl"), "ocaml": (".ml",),
-    "ocaml_interface": (".mli",), "julia": (".jl",), "dart": (".dart",),
-    "clojure": (".clj", ".cljs", ".cljc"), "commonlisp": (".lisp", ".lsp", ".cl"),
-    "elisp": (".el",), "html": (".html", ".htm"), "css": (".css",), "scss": (".scss",),
-    "json": (".json",), "yaml": (".yaml", ".yml"), "toml": (".toml",), "sql": (".sql",),
-    "markdown": (".md", ".markdown"), "r": (".r",), "perl": (".pl", ".pm"), "objc": (".m",),
-    "hcl": (".hcl",), "terraform": (".tf", ".tfvars"), "nix": (".nix",), "vue": (".vue",),
-    "svelte": (".svelte",), "fsharp": (".fs", ".fsx"), "groovy": (".groovy", ".gradle"),
-    "powershell": (".ps1", ".psm1"), "solidity": (".sol",), "proto": (".proto",),
-    "graphql": (".graphql", ".gql"), "cuda": (".cu", ".cuh"), "starlark": (".bzl", ".star"),
-    "fortran": (".f90", ".f95", ".f03", ".f"), "purescript": (".purs",), "latex": (".tex",),
-}
-"""File extensions searched for each language; other pack languages use ``.<name>``."""
-LANGUAGE_FILENAMES: dict[str, tuple[str, ...]] = {
-    "dockerfile": ("Dockerfile",), "make": ("Makefile", "GNUmakefile", "makefile"),
-    "cmake": ("CMakeLists.txt",), "starlark": ("BUILD", "BUILD.bazel", "WORKSPACE"),
-}
-"""Whole file names searched for languages whose files have no telling extension."""
-LANGUAGE_ALIASES = {
-    "py": "python", "rs": "rust", "js": "javascript", "jsx": "javascript", "ts": "typescript",
-    "golang": "go", "c++": "cpp", "cxx": "cpp", "cs": "csharp", "c#": "csharp", "sh": "bash",
-    "shell": "bash", "hs": "haskell", "rb": "ruby", "kt": "kotlin", "scm": "scheme",
-    "rkt": "racket", "yml": "yaml", "md": "markdown", "lisp": "commonlisp", "ml": "ocaml",
-    "emacs_lisp": "elisp", "objective_c": "objc", "c_sharp": "csharp",
-}
-COMMON_LANGUAGES = ("rust", "python", "javascript", "typescript", "tsx", "go", "java", "c", "cpp",
-                    "haskell", "scheme", "racket")
-
-
-def supported_languages() -> list[str]:
-    """Every language name the tree-sitter language pack offers."""
-    return sorted(typing.get_args(SupportedLanguage))
-
-
-@dataclass(frozen=True, slots=True)
-class SourceLanguage:
-    """A language to search: its pack name, grammar and the files that are written in it."""
-
-    name: str
-    grammar: Language
-    extensions: tuple[str, ...]
-    filenames: tuple[str, ...] = ()
-
-    def matches(self, path: Path) -> bool:
-        """True when ``path`` looks like a file of this language."""
-        return path.suffix.lower() in self.extensions or path.name in self.filenames
-
-    def parser(self) -> Parser:
-        """A fresh parser (parsers are not shared between threads)."""
-        return get_parser(self.name)  # type: ignore[arg-type]
-
-
-def find_language(name: str) -> SourceLanguage | None:
-    """The language called ``name`` (aliases such as ``py`` or ``c++`` accepted), or None."""
-    key = name.strip().lower().replace("-", "_")
-    key = LANGUAGE_ALIASES.get(key, key)
-    if key not in typing.get_args(SupportedLanguage):
-        return None
-    try:
-        grammar = get_language(key)  # type: ignore[arg-type]
-    except Exception:  # the pack lists a few grammars it cannot load
-        return None
-    return SourceLanguage(key, grammar, LANGUAGE_EXTENSIONS.get(key, (f".{key}",)),
-                          LANGUAGE_FILENAMES.get(key, ()))
-
-
-# --------------------------------------------------------------------------- the cache
-
-
-@dataclass(frozen=True, slots=True)
-class Match:
-    """One captured node: where it starts (1-based), the capture's name, its first line."""
-
-    line: int
-    column: int
-    capture: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class CacheStats:
-    """Counters of ``SyntaxCache``: parses done, hits, and what it holds now."""
-
-    parses: int
-    tree_hits: int
-    match_hits: int
-    trees: int
-    tree_bytes: int
-    match_entries: int
-    match_bytes: int
-
-
-class _BudgetLru:
-    """Entries with an estimated cost; the least recently used go when over budget.
-
-    Entries used in the current epoch (one code_search call) are never evicted: a newcomer
-    is turned away instead. Otherwise a search over more files than fit would evict each
-    tree before the next search could reuse it, and nothing would ever hit.
-    """
-
-    def __init__(self, budget: int) -> None:
-        self.budget = budget
-        self.used = 0
-        self._items: OrderedDict[Hashable, list[Any]] = OrderedDict()  # [value, cost, epoch]
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def get(self, key: Hashable, epoch: int) -> Any:
-        item = self._items.get(key)
-        if item is None:
-            return None
-        self._items.move_to_end(key)
-        item[2] = epoch
-        return item[0]
-
-    def put(self, key: Hashable, value: Any, cost: int, epoch: int) -> None:
-        old = self._items.pop(key, None)
-        if old is not None:
-            self.used -= old[1]
-        while self._items and self.used + cost > self.budget:
-            oldest = next(iter(self._items.values()))
-            if oldest[2] == epoch:
-                break
-            self.used -= self._items.popitem(last=False)[1][1]
-        if self.used + cost <= self.budget:
-            self._items[key] = [value, cost, epoch]
-            self.used += cost
-
-    def clear(self) -> None:
-        self._items.clear()
-        self.used = 0
-
-
-FileKey = tuple[str, int, int, str]
-"""(path, size, mtime_ns, language): a file's version as parsed in one language."""
-
-
-class SyntaxCache:
-    """Parse trees and per-file query matches kept in memory between searches.
-
-    Thread-safe: searches run in worker threads. An edited file gets a new key (its size or
-    modification time changed); stale entries age out.
-    """
-
-    def __init__(self, tree_budget: int = TREE_CACHE_BYTES,
-                 match_budget: int = MATCH_CACHE_BYTES) -> None:
-        self._lock = threading.Lock()
-        self._trees = _BudgetLru(tree_budget)
-        self._matches = _BudgetLru(match_budget)
-        self._parses = self._tree_hits = self._match_hits = 0
-        self._epoch = 0
-
-    def begin(self) -> None:
-        """Start an epoch (a code_search call): what it uses stays until it is over."""
-        with self._lock:
-            self._epoch += 1
-
-    def matches(self, key: FileKey, query: str) -> tuple[Match, ...] | None:
-        """The matches of ``query`` found earlier in this version of the file, or None."""
-        with self._lock:
-            found = self._matches.get((key, query), self._epoch)
-            self._match_hits += found is not None
-            return found
-
-    def store_matches(self, key: FileKey, query: str, matches: tuple[Match, ...]) -> None:
-        """Remember the matches of ``query`` in this version of the file."""
-        cost = 200 + sum(120 + len(m.text) for m in matches)
-        with self._lock:
-            self._matches.put((key, query), matches, cost, self._epoch)
-
-    def tree(self, key: FileKey) -> tuple[Tree, bytes] | None:
-        """The parse tree and source of this version of the file, or None."""
-        with self._lock:
-            found = self._trees.get(key, self._epoch)
-            self._tree_hits += found is not None
-            return found
-
-    def store_tree(self, key: FileKey, tree: Tree, source: bytes) -> None:
-        """Remember a file's parse tree (counted as one parse)."""
-        with self._lock:
-            self._parses += 1
-            self._trees.put(key, (tree, source), len(source) * (TREE_BYTES_PER_SOURCE_BYTE + 1),
-                            self._epoch)
-
-    def stats(self) -> CacheStats:
-        """The counters and current size."""
-        with self._lock:
-            return CacheStats(self._parses, self._tree_hits, self._match_hits, len(self._trees),
-                              self._trees.used, len(self._matches), self._matches.used)
-
-    def clear(self) -> None:
-        """Forget everything (the counters too)."""
-        with self._lock:
-            self._trees.clear()
-            self._matches.clear()
-            self._parses = self._tree_hits = self._match_hits = 0
-
-
-SYNTAX_CACHE = SyntaxCache()
-"""The process-wide cache every code_search call shares."""
 
 
 # --------------------------------------------------------------------------- searching
@@ -291,42 +80,22 @@ def list_source_files(roots: list[Path], wanted: Callable[[Path], bool]) -> list
     """Files under ``roots`` that ``wanted`` accepts, sorted; files named directly always count.
 
     Folders are listed with ``git ls-files`` (so .gitignore is respected) when they are in a
-    git work tree, else walked; ``SKIP_DIRS`` are left out either way.
+    git work tree, else walked; ``SOURCE_SKIP_DIRS`` are left out either way.
     """
     found: set[Path] = set()
     for root in roots:
         if not root.is_dir():
             found.add(root)
             continue
-        listed = _git_files(root)
-        for path in listed if listed else _walk(root):
-            if wanted(path) and SKIP_DIRS.isdisjoint(path.relative_to(root).parts):
+        listed = git_ls_files(root, "--cached", "--others", "--exclude-standard",
+                              timeout=GIT_TIMEOUT_S) or []
+        # --cached lists files deleted from the work tree but not yet from the index
+        listed = [rel for rel in listed if os.path.lexists(root / rel)]
+        for rel in listed if listed else walk_files(root, SOURCE_SKIP_DIRS):
+            path = root / rel
+            if wanted(path) and SOURCE_SKIP_DIRS.isdisjoint(rel.split("/")):
                 found.add(path)
     return sorted(found)
-
-
-def _git_files(folder: Path) -> list[Path] | None:
-    """Tracked and untracked, not ignored files under ``folder``; None outside a git tree."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(folder), "ls-files", "-z", "--cached", "--others",
-             "--exclude-standard"],
-            stdin=subprocess.DEVNULL, capture_output=True, timeout=GIT_TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode != 0:
-        return None
-    names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
-    # --cached lists files deleted from the work tree but not yet from the index
-    return [p for p in (folder / n for n in names if n) if os.path.lexists(p)]
-
-
-def _walk(folder: Path) -> list[Path]:
-    files: list[Path] = []
-    for root, dirs, names in os.walk(folder):
-        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
-        files.extend(Path(root, n) for n in names)
-    return files
 
 
 def run_search(job: SearchJob, cancelled: threading.Event,
@@ -619,43 +388,4 @@ def _cap(text: str, limit: int) -> str:
             "Lower max_matches_per_search or context_lines, or narrow `paths`]")
 
 
-_POSITION = re.compile(r" at row (\d+)(?:, column (\d+))?")
-_NAMED = re.compile(r"^Invalid (node type|field name).*: (\S+)$")
 
-
-def describe_query_error(query: str, message: str, language: SourceLanguage) -> str:
-    """A tree-sitter query error as line and column (1-based), the line, a caret and a hint."""
-    lines = query.splitlines() or [""]
-    found = _POSITION.search(message)
-    if found:
-        row = int(found[1])
-        column = int(found[2]) if found[2] is not None else None
-        message = message[:found.start()] + message[found.end():]
-    elif "EOF" in message:
-        row, column = len(lines) - 1, len(lines[-1])  # unbalanced parentheses, mostly
-        message += " (a parenthesis or bracket is not closed)"
-    else:
-        row, column = None, None
-    where = "invalid query"
-    if row is not None:
-        where += f" at line {row + 1}" + (f", column {column + 1}" if column is not None else "")
-    text = f"{where}: {message}"
-    named = _NAMED.match(message)
-    if named:
-        text += _suggest(named[2], language.grammar, fields=named[1] == "field name")
-    if row is not None and row < len(lines):
-        text += f"\n    {lines[row]}"
-        if column is not None:
-            text += "\n    " + " " * column + "^"
-    return text
-
-
-def _suggest(name: str, grammar: Language, *, fields: bool) -> str:
-    """``. Did you mean: a, b?`` from the grammar's node types or field names."""
-    if fields:
-        known = {grammar.field_name_for_id(i) for i in range(1, grammar.field_count + 1)}
-    else:
-        known = {grammar.node_kind_for_id(i) for i in range(grammar.node_kind_count)
-                 if grammar.node_kind_is_named(i)}
-    close = difflib.get_close_matches(name, sorted(k for k in known if k), n=5)
-    return f". Did you mean: {', '.join(close)}?" if close else ""

@@ -9,9 +9,7 @@ listed with the reason; the file and byte caps leave files out with a note sayin
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import subprocess
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -27,6 +25,7 @@ from .base import (
     ToolParams,
     ToolResult,
 )
+from .file_walk import SKIP_DIRS, VCS_AND_CACHE_DIRS, git_ls_files, walk_files
 from .fileio import BINARY_SAMPLE_BYTES, decode_text, is_binary, split_lines
 from .files import display_path, number_line
 from .images import sniff_image
@@ -38,9 +37,9 @@ GIT_TIMEOUT_S = 10.0
 """How long ``git ls-files`` may take before the folder is walked without it."""
 UNLISTED_SHOWN = 20
 """Names listed at most per note (skipped, left out)."""
-_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv",
-                           "venv", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox"})
-"""Folders walked past outside git repositories."""
+_SKIPPED_DIRS = frozenset(SKIP_DIRS) | VCS_AND_CACHE_DIRS | {"venv"}
+"""Folders walked past outside git repositories: grep's, plus other version control, virtual
+environments and tool caches."""
 _MAGIC = re.compile(r"[*?\[]")
 
 
@@ -98,25 +97,14 @@ def _git_files(directory: Path) -> set[Path] | None:
 
     None when ``directory`` is not in a git work tree or git is unavailable.
     """
-    try:
-        done = subprocess.run(
-            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-            cwd=directory, capture_output=True, timeout=GIT_TIMEOUT_S, start_new_session=True,
-            check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode != 0:
-        return None
-    return {directory / name for name in os.fsdecode(done.stdout).split("\0") if name}
+    listed = git_ls_files(directory, "--cached", "--others", "--exclude-standard",
+                          timeout=GIT_TIMEOUT_S)
+    return None if listed is None else {directory / name for name in listed}
 
 
 def _walk(base: Path) -> list[Path]:
     """Every file under ``base``, skipping version-control and cache folders."""
-    found: list[Path] = []
-    for root, dirs, files in os.walk(base):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS)
-        found += (Path(root) / name for name in sorted(files))
-    return found
+    return [base / name for name in walk_files(base, _SKIPPED_DIRS)]
 
 
 @dataclass(slots=True)

@@ -4,54 +4,43 @@ glob_files and grep list files the way ripgrep does (``.gitignore`` honoured in 
 repository, hidden files included, ``.git``, ``node_modules``, ``__pycache__`` and ``.venv``
 skipped) and use ``rg`` when it is installed. Without it they fall back to ``git ls-files``
 (or ``os.walk`` outside a repository) and Python's ``re``, and print exactly the same output.
+The backends live in ``grep_engines`` and ``file_walk``; this module holds the tools and
+lays out their results.
 """
 
 from __future__ import annotations
 
 import asyncio
-import codecs
-import contextlib
 import fnmatch
 import os
 import re
-import shutil
-import signal
-import stat
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
 
 from pydantic import AliasChoices, Field
 
 from .base import Invocation, OutputCallback, Tool, ToolContext, ToolKind, ToolParams, ToolResult
+from .file_walk import PathGlob, list_files_like_rg
 from .files import display_path
+from .grep_engines import (
+    RG_COMMON_ARGS,
+    Backend,
+    Hit,
+    decode_file,
+    parse_rg,
+    rg_files,
+    rg_prefilter,
+    ripgrep,
+    run_process,
+    search_lines,
+)
 
-Backend = Literal["rg", "python"]
-"""How glob_files and grep search: ripgrep, or git/os.walk and Python's ``re``."""
-
-SKIP_DIRS = (".git", "node_modules", "__pycache__", ".venv")
-"""Names never listed or searched, ignored by .gitignore or not."""
 MAX_GLOB_RESULTS = 1_000
 """Paths glob_files returns at most."""
 MAX_LS_ENTRIES = 1_000
 """Entries ls shows at most."""
 MAX_MATCH_CHARS = 500
 """Characters of one line grep shows before it cuts the line."""
-MAX_SEARCH_BYTES = 64 * 1024 * 1024
-"""The Python fallback skips files larger than this. rg searches them (its
-``--max-filesize`` costs a stat per file, ~10% of a search)."""
-_RG_COMMON = ("--no-config", "--hidden", "--no-ignore-dot", "--no-messages",
-              *(f"--glob=!{name}" for name in SKIP_DIRS))
-_RG_LINE = re.compile(rb"^([^\0\n]*)\0(\d+)([:-])(.*)$", re.MULTILINE)
-
-Hit = tuple[int, bool, str]
-"""One output line of grep: (1-based line number, is a match, text)."""
-
-
-def ripgrep() -> str | None:
-    """The path of ``rg``, or None when ripgrep is not installed."""
-    return shutil.which("rg")
 
 
 def _plural(count: int, noun: str) -> str:
@@ -71,177 +60,6 @@ def _dir_problem(path: Path, shown: str) -> str | None:
         return (f"{shown} is a file, not a folder; read it with read_file, or pass the folder "
                 "that contains it")
     return f"folder not found: {shown}. Check the path; ls of its parent folder shows what exists"
-
-
-# --------------------------------------------------------------------------- globs
-
-
-def _glob_body(pattern: str) -> str:
-    """Translate a glob to a regex: ``*``/``?`` stop at ``/``, ``**`` crosses folders,
-    ``[...]`` is a class and ``{a,b}`` an alternation."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[" and (end := pattern.find("]", i + 2)) != -1:
-            body = pattern[i + 1:end]
-            negate = body[:1] in ("!", "^")
-            body = body[1:] if negate else body
-            escaped = body.replace("\\", "\\\\")
-            out.append(f"[^/{escaped}]" if negate else f"[{escaped}]")
-            i = end + 1
-        elif c == "{" and (end := pattern.find("}", i)) != -1:
-            parts = pattern[i + 1:end].split(",")
-            out.append("(?:" + "|".join(_glob_body(part) for part in parts) + ")")
-            i = end + 1
-        elif c == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return "".join(out)
-
-
-@dataclass(frozen=True, slots=True)
-class PathGlob:
-    """A glob read as ripgrep reads ``--glob``: gitignore style, ``!`` to exclude.
-
-    Without a ``/`` it matches a file's name at any depth; with one it matches the path
-    relative to the searched folder. An excluding glob also excludes whole folders.
-    """
-
-    regex: re.Pattern[str]
-    exclude: bool
-    by_name: bool
-
-    @classmethod
-    def parse(cls, glob: str, *, anchored: bool = False) -> PathGlob:
-        """Read ``glob``; ``anchored`` matches a slash-free glob against the whole path."""
-        exclude = glob.startswith("!")
-        body = glob[1:] if exclude else glob
-        by_name = "/" not in body and not anchored
-        body = body.removeprefix("./").lstrip("/")
-        return cls(re.compile(_glob_body(body), re.DOTALL), exclude, by_name)
-
-    def _hit(self, path: str) -> bool:
-        return bool(self.regex.fullmatch(path.rsplit("/", 1)[-1] if self.by_name else path))
-
-    def keeps(self, path: str) -> bool:
-        """Whether the file at relative ``path`` passes this glob."""
-        if not self.exclude:
-            return self._hit(path)
-        parts = path.split("/")
-        return not any(self._hit("/".join(parts[:k])) for k in range(1, len(parts) + 1))
-
-
-def _rg_prefilter(glob: str | None, *, anchored: bool = False) -> list[str]:
-    """rg arguments that skip files ``glob`` cannot keep, or none when there is no such cut.
-
-    Not ``--glob``: a glob given to rg overrides .gitignore (``-g '*.log'`` would search
-    ignored logs). A file type (``--type-add``) filters names and leaves .gitignore in
-    force, so the last segment of the glob becomes one; ``PathGlob`` then decides exactly.
-    """
-    if not glob:
-        return []
-    exclude = glob.startswith("!")
-    body = glob[1:] if exclude else glob
-    name = body.rsplit("/", 1)[-1]
-    if (not name or "**" in name or ":" in name or name.count("{") != name.count("}")
-            or (exclude and ("/" in body or anchored))):
-        return []
-    return [f"--type-add=picked:{name}", "--type-not=picked" if exclude else "--type=picked"]
-
-
-# --------------------------------------------------------------------------- listing files
-
-
-async def _run(cmd: list[str], cwd: Path, env: Any) -> tuple[int, bytes, bytes]:
-    """Run ``cmd`` in its own process group; cancelling kills the group.
-
-    The output is collected in a worker thread: for rg's short runs that costs ~4 ms less
-    than asyncio's subprocess transport.
-    """
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
-    try:
-        out, err = await asyncio.to_thread(proc.communicate)
-    except asyncio.CancelledError:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        raise
-    return proc.returncode or 0, out, err
-
-
-def _split_paths(out: bytes) -> list[str]:
-    return [os.fsdecode(p).removeprefix("./") for p in out.split(b"\0") if p]
-
-
-async def _rg_files(rg: str, root: Path, prefilter: list[str], env: Any) -> list[str]:
-    code, out, err = await _run(
-        [rg, "--files", "--null", *_RG_COMMON, *prefilter, "--", "."], root, env)
-    if code not in (0, 1):
-        raise OSError(err.decode(errors="replace").strip() or f"rg exited with code {code}")
-    return sorted(_split_paths(out))
-
-
-def _git_ls(root: Path, env: Any, *args: str) -> set[str] | None:
-    try:
-        proc = subprocess.run(["git", "ls-files", "-z", *args], cwd=root, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, check=False)
-    except OSError:
-        return None
-    return set(_split_paths(proc.stdout)) if proc.returncode == 0 else None
-
-
-def _python_files(root: Path, env: Any = None) -> list[str]:
-    """Files under ``root`` as rg would list them, without rg (blocking)."""
-    listed = _git_ls(root, env, "--cached", "--others", "--exclude-standard")
-    if not listed and listed is not None and _git_ignores(root, env):
-        listed = None  # rg searches inside an ignored folder it is pointed at; so do we
-    if listed is not None:
-        # Tracked files that .gitignore matches: git lists them, rg does not.
-        listed -= _git_ls(root, env, "--cached", "--ignored", "--exclude-standard") or set()
-        found = [p for p in listed if _is_regular(root / p)]
-    else:
-        found = []
-        for top, dirs, files in os.walk(root):
-            dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
-            base = os.path.relpath(top, root).replace(os.sep, "/")
-            for name in files:
-                if _is_regular(Path(top, name)):
-                    found.append(name if base == "." else f"{base}/{name}")
-    return sorted(p for p in found if not any(part in SKIP_DIRS for part in p.split("/")))
-
-
-def _git_ignores(root: Path, env: Any) -> bool:
-    """Whether git ignores the folder ``root`` itself (e.g. ``build/``)."""
-    try:
-        return subprocess.run(["git", "check-ignore", "-q", "--no-index", "."], cwd=root,
-                              env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                              check=False).returncode == 0
-    except OSError:
-        return False
-
-
-def _is_regular(path: Path) -> bool:
-    try:
-        return stat.S_ISREG(path.lstat().st_mode)
-    except OSError:
-        return False
 
 
 # --------------------------------------------------------------------------- ls
@@ -416,10 +234,10 @@ class GlobFilesInvocation(Invocation[GlobFilesParams]):
         rg = self.tool.rg() if isinstance(self.tool, _SearchTool) else ripgrep()
         try:
             if rg:
-                paths = await _rg_files(rg, root, _rg_prefilter(pattern, anchored=True),
+                paths = await rg_files(rg, root, rg_prefilter(pattern, anchored=True),
                                         self.ctx.env)
             else:
-                paths = await asyncio.to_thread(_python_files, root, self.ctx.env)
+                paths = await asyncio.to_thread(list_files_like_rg, root, self.ctx.env)
         except OSError as exc:
             return ToolResult.failure(f"cannot list the files of {shown}: {exc}")
         found = [_shown(p) for p in paths if glob.keeps(p)]
@@ -515,7 +333,7 @@ class GrepInvocation(Invocation[GrepParams]):
                 "what exists")
         is_file = not target.is_dir()
         root = target.parent if is_file else target
-        if is_file and _decode_file(target) is None:
+        if is_file and decode_file(target) is None:
             return ToolResult(f"No matches for `{p.pattern}` in {shown}: it is a binary file "
                               "(or unreadable, or over 64 MiB) and grep searches text only.")
         rg = self.tool.rg() if isinstance(self.tool, _SearchTool) else ripgrep()
@@ -536,7 +354,7 @@ class GrepInvocation(Invocation[GrepParams]):
         """Search with rg; None when rg rejects the regex (Rust syntax differs from re)."""
         p = self.params
         try:
-            code, out, err = await _run(rg_grep_command(rg, p, target), root, self.ctx.env)
+            code, out, err = await run_process(rg_grep_command(rg, p, target), root, self.ctx.env)
         except OSError as exc:
             return ToolResult.failure(f"cannot run rg in {root}: {exc.strerror or exc}")
         message = err.decode(errors="replace").strip()
@@ -544,7 +362,7 @@ class GrepInvocation(Invocation[GrepParams]):
             return None
         if code not in (0, 1) and not out:
             return ToolResult.failure(f"rg failed: {message or f'exit code {code}'}")
-        found = await asyncio.to_thread(_parse_rg, out)
+        found = await asyncio.to_thread(parse_rg, out)
         if p.glob and target == ".":
             glob = PathGlob.parse(p.glob)
             found = {path: hits for path, hits in found.items() if glob.keeps(path)}
@@ -556,16 +374,16 @@ class GrepInvocation(Invocation[GrepParams]):
         if is_file:
             paths = [target.name]
         else:
-            paths = _python_files(root, self.ctx.env)
+            paths = list_files_like_rg(root, self.ctx.env)
             if self.params.glob:
                 glob = PathGlob.parse(self.params.glob)
                 paths = [path for path in paths if glob.keeps(path)]
         found: dict[str, list[Hit]] = {}
         for rel in paths:
-            text = _decode_file(root / rel)
+            text = decode_file(root / rel)
             if text is None or not regex.search(text):
                 continue
-            hits = _search_lines(regex, text, self.params.context)
+            hits = search_lines(regex, text, self.params.context)
             if hits:
                 found[rel] = hits
         return found
@@ -573,51 +391,10 @@ class GrepInvocation(Invocation[GrepParams]):
 
 def rg_grep_command(rg: str, p: GrepParams, target: str) -> list[str]:
     """The rg command grep runs for ``p`` on ``target`` (relative to its working folder)."""
-    return [rg, *_RG_COMMON, "--null", "--line-number", "--with-filename", "--no-heading",
+    return [rg, *RG_COMMON_ARGS, "--null", "--line-number", "--with-filename", "--no-heading",
             "--color=never", f"--context={p.context}",
             "--case-sensitive" if p.case_sensitive else "--ignore-case",
-            *_rg_prefilter(p.glob), "--regexp", p.pattern, "--", target]
-
-
-def _decode_file(path: Path) -> str | None:
-    """A file's text as rg reads it, or None for a binary, huge or unreadable file."""
-    try:
-        if path.stat().st_size > MAX_SEARCH_BYTES:
-            return None
-        data = path.read_bytes()
-    except OSError:
-        return None
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        text = data.decode("utf-16", "replace")  # rg transcodes these
-    elif b"\0" in data:
-        return None
-    else:
-        # Not byte-exact with rg: its `.` does not match an invalid UTF-8 byte, ours
-        # matches the U+FFFD it became.
-        text = data.decode("utf-8", "replace")
-    return text.removeprefix("\ufeff")
-
-
-def _search_lines(regex: re.Pattern[str], text: str, context: int) -> list[Hit]:
-    """The matching lines of ``text`` (split on ``\\n`` only, as rg does) and their context."""
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    matched = {i for i, line in enumerate(lines) if regex.search(line)}
-    shown: set[int] = set()
-    for i in matched:
-        shown.update(range(max(i - context, 0), min(i + context + 1, len(lines))))
-    return [(i + 1, i in matched, lines[i]) for i in sorted(shown)]
-
-
-def _parse_rg(out: bytes) -> dict[str, list[Hit]]:
-    """rg's ``--null --no-heading`` output, by file."""
-    found: dict[str, list[Hit]] = {}
-    for m in _RG_LINE.finditer(out):
-        path = os.fsdecode(m[1]).removeprefix("./")
-        found.setdefault(path, []).append(
-            (int(m[2]), m[3] == b":", m[4].decode("utf-8", "replace")))
-    return found
+            *rg_prefilter(p.glob), "--regexp", p.pattern, "--", target]
 
 
 @dataclass(slots=True)

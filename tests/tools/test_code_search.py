@@ -12,7 +12,8 @@ import pytest
 
 from agent_tui.tools import code_search
 from agent_tui.tools.base import ToolContext, ToolKind, ToolResult
-from agent_tui.tools.code_search import SYNTAX_CACHE, CodeSearchTool
+from agent_tui.tools.code_search import CodeSearchTool
+from agent_tui.tools.syntax_cache import SYNTAX_CACHE
 from tests.core.loop_helpers import run as run_headless
 from tests.fakes.providers import Reply, ToolCall
 

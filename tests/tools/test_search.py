@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from agent_tui.tools.base import ToolContext
-from agent_tui.tools.search import GlobFilesTool, GrepTool, LsTool, PathGlob
+from agent_tui.tools.file_walk import PathGlob
+from agent_tui.tools.search import GlobFilesTool, GrepTool, LsTool
 from tests.core.loop_helpers import run
 from tests.fakes.providers import Reply, ToolCall
 

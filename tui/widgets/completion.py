@@ -6,8 +6,7 @@ pop-up the prompt shows above itself while the person types ``/command`` or ``@p
 
 from __future__ import annotations
 
-import os
-import subprocess
+import itertools
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -18,11 +17,13 @@ from textual.widget import Widget
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from agent_tui.tools import file_walk
+from agent_tui.tools.file_walk import VCS_AND_CACHE_DIRS, git_ls_files, walk_files
+
 MAX_FILES = 20_000
 """The file picker lists at most this many files."""
 
-SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache",
-                       ".pytest_cache", ".ruff_cache", ".tox"})
+SKIP_DIRS = frozenset(file_walk.SKIP_DIRS) | VCS_AND_CACHE_DIRS | {"venv"}
 """Folders the walk skips when the project is not a git repository."""
 
 _SEPARATORS = "/\\_-. "
@@ -138,44 +139,12 @@ def list_project_files(workdir: Path, limit: int = MAX_FILES) -> list[str]:
     Returns:
         Relative paths, at most ``limit`` of them.
     """
-    # git lists nothing when the folder is ignored by an enclosing repository: walk it then.
-    return _git_files(workdir, limit) or _walk_files(workdir, limit)
-
-
-def _git_files(workdir: Path, limit: int) -> list[str] | None:
-    try:
-        result = subprocess.run(
-            ["git", "-C", str(workdir), "ls-files", "--cached", "--others",
-             "--exclude-standard", "-z"],
-            capture_output=True, timeout=10, start_new_session=True, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if result.returncode != 0:
-        return None
-    files: list[str] = []
-    seen: set[str] = set()
-    for raw in result.stdout.split(b"\0"):
-        name = os.fsdecode(raw)
-        # --cached lists a file once per merge stage and keeps files deleted from disk.
-        if not name or name in seen or not (workdir / name).is_file():
-            continue
-        seen.add(name)
-        files.append(name)
-        if len(files) >= limit:
-            break
-    return files
-
-
-def _walk_files(workdir: Path, limit: int) -> list[str]:
-    files: list[str] = []
-    for root, dirs, names in os.walk(workdir):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        relative = Path(root).relative_to(workdir)
-        for name in sorted(names):
-            files.append((relative / name).as_posix())
-            if len(files) >= limit:
-                return files
-    return files
+    listed = git_ls_files(workdir, "--cached", "--others", "--exclude-standard", timeout=10)
+    # --cached lists a file once per merge stage and keeps files deleted from disk; git lists
+    # nothing when the folder is ignored by an enclosing repository: walk it then.
+    names = (dict.fromkeys(n for n in listed if (workdir / n).is_file()) if listed
+             else walk_files(workdir, SKIP_DIRS))
+    return list(itertools.islice(names, limit))
 
 
 # -- the pop-up ------------------------------------------------------------------------------

@@ -1,0 +1,544 @@
+"""A SQLite index of the sessions, derived from their JSONL logs and kept in step with them.
+
+The logs are the truth; the index (``sessions/index.sqlite``) is a cache for listing,
+sorting and searching. :meth:`SessionIndex.refresh` (run when the index opens) re-reads
+every log whose size or mtime changed, adds new ones and drops deleted ones, so a missing,
+stale or corrupt index heals itself.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import re
+import shutil
+import sqlite3
+import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from . import paths
+from .session import LOG_NAME, SessionLock, SessionLog, SessionNotFound, log_path, read_events
+
+SCHEMA_VERSION = 1
+_MESSAGE_BITS = 24
+_MESSAGES_PER_SESSION = 1 << _MESSAGE_BITS  # searchable messages of one session
+TITLE_LENGTH = 80
+EDIT_TOOLS = frozenset({"write_file", "edit_file", "str_replace"})
+
+SortKey = Literal["updated", "created", "title", "project", "model", "turns", "tokens", "cost"]
+_ORDER_SQL: dict[str, str] = {
+    "updated": "updated DESC",
+    "created": "created DESC",
+    "title": "title COLLATE NOCASE ASC",
+    "project": "project ASC, updated DESC",
+    "model": "model ASC, updated DESC",
+    "turns": "turns DESC",
+    "tokens": "(prompt_tokens + completion_tokens) DESC",
+    "cost": "cost DESC",
+}
+
+_SCHEMA = f"""
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY, title TEXT NOT NULL, project TEXT NOT NULL, model TEXT NOT NULL,
+    created REAL NOT NULL, updated REAL NOT NULL, turns INTEGER NOT NULL,
+    prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cost REAL,
+    parent TEXT, parent_event INTEGER, size INTEGER NOT NULL, mtime INTEGER NOT NULL);
+CREATE INDEX sessions_project ON sessions (project, updated);
+CREATE TABLE files (session_id TEXT NOT NULL, path TEXT NOT NULL,
+    PRIMARY KEY (session_id, path)) WITHOUT ROWID;
+CREATE INDEX files_path ON files (path);
+CREATE VIRTUAL TABLE messages USING fts5(
+    text, session_id UNINDEXED, kind UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+_COLUMNS = (
+    "id, title, project, model, created, updated, turns, prompt_tokens, "
+    "completion_tokens, cost, parent, parent_event, size"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """One session as the index knows it.
+
+    Attributes:
+        id: The session id.
+        title: The header's title, else the first line of the first prompt (80 chars).
+        project: The project folder, resolved.
+        model: The model the session started with.
+        created: Unix time of the header.
+        updated: Unix time of the last event.
+        turns: Model responses (``assistant_message`` records).
+        prompt_tokens: Session total from the last ``usage`` record.
+        completion_tokens: Likewise.
+        cost: US dollars from the last ``usage`` record; None when unknown.
+        parent: ``(session id, event index)`` it was forked from, if it was.
+        size: Bytes of its log.
+        match: For search results, a snippet of the best matching message.
+    """
+
+    id: str
+    title: str
+    project: str
+    model: str
+    created: float
+    updated: float
+    turns: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    parent: tuple[str, int] | None = None
+    size: int = 0
+    match: str | None = None
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (``sessions list --json``)."""
+        data = asdict(self)
+        data["parent"] = list(self.parent) if self.parent else None
+        data["total_tokens"] = self.total_tokens
+        return data
+
+
+@dataclass(slots=True)
+class _Digest:
+    """What the index keeps of one log."""
+
+    summary: SessionSummary
+    files: set[str]
+    messages: list[tuple[str, str]]  # (kind, text)
+
+
+def summarize(log: SessionLog, *, size: int = 0) -> SessionSummary:
+    """The summary of a log: title, counts and totals (also for ``sessions show``)."""
+    return _digest(log, size=size, mtime_updated=0.0).summary
+
+
+def _digest(log: SessionLog, *, size: int, mtime_updated: float) -> _Digest:
+    header = log.header
+    project = str(header.get("project") or "")
+    title = str(header.get("title") or "")
+    turns, usage, updated = 0, None, 0.0
+    files: set[str] = set()
+    edits: dict[str, list[str]] = {}  # call id -> paths, until its result says it failed
+    messages: list[tuple[str, str]] = []
+    for event in log.events:
+        kind = event.get("type")
+        ts = event.get("ts")
+        if isinstance(ts, int | float) and ts > updated:
+            updated = float(ts)
+        if kind == "user_message":
+            text = str(event.get("text") or "")
+            messages.append(("user", text))
+            if not title:
+                title = _title(text)
+        elif kind == "assistant_message":
+            turns += 1
+            if event.get("text"):
+                messages.append(("assistant", str(event["text"])))
+        elif kind == "tool_call":
+            name = str(event.get("name") or "")
+            args = event.get("args")
+            messages.append(("tool", f"{name} {_args_text(args)}"))
+            if name in EDIT_TOOLS:
+                edits[str(event.get("id"))] = _edit_paths(args, project)
+        elif kind == "tool_result":
+            touched = edits.pop(str(event.get("id")), [])
+            if event.get("ok"):
+                files.update(touched)
+        elif kind == "usage" and isinstance(event.get("session"), dict):
+            usage = event["session"]
+    for touched in edits.values():  # no result: the process died mid-call; it may have run
+        files.update(touched)
+    usage = usage or {}
+    created = _number(header.get("created"))
+    parent = log.parent
+    summary = SessionSummary(
+        id=log.session_id,
+        title=title or "(no prompt)",
+        project=project,
+        model=str(header.get("model") or ""),
+        created=created,
+        updated=updated or mtime_updated or created,
+        turns=turns,
+        prompt_tokens=int(_number(usage.get("prompt_tokens"))),
+        completion_tokens=int(_number(usage.get("completion_tokens"))),
+        cost=usage.get("cost") if isinstance(usage.get("cost"), int | float) else None,
+        parent=parent,
+        size=size,
+    )
+    return _Digest(summary, files, messages)
+
+
+def _title(text: str) -> str:
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
+    return ""
+
+
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def _parse_args(args: Any) -> Any:
+    if isinstance(args, str):
+        try:
+            return json.loads(args)
+        except ValueError:
+            return args
+    return args
+
+
+def _args_text(args: Any) -> str:
+    args = _parse_args(args)
+    if isinstance(args, dict):
+        return " ".join(f"{k} {v}" for k, v in args.items() if isinstance(v, str | int | float))
+    return str(args) if args is not None else ""
+
+
+def _edit_paths(args: Any, project: str) -> list[str]:
+    args = _parse_args(args)
+    if not isinstance(args, dict):
+        return []
+    found = []
+    for key in ("file_path", "path"):
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            if project and not os.path.isabs(value):
+                value = os.path.join(project, value)
+            found.append(os.path.normpath(value))
+    return found
+
+
+def _fts_query(text: str) -> str | None:
+    """Words of ``text`` as an FTS5 query: all must match, the last as a prefix."""
+    words = re.findall(r"\w+", text)
+    if not words:
+        return None
+    quoted = [f'"{w}"' for w in words]
+    quoted[-1] += "*"
+    return " ".join(quoted)
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshReport:
+    """What :meth:`SessionIndex.refresh` changed."""
+
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+
+
+class SessionIndex:
+    """The index over all sessions under ``paths.sessions_dir()``.
+
+    Safe to share between threads; several processes may use the same file.
+
+    Args:
+        path: The SQLite file; ``sessions_dir() / "index.sqlite"`` by default.
+        refresh: Bring the index in step with the logs now (see :meth:`refresh`).
+    """
+
+    def __init__(self, path: Path | None = None, *, refresh: bool = True) -> None:
+        self.path = path or paths.sessions_dir() / "index.sqlite"
+        self._mutex = threading.RLock()
+        self._db = self._connect()
+        if refresh:
+            self.refresh()
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            return self._open_db()
+        except sqlite3.DatabaseError:
+            # It is only a cache of the logs: a damaged file is thrown away and rebuilt.
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            return self._open_db()
+
+    def _open_db(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=10, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+            if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                with db:
+                    db.execute("BEGIN IMMEDIATE")
+                    # Checked again inside the write lock: another process may have won.
+                    if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                        for table in ("sessions", "files", "messages"):
+                            db.execute(f"DROP TABLE IF EXISTS {table}")
+                        for statement in _SCHEMA.split(";"):
+                            if statement.strip():
+                                db.execute(statement)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def close(self) -> None:
+        """Close the database."""
+        with self._mutex:
+            self._db.close()
+
+    def __enter__(self) -> SessionIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- keeping in step ----------------------------------------------------------------
+
+    def update_from_log(self, session_id: str) -> SessionSummary | None:
+        """Re-read one session's log into the index; drop it if the log is gone.
+
+        Returns:
+            The session's new summary, or None when it no longer exists.
+        """
+        path = log_path(session_id)
+        try:
+            stat = path.stat()  # before reading: a log growing meanwhile is re-read next time
+            log = read_events(session_id)
+        except (FileNotFoundError, SessionNotFound):
+            self._forget(session_id)
+            return None
+        digest = _digest(log, size=stat.st_size, mtime_updated=stat.st_mtime)
+        with self._mutex, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._delete_rows(session_id)
+            self._insert(digest, stat.st_mtime_ns)
+        return digest.summary
+
+    def refresh(self) -> RefreshReport:
+        """Re-read logs whose size or mtime changed, add new ones, drop deleted ones."""
+        on_disk = _scan_logs()
+        with self._mutex:
+            known = {
+                row[0]: (row[1], row[2])
+                for row in self._db.execute("SELECT id, size, mtime FROM sessions")
+            }
+        added = updated = 0
+        for session_id, (size, mtime) in on_disk.items():
+            stored = known.get(session_id)
+            if stored == (size, mtime):
+                continue
+            if self.update_from_log(session_id) is not None:
+                added += stored is None
+                updated += stored is not None
+        gone = [session_id for session_id in known if session_id not in on_disk]
+        for session_id in gone:
+            self._forget(session_id)
+        return RefreshReport(added, updated, len(gone))
+
+    def rebuild(self) -> RefreshReport:
+        """Forget everything and index every log again."""
+        with self._mutex, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            for table in ("sessions", "files", "messages"):
+                self._db.execute(f"DELETE FROM {table}")
+        return self.refresh()
+
+    # --- questions ----------------------------------------------------------------------
+
+    def list(self, project: Path | None = None, order: SortKey = "updated") -> list[SessionSummary]:
+        """Sessions, of one project or all, sorted by ``order`` (newest or biggest first).
+
+        Raises:
+            ValueError: ``order`` is not one of :data:`SortKey`.
+        """
+        if order not in _ORDER_SQL:
+            raise ValueError(
+                f"cannot sort sessions by {order!r}; use one of {', '.join(_ORDER_SQL)}"
+            )
+        params: tuple[str, ...]
+        where, params = "", ()
+        if project is not None:
+            where, params = "WHERE project = ?", (str(Path(project).resolve()),)
+        return self._summaries(
+            f"SELECT {_COLUMNS} FROM sessions {where} ORDER BY {_ORDER_SQL[order]}, id", params
+        )
+
+    def get(self, session_id: str) -> SessionSummary | None:
+        """One session's summary, or None."""
+        found = self._summaries(f"SELECT {_COLUMNS} FROM sessions WHERE id = ?", (session_id,))
+        return found[0] if found else None
+
+    def latest(self, project: Path) -> SessionSummary | None:
+        """The most recently updated session of a project (for ``--continue``)."""
+        found = self.list(project)
+        return found[0] if found else None
+
+    def search(self, text: str, limit: int = 100) -> builtins.list[SessionSummary]:
+        """Sessions whose prompts, answers or tool calls contain every word of ``text``
+        (the last word as a prefix), best match first (bm25), each with a snippet."""
+        query = _fts_query(text)
+        if query is None:
+            return []
+        sql = f"""
+            WITH found AS MATERIALIZED (
+                SELECT session_id, rank AS score,
+                       snippet(messages, 0, '[', ']', '…', 12) AS match
+                FROM messages WHERE messages MATCH ?),
+            hits AS (  -- SQLite takes the bare column (match) from the min() row
+                SELECT session_id, min(score) AS score, match FROM found GROUP BY session_id)
+            SELECT {", ".join("s." + c.strip() for c in _COLUMNS.split(","))}, hits.match
+            FROM hits JOIN sessions s ON s.id = hits.session_id
+            ORDER BY hits.score, s.updated DESC LIMIT ?"""
+        return self._summaries(sql, (query, limit))
+
+    def sessions_touching(self, path_fragment: str) -> builtins.list[SessionSummary]:
+        """Sessions that changed a file whose path contains ``path_fragment``."""
+        like = re.sub(r"([\\%_])", r"\\\1", path_fragment)
+        sql = f"""
+            SELECT {_COLUMNS} FROM sessions WHERE id IN (
+                SELECT session_id FROM files WHERE path LIKE ? ESCAPE '\\')
+            ORDER BY updated DESC"""
+        return self._summaries(sql, (f"%{like}%",))
+
+    def files_touched(self, session_id: str) -> builtins.list[str]:
+        """Paths a session changed (through its edit tools), sorted."""
+        with self._mutex:
+            rows = self._db.execute(
+                "SELECT path FROM files WHERE session_id = ? ORDER BY path", (session_id,)
+            )
+            return [row[0] for row in rows]
+
+    def delete(self, session_id: str) -> None:
+        """Delete a session: its folder and its rows.
+
+        Raises:
+            SessionNotFound: No such session.
+            SessionLocked: It is open in an agent-tui; it is left alone.
+        """
+        folder = paths.session_dir(session_id)
+        if not (folder / LOG_NAME).is_file():
+            self._forget(session_id)
+            raise SessionNotFound(session_id)
+        with SessionLock(session_id):
+            self._forget(session_id)
+            shutil.rmtree(folder)
+
+    # --- rows ---------------------------------------------------------------------------
+
+    def _summaries(self, sql: str, params: tuple[Any, ...]) -> builtins.list[SessionSummary]:
+        with self._mutex:
+            rows = self._db.execute(sql, params).fetchall()
+        return [_summary_from_row(row) for row in rows]
+
+    def _forget(self, session_id: str) -> None:
+        with self._mutex, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._delete_rows(session_id)
+
+    def _delete_rows(self, session_id: str) -> None:
+        row = self._db.execute("SELECT rowid FROM sessions WHERE id = ?", (session_id,))
+        found = row.fetchone()
+        if found is None:
+            return
+        # A session's messages have the rowids key << 24 onwards (see _insert): a range on
+        # the FTS rowid is a b-tree seek, where session_id = ? would scan every message.
+        first = found[0] << _MESSAGE_BITS
+        self._db.execute(
+            "DELETE FROM messages WHERE rowid BETWEEN ? AND ?",
+            (first, first + _MESSAGES_PER_SESSION - 1),
+        )
+        self._db.execute("DELETE FROM files WHERE session_id = ?", (session_id,))
+        self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+    def _insert(self, digest: _Digest, mtime_ns: int) -> None:
+        s = digest.summary
+        self._db.execute(
+            "INSERT INTO sessions (id, title, project, model, created, updated, turns, "
+            "prompt_tokens, completion_tokens, cost, parent, parent_event, size, mtime) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                s.id,
+                s.title,
+                s.project,
+                s.model,
+                s.created,
+                s.updated,
+                s.turns,
+                s.prompt_tokens,
+                s.completion_tokens,
+                s.cost,
+                s.parent[0] if s.parent else None,
+                s.parent[1] if s.parent else None,
+                s.size,
+                mtime_ns,
+            ),
+        )
+        first = self._db.execute("SELECT last_insert_rowid()").fetchone()[0] << _MESSAGE_BITS
+        self._db.executemany(
+            "INSERT INTO files (session_id, path) VALUES (?, ?)",
+            [(s.id, p) for p in sorted(digest.files)],
+        )
+        messages = [(text, kind) for kind, text in digest.messages if text]
+        self._db.executemany(
+            "INSERT INTO messages (rowid, text, session_id, kind) VALUES (?, ?, ?, ?)",
+            [
+                (first + n, text, s.id, kind)
+                for n, (text, kind) in enumerate(messages[:_MESSAGES_PER_SESSION])
+            ],
+        )
+
+
+def _summary_from_row(row: tuple[Any, ...]) -> SessionSummary:
+    (
+        id_,
+        title,
+        project,
+        model,
+        created,
+        updated,
+        turns,
+        prompt_tokens,
+        completion_tokens,
+        cost,
+        parent,
+        parent_event,
+        size,
+        *match,
+    ) = row
+    return SessionSummary(
+        id=id_,
+        title=title,
+        project=project,
+        model=model,
+        created=created,
+        updated=updated,
+        turns=turns,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        cost=cost,
+        parent=(parent, parent_event) if parent is not None else None,
+        size=size,
+        match=match[0] if match else None,
+    )
+
+
+def _scan_logs() -> dict[str, tuple[int, int]]:
+    """Each session folder's log: id -> (size, mtime in ns)."""
+    found: dict[str, tuple[int, int]] = {}
+    try:
+        entries = list(os.scandir(paths.sessions_dir()))
+    except FileNotFoundError:
+        return found
+    for entry in entries:
+        if not entry.is_dir():
+            continue
+        try:
+            stat = os.stat(os.path.join(entry.path, LOG_NAME))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        found[entry.name] = (stat.st_size, stat.st_mtime_ns)
+    return found

@@ -20,9 +20,12 @@ from agent_tui.tools.todo import TodoStore
 from . import paths, permissions, text_protocol
 from .approval import ApprovalRequest, Approver
 from .config import Settings
+from .context import CompactionLoop, ContextManager
 from .events import (
     ApprovalDecided,
     AssistantMessage,
+    Compacted,
+    ContextThinned,
     ContextUpdated,
     ErrorEvent,
     Event,
@@ -93,6 +96,8 @@ class Agent:
             run_subagent=self._run_subagent,
         )
         self._subagents = 0
+        self.context = ContextManager(provider.context_window(), provider.count_tokens,
+                                      paths.fragments_dir(self.session_id))
         schemas = registry.schemas()
         self._specs = text_protocol.tool_specs(schemas)
         self.messages: list[Message] = [
@@ -139,6 +144,7 @@ class Agent:
                         "the agent go on"
                     )
                 turns += 1
+                await self._fit_context()
                 reply = await self._ask_model()
                 usage = usage + reply.usage
                 text = reply.text
@@ -148,7 +154,7 @@ class Agent:
         except asyncio.CancelledError:
             self._close_dangling_calls()
             raise
-        except (ProviderError, LimitsExceeded) as exc:
+        except (ProviderError, LimitsExceeded, CompactionLoop) as exc:
             message = exc.message if isinstance(exc, ProviderError) else str(exc)
             self.emit(ErrorEvent(message, fatal=True))
             result = RunResult(text, turns, usage, self.session_id, ok=False, error=message)
@@ -156,6 +162,31 @@ class Agent:
             result = RunResult(text, turns, usage, self.session_id)
         self.emit(result)
         return result
+
+    async def _fit_context(self) -> None:
+        """Before a model call: thin old tool results, and compact when past the mark."""
+        tools = self.registry.schemas() if self.native_tools else None
+        report = await asyncio.to_thread(self.context.after_turn, self.messages, tools)
+        if report.thinned:
+            self.emit(ContextThinned(report.level, list(report.thinned), report.tokens_before,
+                                     report.tokens))
+        if report.error:
+            self.emit(ErrorEvent(report.error))
+        if report.needs_compaction:
+            await self._compact()
+
+    async def _compact(self) -> None:
+        """Replace the history by a summary the model writes (and the person may edit)."""
+        before = self.context.ledger.count(self.messages)
+        todos = self.tool_ctx.todos.read() if self.tool_ctx.todos else None
+        request = self.context.build_compaction_request(self.messages, todos=todos)
+        reply = await self.provider.complete(request, None, lambda _text: None)
+        summary = await self.approver.review_summary(reply.text)
+        self.messages[:] = self.context.apply_compaction(self.messages, summary)
+        after = self.context.ledger.count(self.messages)
+        self.emit(Compacted(before, after, summary))
+        level = self.context.last_report.level if self.context.last_report else 0
+        self.emit(ContextUpdated(after, self.provider.context_window(), level))
 
     def _close_dangling_calls(self) -> None:
         """After a cancel, answer every unanswered tool call so the history stays valid."""
@@ -178,6 +209,7 @@ class Agent:
         """One model call with retries; appends the assistant message and reports usage."""
         tools = self.registry.schemas() if self.native_tools else None
         retries = 0
+        compacted = False
         while True:
             stream_filter = None if self.native_tools else text_protocol.ToolBlockFilter()
 
@@ -190,6 +222,11 @@ class Agent:
                 reply = await self.provider.complete(self.messages, tools, on_text)
                 break
             except ProviderError as error:
+                if error.kind == "context_length" and not compacted:
+                    # The provider says it does not fit: compact once and try again.
+                    compacted = True
+                    await self._compact()
+                    continue
                 delay = self.retry.next_delay(error, retries)
                 if delay is None:
                     raise
@@ -202,7 +239,8 @@ class Agent:
         self.usage = self.usage + reply.usage
         self.emit(TurnUsage(reply.usage, self.usage))
         tokens = reply.usage.total_tokens or self.provider.count_tokens(self.messages)
-        self.emit(ContextUpdated(tokens, self.provider.context_window()))
+        level = self.context.last_report.level if self.context.last_report else 0
+        self.emit(ContextUpdated(tokens, self.provider.context_window(), level))
         return reply
 
     def _record_reply(self, reply: ModelReply) -> ModelReply:

@@ -57,12 +57,20 @@ class Approver(Protocol):
         """Decide on ``request``; may wait as long as a person needs."""
         ...
 
+    async def review_summary(self, summary: str) -> str:
+        """The compaction summary as the person accepts it (possibly edited)."""
+        ...
+
 
 class HeadlessApprover:
     """Refuses every call that needs approval: nobody is there to give it."""
 
     def __init__(self, mode: str) -> None:
         self.mode = mode
+
+    async def review_summary(self, summary: str) -> str:
+        """Nobody to review it: the summary applies as the model wrote it."""
+        return summary
 
     async def ask(self, request: ApprovalRequest) -> ApprovalResponse:
         """Refuse, telling the model what was refused and how a person could allow it."""

@@ -106,6 +106,10 @@ class Settings(BaseSettings):
     keep_background_processes: bool = Field(
         False, description="Leave background_process processes running when agent-tui exits.")
 
+    review_compaction: bool = Field(
+        True, description="In the workbench, show the compaction summary for editing before "
+        "it replaces the history (headless runs always apply it).")
+
     @classmethod
     def settings_customise_sources(
         cls,

@@ -173,6 +173,28 @@ class ContextUpdated(Event):
     type: ClassVar[str] = "context"
     tokens: int
     window: int
+    level: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ContextThinned(Event):
+    """Large old tool results were swapped for stubs (DEHYDRATED CONTEXT fragments)."""
+
+    type: ClassVar[str] = "context_thinned"
+    level: int
+    fragments: list[str]
+    tokens_before: int
+    tokens_after: int
+
+
+@dataclass(frozen=True, slots=True)
+class Compacted(Event):
+    """The history was replaced by a summary and the most recent turns."""
+
+    type: ClassVar[str] = "compacted"
+    tokens_before: int
+    tokens_after: int
+    summary: str
 
 
 @dataclass(frozen=True, slots=True)

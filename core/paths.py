@@ -64,6 +64,11 @@ def session_dir(session_id: str) -> Path:
     return sessions_dir() / session_id
 
 
+def fragments_dir(session_id: str) -> Path:
+    """Where thinned-out tool results are kept for ``rehydrate``."""
+    return session_dir(session_id) / "fragments"
+
+
 def tool_output_dir(session_id: str) -> Path:
     """Where full outputs of truncated tool results are kept."""
     return session_dir(session_id) / "outputs"

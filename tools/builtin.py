@@ -12,6 +12,7 @@ from .images import ReadImageTool
 from .internal_docs import GetInternalDocsTool
 from .read_file import ReadFileTool
 from .read_many import ReadManyFilesTool
+from .rehydrate import RehydrateTool
 from .research import ResearchTool
 from .search import GlobFilesTool, GrepTool, LsTool
 from .shell import ShellTool
@@ -30,5 +31,5 @@ def builtin_tools() -> list[Tool]:
         ReadImageTool(),
         WebFetchTool(), WebSearchTool(), ResearchTool(),
         TodoReadTool(), TodoWriteTool(),
-        GetInternalDocsTool(),
+        RehydrateTool(), GetInternalDocsTool(),
     ]

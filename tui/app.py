@@ -27,6 +27,8 @@ from agent_tui.core.config import APPROVAL_MODES, Settings, save_user_settings
 from agent_tui.core.events import (
     ApprovalDecided,
     AssistantMessage,
+    Compacted,
+    ContextThinned,
     ContextUpdated,
     ErrorEvent,
     StreamRestart,
@@ -295,6 +297,17 @@ class AgentApp(App[None]):
             gauge = self.query_one(ContextGauge)
             gauge.window = event.window
             gauge.tokens = event.tokens
+            gauge.level = event.level
+        elif isinstance(event, ContextThinned):
+            self.query_one(ContextGauge).level = event.level
+            self.notice(f"Context at {event.level} %: {len(event.fragments)} old tool result(s) "
+                        f"set aside ({event.tokens_before:,} -> {event.tokens_after:,} tokens); "
+                        "the agent can bring them back with rehydrate.")
+        elif isinstance(event, Compacted):
+            gauge = self.query_one(ContextGauge)
+            gauge.compactions += 1
+            self.notice(f"Compacted the conversation: {event.tokens_before:,} -> "
+                        f"{event.tokens_after:,} tokens.")
         elif isinstance(event, TurnUsage):
             gauge = self.query_one(ContextGauge)
             gauge.turn_cost = event.usage.cost

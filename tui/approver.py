@@ -60,6 +60,17 @@ class TuiApprover:
             self._lock.release()
 
 
+    async def review_summary(self, summary: str) -> str:
+        """Let the person read and edit the compaction summary (unless configured off)."""
+        settings = getattr(self.app, "settings", None)
+        if settings is not None and not settings.review_compaction:
+            return summary
+        from .screens.compaction import CompactionScreen
+
+        async with self._lock:
+            return await self.app.push_screen_wait(CompactionScreen(summary))
+
+
 def suggested_rule(request: ApprovalRequest) -> str | None:
     """The exact rule "allow always" would save, e.g. ``shell(git status)``."""
     invocation = request.invocation

@@ -33,7 +33,7 @@ def test_builtin_tools_in_order(registry: ToolRegistry) -> None:
         "read_file", "read_many_files", "write_file", "edit_file", "str_replace",
         "ls", "glob_files", "grep", "code_search", "code_coverage", "shell",
         "background_process", "read_image", "web_fetch", "web_search", "research",
-        "todo_read", "todo_write", "get_internal_docs",
+        "todo_read", "todo_write", "rehydrate", "get_internal_docs",
     ]
 
 

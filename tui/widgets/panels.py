@@ -59,6 +59,10 @@ class ContextGauge(Static):
     """Cost of the last model call."""
     session_cost: reactive[float | None] = reactive(None)
     """Cost of the session so far."""
+    level: reactive[int] = reactive(0)
+    """The highest thinning threshold crossed (0: none)."""
+    compactions: reactive[int] = reactive(0)
+    """How often the conversation was compacted."""
 
     def render(self) -> Text:
         width = max(10, self.size.width - 2)
@@ -76,6 +80,11 @@ class ContextGauge(Static):
         bar.append(f"\n{format_tokens(self.tokens)} / {window} tokens ({share:.0%})")
         bar.append(f"\nturn {format_cost(self.turn_cost)} · session "
                    f"{format_cost(self.session_cost)}", "dim")
+        if self.level or self.compactions:
+            bar.append(f"\nthinned at {self.level} %" if self.level else "\n", "yellow")
+            if self.compactions:
+                bar.append(f"{' · ' if self.level else ''}compacted ×{self.compactions}",
+                           "yellow")
         return bar
 
 

@@ -1,0 +1,54 @@
+"""The compaction review: the model's summary, editable, before it replaces the history."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, TextArea
+
+
+class CompactionScreen(ModalScreen[str]):
+    """Shows the summary that will replace the conversation so far; Ctrl+S applies it.
+
+    Esc applies the summary as the model wrote it (the context must shrink either way).
+    """
+
+    DEFAULT_CSS = """
+    CompactionScreen { align: center middle; }
+    CompactionScreen > Vertical {
+        width: 90%; height: 80%; border: round $warning; background: $surface; padding: 0 1;
+    }
+    CompactionScreen #compaction-title { text-style: bold; color: $warning; }
+    CompactionScreen TextArea { height: 1fr; }
+    CompactionScreen #compaction-help { color: $text-muted; }
+    """
+
+    BINDINGS = [
+        Binding("ctrl+s", "apply", "apply", priority=True),
+        Binding("escape", "keep", "apply as written"),
+    ]
+
+    def __init__(self, summary: str, tokens_before: int | None = None) -> None:
+        super().__init__()
+        self.summary = summary
+        self.tokens_before = tokens_before
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("The context is nearly full: this summary will replace the conversation "
+                        "so far (the latest turns and pinned items stay as they are).",
+                        id="compaction-title")
+            yield TextArea(self.summary, id="compaction-summary", tab_behavior="focus")
+            yield Label("Edit it if something important is missing. Ctrl+S applies your "
+                        "version; Esc applies it as the model wrote it.", id="compaction-help")
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def action_apply(self) -> None:
+        self.dismiss(self.query_one(TextArea).text)
+
+    def action_keep(self) -> None:
+        self.dismiss(self.summary)

@@ -43,7 +43,9 @@ from .events import (
 )
 from .prompts import system_prompt
 from .providers.base import Message, ModelReply, Provider, ProviderError, ToolCallRequest
+from .resume import TRANSIENT_EVENTS, RestoredSession, restore
 from .retry import RetryPolicy
+from .session import SessionLog, SessionStore
 
 
 class LimitsExceeded(Exception):
@@ -70,6 +72,7 @@ class Agent:
         approver: Approver,
         on_event: EventSink,
         session_id: str | None = None,
+        session: SessionStore | None = None,
     ) -> None:
         self.provider = provider
         self.registry = registry
@@ -77,7 +80,9 @@ class Agent:
         self.workdir = workdir
         self.approver = approver
         self.on_event = on_event
-        self.session_id = session_id or paths.new_session_id()
+        self.session = session
+        self.session_id = session.session_id if session else (
+            session_id or paths.new_session_id())
         self.native_tools = provider.supports_native_tools()
         self.retry = RetryPolicy(
             settings.max_retries, settings.retry_base_delay, settings.retry_max_delay
@@ -120,8 +125,19 @@ class Agent:
         return "native" if self.native_tools else "text"
 
     def emit(self, event: Event) -> None:
-        """Hand an event to the front end."""
+        """Record the event in the session log (fsync'd), then hand it to the front end."""
+        if self.session is not None and event.type not in TRANSIENT_EVENTS:
+            self.session.append(event.to_dict())
         self.on_event(event)
+
+    def restore(self, log: SessionLog) -> RestoredSession:
+        """Load a recorded session's history, usage and todos, to go on where it stopped."""
+        restored = restore(log, native_tools=self.native_tools)
+        self.messages[1:] = restored.messages
+        self.usage = restored.usage
+        # A crash mid-call leaves calls without results; providers reject such a history.
+        self._close_dangling_calls()
+        return restored
 
     # -- the loop ----------------------------------------------------------------------
 
@@ -183,6 +199,9 @@ class Agent:
         reply = await self.provider.complete(request, None, lambda _text: None)
         summary = await self.approver.review_summary(reply.text)
         self.messages[:] = self.context.apply_compaction(self.messages, summary)
+        if self.session is not None:
+            # A resumed session starts from the compacted history, not the whole log.
+            self.session.append({"type": "history", "messages": self.messages[1:]})
         after = self.context.ledger.count(self.messages)
         self.emit(Compacted(before, after, summary))
         level = self.context.last_report.level if self.context.last_report else 0

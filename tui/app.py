@@ -59,6 +59,8 @@ NO_MODEL = ("No model is configured. Type /model NAME (e.g. /model openai/gpt-4.
 
 if TYPE_CHECKING:
     from agent_tui.core.agent import Agent
+    from agent_tui.core.session import SessionLog
+    from agent_tui.core.session_start import OpenedSession
 
 
 HELP_TEXT = """\
@@ -92,12 +94,14 @@ class AgentApp(App[None]):
     ]
 
     def __init__(self, settings: Settings, workdir: Path, *, load_litellm: bool = True,
-                 session_id: str | None = None) -> None:
+                 session_id: str | None = None, session: OpenedSession | None = None) -> None:
         super().__init__()
+        self.opened = session
         self.settings = settings
         self.workdir = workdir
         self.agent: Agent | None = None
-        self.session_id = session_id or paths.new_session_id()
+        self.session_id = (session.store.session_id if session
+                           else session_id or paths.new_session_id())
         self.approver = TuiApprover(self)
         self.queue: deque[tuple[str, UserBlock]] = deque()
         self.busy = False
@@ -134,6 +138,10 @@ class AgentApp(App[None]):
         status.project = _short_path(self.workdir)
         status.session_id = self.session_id
         self.query_one(TodoPane).show("")
+        if self.opened is not None and self.opened.log is not None:
+            self.call_after_refresh(self.show_restored, self.opened.log)
+            for warning in self.opened.warnings:
+                self.notice(warning, error=True)
         if not self.settings.model:
             self.offer_setup()
         if self._load_litellm:
@@ -213,6 +221,40 @@ class AgentApp(App[None]):
             self._ring_if_away("The agent finished.")
             self.call_later(self._next_in_queue)
 
+    async def show_restored(self, log: SessionLog) -> None:
+        """Redraw a resumed session: its transcript, tool log, todos and context gauge."""
+        from .widgets.assistant_block import AssistantBlock
+
+        blocks: list[Any] = []
+        tool_log = self.query_one(ToolLog)
+        for record in log.events:
+            kind = record.get("type")
+            if kind == "user_message":
+                blocks.append(UserBlock(record.get("text", "")))
+            elif kind == "assistant_message" and record.get("text", "").strip():
+                blocks.append(AssistantBlock(record["text"]))
+            elif kind == "tool_call":
+                block = ToolBlock(record["id"], record["name"], record.get("summary", ""),
+                                  record.get("args"))
+                self._tool_blocks[record["id"]] = block
+                blocks.append(block)
+                tool_log.add_call(record["id"], record["name"], record.get("summary", ""),
+                                  record.get("args"))
+            elif kind == "tool_result":
+                status = "ok" if record.get("ok") else "error"
+                self._update_tool(record["id"], status=status, duration=record.get("duration"),
+                                  output=record.get("output", ""))
+            elif kind == "todo":
+                self.query_one(TodoPane).show(record.get("content", ""))
+            elif kind == "context":
+                gauge = self.query_one(ContextGauge)
+                gauge.tokens, gauge.window = record.get("tokens", 0), record.get("window", 0)
+            elif kind == "usage":
+                self.query_one(ContextGauge).session_cost = (record.get("session") or {}).get(
+                    "cost")
+        await self.conversation.add_many(blocks)
+        self.notice(f"Resumed session {self.session_id}: {len(blocks)} blocks.")
+
     def _next_in_queue(self) -> None:
         if self.busy or not self.queue:
             return
@@ -229,9 +271,14 @@ class AgentApp(App[None]):
             from agent_tui.tools.registry import ToolRegistry
 
             await asyncio.to_thread(load_litellm)
+            opened = self.opened
             self.agent = Agent(LitellmProvider(self.settings), ToolRegistry(builtin_tools()),
                                self.settings, self.workdir, self.approver, EventBridge(self),
-                               session_id=self.session_id)
+                               session_id=self.session_id,
+                               session=opened.store if opened else None)
+            if opened is not None and opened.log is not None:
+                self.agent.restore(opened.log)
+                opened.log = None  # restored once; later agents (e.g. /model) carry history
         return self.agent
 
     def _set_busy(self, busy: bool) -> None:
@@ -387,6 +434,19 @@ class AgentApp(App[None]):
         self.query_one(StatusBar).mode = mode
         self.notify(f"Approval mode: {mode}", timeout=2)
 
+    async def export_session(self, arg: str = "") -> None:
+        """``/export [FILE]``: the session as Markdown (default: agent-tui-<id>.md here)."""
+        from agent_tui.core.session import SessionError, read_events, to_markdown
+
+        target = self.workdir / (arg or f"agent-tui-{self.session_id}.md")
+        try:
+            text = to_markdown(await asyncio.to_thread(read_events, self.session_id))
+            await asyncio.to_thread(target.write_text, text, encoding="utf-8")
+        except (SessionError, OSError) as exc:
+            self.notice(f"Could not export the session: {exc}", error=True)
+            return
+        self.notice(f"Exported the session to {target}.")
+
     async def show_background_processes(self, arg: str = "") -> None:
         """``/ps``: the processes background_process started; ``/ps stop NAME`` stops one."""
         from agent_tui.tools.background import background_processes
@@ -462,6 +522,8 @@ class AgentApp(App[None]):
                 self.notice(f"The network is {state} for tools. Usage: /net on|off")
             else:
                 self.set_network(arg == "on")
+        elif name == "/export":
+            await self.export_session(arg)
         elif name == "/ps":
             await self.show_background_processes(arg)
         elif name == "/theme":
@@ -491,7 +553,14 @@ class AgentApp(App[None]):
         """Forget the conversation and start a new session."""
         self.workers.cancel_group(self, "turn")
         self.agent = None
-        self.session_id = paths.new_session_id()
+        if self.opened is not None:
+            from agent_tui.core.session_start import close_session, open_session
+
+            close_session(self.opened)
+            self.opened = open_session(self.workdir, self.settings.model or "")
+            self.session_id = self.opened.store.session_id
+        else:
+            self.session_id = paths.new_session_id()
         self.queue.clear()
         self._assistant = None
         self._tool_blocks.clear()

@@ -92,6 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--net", action="store_true", default=None,
                         help="let tools reach the network (web_fetch, web_search, research); "
                         "off by default")
+    parser.add_argument("-c", "--continue", dest="continue_latest", action="store_true",
+                        help="go on with the latest session of this project")
+    parser.add_argument("--resume", nargs="?", const="", metavar="ID",
+                        help="go on with session ID (without ID: list this project's sessions)")
+    parser.add_argument("--fork", action="store_true",
+                        help="with --resume/--continue: go on in a copy of the session")
     parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")
     return parser
 
@@ -122,6 +128,11 @@ def default_model() -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``agent-tui`` console script; returns the exit code."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["sessions"]:
+        from .sessions_cli import main as sessions_main
+
+        return sessions_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     workdir = Path(args.path or os.getcwd()).expanduser().resolve()
@@ -154,12 +165,11 @@ def main(argv: list[str] | None = None) -> int:
     settings = loaded.settings
     if not settings.model and (model := default_model()) is not None:
         settings = settings.model_copy(update={"model": model})
-    if prompt is None:
-        from .app import make_app
-
-        make_app(settings, workdir).run()
-        return EXIT_OK
-    if not settings.model:
+    if args.resume == "":
+        return _list_for_resume(parser, workdir)
+    if args.fork and not (args.resume or args.continue_latest):
+        return _usage_error(parser, "--fork goes with --resume ID or --continue.")
+    if not settings.model and prompt is not None:
         return _usage_error(
             parser,
             "no model configured. Pass --model (e.g. openai/gpt-4.1, "
@@ -168,15 +178,46 @@ def main(argv: list[str] | None = None) -> int:
             "ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.",
         )
 
-    import asyncio
-
-    from .headless import run_headless
+    from agent_tui.core.session import SessionError
+    from agent_tui.core.session_start import close_session, open_session
 
     try:
-        return asyncio.run(run_headless(settings, workdir, prompt, args.output_format))
+        # Without a model the workbench's setup screen asks for one.
+        session = open_session(workdir, settings.model or "", resume=args.resume or None,
+                               continue_latest=args.continue_latest, forked=args.fork)
+    except SessionError as exc:
+        sys.stderr.write(f"agent-tui: error: {exc}\n")
+        return EXIT_FAILURE
+    try:
+        if prompt is None:
+            from .app import make_app
+
+            make_app(settings, workdir, session=session).run()
+            return EXIT_OK
+        import asyncio
+
+        from .headless import run_headless
+
+        return asyncio.run(run_headless(settings, workdir, prompt, args.output_format,
+                                        session=session))
     except KeyboardInterrupt:
         sys.stderr.write("agent-tui: interrupted\n")
         return 130
+    finally:
+        close_session(session)
+
+
+def _list_for_resume(parser: argparse.ArgumentParser, workdir: Path) -> int:
+    from agent_tui.core.session_index import SessionIndex
+
+    with SessionIndex() as index:
+        found = index.list(workdir)
+    if not found:
+        return _usage_error(parser, f"there are no sessions in {workdir} to resume.")
+    lines = "\n".join(f"  {s.id}  {s.turns:>3} turns  {s.title}" for s in found[:20])
+    return _usage_error(parser, f"--resume needs a session id; this project's sessions, newest "
+                        f"first:\n{lines}\nRun agent-tui --resume ID (or --continue for the "
+                        "newest).")
 
 
 if __name__ == "__main__":

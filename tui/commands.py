@@ -8,6 +8,7 @@ SLASH_COMMANDS: dict[str, str] = {
     "/mode": "Set the approval mode: /mode default|auto-edit|plan|yolo",
     "/clear": "Clear the conversation and start afresh",
     "/new": "Start a new session",
+    "/export": "Write the session as Markdown: /export [FILE]",
     "/theme": "Switch the theme: /theme NAME",
     "/net": "Let tools reach the network, or not: /net on|off",
     "/ps": "List background processes; /ps stop NAME stops one",

@@ -23,6 +23,7 @@ from agent_tui.core.events import (
     ToolResultEvent,
 )
 from agent_tui.core.providers.litellm import LitellmProvider
+from agent_tui.core.session_start import OpenedSession
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.registry import ToolRegistry
 
@@ -87,26 +88,25 @@ async def run_headless(
     output_format: str,
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
+    *,
+    session: OpenedSession | None = None,
 ) -> int:
-    """Run one prompt to the end; return the exit code (0 done, 1 failure)."""
+    """Run one prompt to the end; return the exit code (0 done, 1 failure).
+
+    With ``session`` the run is recorded in that session's log (and goes on from its
+    history when it was resumed); without, nothing is written.
+    """
     printer = HeadlessPrinter(output_format, out, err)
     provider = LitellmProvider(settings)
-    agent = Agent(
-        provider,
-        ToolRegistry(builtin_tools()),
-        settings,
-        workdir,
-        HeadlessApprover(settings.approval_mode),
-        printer.handle,
-    )
-    printer.handle(
-        SessionStart(
-            agent.session_id,
-            provider.model,
-            str(workdir),
-            settings.approval_mode,
-            agent.tool_protocol,
-        )
-    )
+    agent = Agent(provider, ToolRegistry(builtin_tools()), settings, workdir,
+                  HeadlessApprover(settings.approval_mode), printer.handle,
+                  session=session.store if session else None)
+    if session is not None:
+        for warning in session.warnings:
+            err.write(f"agent-tui: warning: {warning}\n")
+        if session.log is not None:
+            agent.restore(session.log)
+    printer.handle(SessionStart(agent.session_id, provider.model, str(workdir),
+                                settings.approval_mode, agent.tool_protocol))
     result = await agent.run(prompt)
     return 0 if result.ok else 1

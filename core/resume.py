@@ -1,0 +1,96 @@
+"""Rebuilding a conversation from a session log, so a resumed session goes on where it was."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .events import Usage
+from .providers.base import Message, ToolCallRequest
+from .session import SessionLog
+from .text_protocol import results_message
+
+# Records that are not worth an fsync each: the complete text arrives in assistant_message
+# and the full output in tool_result.
+TRANSIENT_EVENTS = frozenset({"text_delta", "tool_output"})
+
+
+@dataclass(slots=True)
+class RestoredSession:
+    """What a session log says about the conversation.
+
+    Attributes:
+        messages: The history after the system prompt, in the provider's message format.
+        usage: Tokens and cost of the session so far.
+        todos: The last todo list.
+        events: The log's records, for front ends that redraw the transcript.
+    """
+
+    messages: list[Message] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    todos: str = ""
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+def restore(log: SessionLog, *, native_tools: bool) -> RestoredSession:
+    """Replay ``log`` into messages; a ``history`` record (written at compaction) resets them."""
+    restored = RestoredSession(events=log.events)
+    messages = restored.messages
+    pending: list[tuple[ToolCallRequest, str, bool]] = []
+
+    def flush_text_results() -> None:
+        if pending:
+            messages.append(results_message(list(pending)))
+            pending.clear()
+
+    for record in log.events:
+        kind = record.get("type")
+        if kind == "history":
+            pending.clear()
+            messages[:] = list(record.get("messages", []))
+        elif kind == "user_message":
+            flush_text_results()
+            messages.append({"role": "user", "content": record.get("text", "")})
+        elif kind == "assistant_message":
+            flush_text_results()
+            messages.append(_assistant(record, native_tools))
+        elif kind == "tool_result":
+            if native_tools:
+                messages.append({"role": "tool", "tool_call_id": record.get("id", ""),
+                                 "content": record.get("output", "")})
+            else:
+                call = ToolCallRequest(record.get("id", ""), record.get("name", ""), "")
+                pending.append((call, record.get("output", ""), bool(record.get("ok"))))
+        elif kind == "usage":
+            session = record.get("session") or {}
+            restored.usage = Usage(int(session.get("prompt_tokens", 0)),
+                                   int(session.get("completion_tokens", 0)),
+                                   session.get("cost"))
+        elif kind == "todo":
+            restored.todos = record.get("content", "")
+    flush_text_results()
+    return restored
+
+
+def _assistant(record: dict[str, Any], native_tools: bool) -> Message:
+    calls = record.get("tool_calls") or []
+    text = record.get("text", "")
+    if native_tools:
+        message: Message = {"role": "assistant", "content": text or None}
+        if calls:
+            message["tool_calls"] = [
+                ToolCallRequest(c["id"], c["name"], c.get("arguments", "")).to_message()
+                for c in calls]
+        return message
+    # The text protocol's calls were parsed out of the text; write them back as JSON blocks.
+    blocks = [json.dumps({"tool": c["name"], "args": _args(c.get("arguments", ""))})
+              for c in calls]
+    return {"role": "assistant", "content": "\n".join([text, *blocks]).strip()}
+
+
+def _args(arguments: str) -> Any:
+    try:
+        return json.loads(arguments) if arguments else {}
+    except json.JSONDecodeError:
+        return arguments

@@ -1,0 +1,155 @@
+"""Durable sessions end to end: the real binary records, lists, resumes and survives kill -9."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+from agent_tui.core.session import SessionStore
+from tests.fakes.providers import Reply, ToolCall
+from tests.tui.test_cli import COMMAND, agent_tui, fake_flags
+
+
+def sessions(tmp_path):
+    done = agent_tui("sessions", "list", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_a_run_is_recorded_listed_shown_and_continued(fake_provider, tmp_path):
+    fake_provider.script(Reply(text="The answer is 42."), Reply(text="You asked about 42."))
+    first = agent_tui("-p", "what is the answer?", *fake_flags(fake_provider), cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+
+    listed = sessions(tmp_path)
+    assert len(listed) == 1 and listed[0]["title"] == "what is the answer?"
+    session_id = listed[0]["id"]
+    shown = agent_tui("sessions", "show", session_id, cwd=tmp_path)
+    assert "what is the answer?" in shown.stdout and "The answer is 42." in shown.stdout
+
+    again = agent_tui("-p", "what did I ask?", "--continue", *fake_flags(fake_provider),
+                      cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    sent = [m.get("content") for m in fake_provider.requests[1].messages]
+    assert "what is the answer?" in sent and "The answer is 42." in sent
+    assert [s["id"] for s in sessions(tmp_path)] == [session_id]
+    assert sessions(tmp_path)[0]["turns"] == 2
+
+
+def test_resume_without_an_id_lists_the_sessions(fake_provider, tmp_path):
+    fake_provider.script(Reply(text="ok"))
+    agent_tui("-p", "first prompt", *fake_flags(fake_provider), cwd=tmp_path)
+    done = agent_tui("-p", "again", "--resume", *fake_flags(fake_provider), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "first prompt" in done.stderr and "--resume ID" in done.stderr
+
+
+def test_continue_without_a_session_says_so(fake_provider, tmp_path):
+    done = agent_tui("-p", "x", "--continue", *fake_flags(fake_provider), cwd=tmp_path)
+    assert done.returncode == 1
+    assert "no earlier session" in done.stderr
+
+
+def test_a_session_open_elsewhere_is_refused_and_can_be_forked(fake_provider, tmp_path,
+                                                                monkeypatch):
+    fake_provider.script(Reply(text="one"), Reply(text="forked answer"))
+    agent_tui("-p", "original", *fake_flags(fake_provider), cwd=tmp_path)
+    session_id = sessions(tmp_path)[0]["id"]
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / ".home"))
+    with SessionStore.open(session_id):
+        locked = agent_tui("-p", "x", "--resume", session_id, *fake_flags(fake_provider),
+                           cwd=tmp_path)
+        assert locked.returncode == 1
+        assert "open in another agent-tui" in locked.stderr
+        forked = agent_tui("-p", "in the fork", "--resume", session_id, "--fork",
+                           *fake_flags(fake_provider), cwd=tmp_path)
+        assert forked.returncode == 0, forked.stderr
+    ids = {s["id"] for s in sessions(tmp_path)}
+    assert session_id in ids and len(ids) == 2
+
+
+def test_kill_9_mid_turn_then_resume(fake_provider, tmp_path):
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "sleep 30"})]),
+        Reply(text="resumed fine"),
+    )
+    env = {k: v for k, v in os.environ.items()
+           if not k.endswith("_API_KEY") and not k.startswith("AGENT_TUI_")}
+    env["AGENT_TUI_HOME"] = str(tmp_path / ".home")
+    proc = subprocess.Popen([*COMMAND, "-p", "run a long command", "--approval-mode", "yolo",
+                             *fake_flags(fake_provider)], cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    logs = tmp_path / ".home" / "sessions"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = list(logs.glob("*/events.jsonl")) if logs.exists() else []
+        if found and '"approval"' in found[0].read_text():
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the run never reached its tool call")
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+    again = agent_tui("-p", "go on", "--continue", *fake_flags(fake_provider), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    request = fake_provider.requests[-1]
+    sent = [m.get("content") for m in request.messages]
+    assert "run a long command" in sent and "go on" in sent
+    assert "cancelled" in request.tool_results()[0]["content"]
+
+
+def test_a_torn_last_line_is_skipped_with_a_warning(fake_provider, tmp_path):
+    fake_provider.script(Reply(text="before the crash"), Reply(text="after the crash"))
+    agent_tui("-p", "first", *fake_flags(fake_provider), cwd=tmp_path)
+    log = next((tmp_path / ".home" / "sessions").glob("*/events.jsonl"))
+    with log.open("ab") as fh:
+        fh.write(b'{"type": "assistant_message", "text": "half wri')
+    again = agent_tui("-p", "second", "--continue", *fake_flags(fake_provider), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "cut off" in again.stderr
+    sent = [m.get("content") for m in fake_provider.requests[-1].messages]
+    assert "before the crash" in sent
+
+
+async def test_the_workbench_redraws_a_resumed_session(fake_provider, tmp_path):
+    import io
+
+    from agent_tui.core.session_start import close_session, open_session
+    from agent_tui.tui.app import make_app
+    from agent_tui.tui.headless import run_headless
+    from agent_tui.tui.widgets.conversation import ToolBlock, UserBlock
+    from agent_tui.tui.widgets.tool_log import ToolLog
+    from tests.core.loop_helpers import settings_for
+    from tests.tui.test_app import SIZE, type_prompt, until
+
+    (tmp_path / "a.txt").write_text("alpha\n")
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("todo_write", {"content": "- [ ] check a.txt\n"})]),
+        Reply(tool_calls=[ToolCall("read_file", {"file_path": "a.txt"})]),
+        Reply(text="a.txt says alpha."),
+        Reply(text="still here"),
+    )
+    settings = settings_for(fake_provider)
+    opened = open_session(tmp_path, settings.model)
+    await run_headless(settings, tmp_path, "read a.txt", "json", io.StringIO(), io.StringIO(),
+                       session=opened)
+    close_session(opened)
+
+    resumed = open_session(tmp_path, settings.model, resume=opened.store.session_id)
+    app = make_app(settings, tmp_path, load_litellm=False, session=resumed)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: len(app.query(ToolBlock)) == 2)
+        assert [u.text for u in app.query(UserBlock)] == ["read a.txt"]
+        assert app.query_one(ToolLog).table.row_count == 2
+        assert "check a.txt" in str(app.query_one("#todos").render())
+        assert app.session_id == opened.store.session_id
+        await type_prompt(pilot, "are you there?")
+        await until(pilot, lambda: len(fake_provider.requests) == 4 and not app.busy)
+    close_session(resumed)
+    sent = [m.get("content") for m in fake_provider.requests[3].messages]
+    assert "read a.txt" in sent and "a.txt says alpha." in sent

@@ -1,0 +1,76 @@
+"""``agent-tui sessions list|show ID|delete ID [--json]``: recorded sessions from the shell."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the ``sessions`` command."""
+    parser = argparse.ArgumentParser(prog="agent-tui sessions",
+                                     description="List, show and delete recorded sessions.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    listing = commands.add_parser("list", help="sessions, most recently updated first")
+    listing.add_argument("--project", metavar="PATH", help="only sessions of this folder")
+    listing.add_argument("--search", metavar="TEXT", help="only sessions whose messages match")
+    listing.add_argument("--touching", metavar="FILE", help="only sessions that changed FILE")
+    listing.add_argument("--json", action="store_true", help="one JSON array")
+    show = commands.add_parser("show", help="a session's transcript as Markdown")
+    show.add_argument("id")
+    show.add_argument("--json", action="store_true", help="the summary and every event")
+    delete = commands.add_parser("delete", help="delete a session and its files")
+    delete.add_argument("id")
+    delete.add_argument("--json", action="store_true", help="report as JSON")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """Run ``agent-tui sessions …``; returns the exit code."""
+    from pathlib import Path
+
+    from agent_tui.core.session import SessionError, read_events, to_markdown
+    from agent_tui.core.session_index import SessionIndex
+
+    args = build_parser().parse_args(argv)
+    try:
+        with SessionIndex() as index:
+            if args.command == "list":
+                if args.search:
+                    found = index.search(args.search)
+                elif args.touching:
+                    found = index.sessions_touching(args.touching)
+                else:
+                    project = Path(args.project).resolve() if args.project else None
+                    found = index.list(project)
+                if args.json:
+                    print(json.dumps([s.to_dict() for s in found], ensure_ascii=False))
+                elif not found:
+                    print("No sessions.")
+                else:
+                    for s in found:
+                        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated))
+                        cost = "" if s.cost is None else f"  ${s.cost:.4f}"
+                        print(f"{s.id}  {when}  {s.turns:>3} turns  {s.total_tokens:>8,} tok"
+                              f"{cost}  {s.model}  {s.project}\n    {s.title}")
+            elif args.command == "show":
+                log = read_events(args.id)
+                if args.json:
+                    summary = index.get(args.id)
+                    print(json.dumps({"summary": summary.to_dict() if summary else None,
+                                      "header": log.header, "events": log.events,
+                                      "warnings": log.warnings}, ensure_ascii=False))
+                else:
+                    for warning in log.warnings:
+                        sys.stderr.write(f"agent-tui: warning: {warning}\n")
+                    print(to_markdown(log))
+            else:
+                index.delete(args.id)
+                print(json.dumps({"deleted": args.id}) if args.json
+                      else f"Deleted session {args.id}.")
+    except SessionError as exc:
+        sys.stderr.write(f"agent-tui: error: {exc}\n")
+        return 1
+    return 0

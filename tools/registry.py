@@ -14,6 +14,7 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        self._schemas_json: str | None = None
         for tool in tools:
             self.register(tool)
 
@@ -22,6 +23,7 @@ class ToolRegistry:
         if tool.name in self._tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
+        self._schemas_json = None
 
     def get(self, name: str) -> Tool | None:
         """The tool called ``name``, or None."""
@@ -39,8 +41,14 @@ class ToolRegistry:
         return list(self._tools)
 
     def schemas(self) -> list[dict[str, Any]]:
-        """OpenAI function-calling schemas of every tool."""
-        return [tool.schema() for tool in self._tools.values()]
+        """OpenAI function-calling schemas of every tool (a fresh copy each call).
+
+        Generating them with pydantic costs milliseconds a tool, and they are sent on every
+        model call: they are built once and copied, since providers' adapters may edit them.
+        """
+        if self._schemas_json is None:
+            self._schemas_json = json.dumps([tool.schema() for tool in self._tools.values()])
+        return json.loads(self._schemas_json)
 
     def build(
         self, name: str, arguments: str | Mapping[str, Any] | None, ctx: ToolContext

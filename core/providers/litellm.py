@@ -51,6 +51,7 @@ class LitellmProvider:
             raise ValueError("a model name is required")
         self.model: str = settings.model
         self._settings = settings
+        self._window: int | None = None
 
     # -- capabilities ------------------------------------------------------------------
 
@@ -76,6 +77,11 @@ class LitellmProvider:
 
     def context_window(self) -> int:
         """The configured window, else litellm's figure for the model, else 128K."""
+        if self._window is None:
+            self._window = self._find_context_window()
+        return self._window
+
+    def _find_context_window(self) -> int:
         if self._settings.context_window:
             return self._settings.context_window
         try:

@@ -434,6 +434,42 @@ class AgentApp(App[None]):
         self.query_one(StatusBar).mode = mode
         self.notify(f"Approval mode: {mode}", timeout=2)
 
+    async def fork_session(self, arg: str = "") -> None:
+        """``/fork [TURN]``: go on in a copy of this session, whole or up to turn TURN."""
+        from agent_tui.core.session import SessionError, fork, read_events
+        from agent_tui.core.session_start import close_session, open_session
+
+        if self.busy:
+            self.notice("Wait for the turn to finish (or press Esc) before forking.", error=True)
+            return
+        if self.opened is None:
+            self.notice("This workbench keeps no session log to fork.", error=True)
+            return
+        try:
+            log = await asyncio.to_thread(read_events, self.session_id)
+            prompts = [i for i, e in enumerate(log.events) if e.get("type") == "user_message"]
+            upto = len(log.events) - 1
+            if arg:
+                turn = int(arg)
+                if not 0 <= turn <= len(prompts):
+                    raise ValueError
+                upto = prompts[turn] - 1 if turn < len(prompts) else upto
+            new_id = await asyncio.to_thread(fork, self.session_id, upto)
+            close_session(self.opened)
+            self.opened = open_session(self.workdir, self.settings.model or "", resume=new_id)
+        except ValueError:
+            self.notice(f"Usage: /fork [TURN], TURN from 0 to {len(prompts)}", error=True)
+            return
+        except SessionError as exc:
+            self.notice(f"Could not fork: {exc}", error=True)
+            return
+        old_id = self.session_id
+        await self._reset_view(new_id)
+        if self.opened.log is not None:
+            await self.show_restored(self.opened.log)
+        self.notice(f"Forked session {old_id} into {new_id}"
+                    + (f" at turn {arg}." if arg else "."))
+
     async def export_session(self, arg: str = "") -> None:
         """``/export [FILE]``: the session as Markdown (default: agent-tui-<id>.md here)."""
         from agent_tui.core.session import SessionError, read_events, to_markdown
@@ -522,6 +558,8 @@ class AgentApp(App[None]):
                 self.notice(f"The network is {state} for tools. Usage: /net on|off")
             else:
                 self.set_network(arg == "on")
+        elif name == "/fork":
+            await self.fork_session(arg)
         elif name == "/export":
             await self.export_session(arg)
         elif name == "/ps":
@@ -558,16 +596,24 @@ class AgentApp(App[None]):
 
             close_session(self.opened)
             self.opened = open_session(self.workdir, self.settings.model or "")
-            self.session_id = self.opened.store.session_id
+            session_id = self.opened.store.session_id
         else:
-            self.session_id = paths.new_session_id()
+            session_id = paths.new_session_id()
+        await self._reset_view(session_id)
+        self.notice(f"New session {self.session_id}.")
+
+    async def _reset_view(self, session_id: str) -> None:
+        """Empty the panes and forget the agent; the next turn starts ``session_id``'s."""
+        self.workers.cancel_group(self, "turn")
+        self.agent = None
+        self.session_id = session_id
         self.queue.clear()
         self._assistant = None
         self._tool_blocks.clear()
         await self.conversation.remove_children()
+        self.query_one(ToolLog).clear()
         self.query_one(StatusBar).session_id = self.session_id
         self.query_one(TodoPane).show("")
-        self.notice(f"New session {self.session_id}.")
 
     def set_theme(self, name: str) -> None:
         """Switch the theme and keep the choice for next time."""

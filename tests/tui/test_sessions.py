@@ -153,3 +153,33 @@ async def test_the_workbench_redraws_a_resumed_session(fake_provider, tmp_path):
     close_session(resumed)
     sent = [m.get("content") for m in fake_provider.requests[3].messages]
     assert "read a.txt" in sent and "a.txt says alpha." in sent
+
+
+async def test_fork_goes_on_in_a_copy_at_a_chosen_turn(fake_provider, tmp_path):
+    from agent_tui.core.session_index import SessionIndex
+    from agent_tui.core.session_start import close_session, open_session
+    from agent_tui.tui.app import make_app
+    from agent_tui.tui.widgets.conversation import UserBlock
+    from tests.core.loop_helpers import settings_for
+    from tests.tui.test_app import SIZE, type_prompt, until
+
+    fake_provider.script(Reply(text="one"), Reply(text="two"), Reply(text="after the fork"))
+    settings = settings_for(fake_provider)
+    opened = open_session(tmp_path, settings.model)
+    app = make_app(settings, tmp_path, load_litellm=False, session=opened)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "first")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1)
+        await type_prompt(pilot, "second")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
+        original = app.session_id
+        await type_prompt(pilot, "/fork 1")
+        await until(pilot, lambda: app.session_id != original)
+        await until(pilot, lambda: [u.text for u in app.query(UserBlock)] == ["first"])
+        await type_prompt(pilot, "instead")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 3)
+        close_session(app.opened)
+    sent = [m.get("content") for m in fake_provider.requests[2].messages]
+    assert "first" in sent and "second" not in sent and "instead" in sent
+    with SessionIndex() as index:
+        assert {s.id for s in index.list()} >= {original, app.session_id}

@@ -53,6 +53,14 @@ class ToolLog(Vertical):
     def table(self) -> DataTable[str]:
         return self.query_one("#tool-table", DataTable)
 
+    def clear(self) -> None:
+        """Forget every call (a new session begins)."""
+        self.records.clear()
+        self._selected = None
+        self.table.clear()
+        self.query_one("#tool-detail", Static).update(
+            "Select a call to see its arguments and output.")
+
     def add_call(self, call_id: str, name: str, summary: str, args: Any) -> None:
         """A new call."""
         record = ToolCallRecord(call_id, name, summary, args)

@@ -434,6 +434,19 @@ class AgentApp(App[None]):
         self.query_one(StatusBar).mode = mode
         self.notify(f"Approval mode: {mode}", timeout=2)
 
+    async def inspect_context(self) -> None:
+        """``/context``: every item in the context with its tokens; pin, dehydrate, drop."""
+        if self.busy:
+            self.notice("Wait for the turn to finish (or press Esc) to inspect the context.",
+                        error=True)
+            return
+        if not self.settings.model:
+            self.notice(NO_MODEL, error=True)
+            return
+        from .screens.context_inspector import ContextInspector
+
+        await self.push_screen(ContextInspector(await self._ensure_agent()))
+
     async def fork_session(self, arg: str = "") -> None:
         """``/fork [TURN]``: go on in a copy of this session, whole or up to turn TURN."""
         from agent_tui.core.session import SessionError, fork, read_events
@@ -558,6 +571,8 @@ class AgentApp(App[None]):
                 self.notice(f"The network is {state} for tools. Usage: /net on|off")
             else:
                 self.set_network(arg == "on")
+        elif name == "/context":
+            await self.inspect_context()
         elif name == "/fork":
             await self.fork_session(arg)
         elif name == "/export":

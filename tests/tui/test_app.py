@@ -336,3 +336,32 @@ async def test_the_gauge_knows_the_window_once_litellm_has_loaded(fake_provider,
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.query_one(ContextGauge).window == 32_000)
         assert "0 / 32.0K tokens" in str(app.query_one(ContextGauge).render())
+
+
+async def test_context_inspector_lists_items_and_pins_and_drops(fake_provider, tmp_path):
+    from agent_tui.tui.screens.context_inspector import ContextInspector
+
+    (tmp_path / "a.txt").write_text("alpha\n")
+    fake_provider.script(Reply(tool_calls=[ToolCall("read_file", {"file_path": "a.txt"})]),
+                         Reply(text="done"))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "read it")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
+        await type_prompt(pilot, "/context")
+        await until(pilot, lambda: isinstance(app.screen, ContextInspector))
+        table = app.screen.query_one("DataTable")
+        kinds = [table.get_row_at(i)[1] for i in range(table.row_count)]
+        assert kinds[:2] == ["system", "tools"] and "tool_result" in kinds
+        user_row = kinds.index("user")
+        table.move_cursor(row=user_row)
+        await pilot.press("p")
+        assert app.agent.context.pinned_indices(app.agent.messages) == [1]
+        tool_row = kinds.index("tool_result")
+        table.move_cursor(row=tool_row)
+        await pilot.press("x")
+        # The call still needs an answer: the result's text goes, a one-line note stays.
+        results = [m for m in app.agent.messages if m["role"] == "tool"]
+        assert len(results) == 1 and "alpha" not in results[0]["content"]
+        await pilot.press("escape")
+        assert not isinstance(app.screen, ContextInspector)

@@ -94,9 +94,11 @@ class AgentApp(App[None]):
     ]
 
     def __init__(self, settings: Settings, workdir: Path, *, load_litellm: bool = True,
-                 session_id: str | None = None, session: OpenedSession | None = None) -> None:
+                 session_id: str | None = None, session: OpenedSession | None = None,
+                 replay: tuple[SessionLog, float] | None = None) -> None:
         super().__init__()
         self.opened = session
+        self._replay = replay
         self.settings = settings
         self.workdir = workdir
         self.agent: Agent | None = None
@@ -142,7 +144,9 @@ class AgentApp(App[None]):
             self.call_after_refresh(self.show_restored, self.opened.log)
             for warning in self.opened.warnings:
                 self.notice(warning, error=True)
-        if not self.settings.model:
+        if self._replay is not None:
+            self.play_back(*self._replay)
+        elif not self.settings.model:
             self.offer_setup()
         if self._load_litellm:
             # After the first frame: an import in a thread still competes for the GIL.
@@ -254,6 +258,24 @@ class AgentApp(App[None]):
                     "cost")
         await self.conversation.add_many(blocks)
         self.notice(f"Resumed session {self.session_id}: {len(blocks)} blocks.")
+
+    @work(exclusive=True, group="turn", exit_on_error=False)
+    async def play_back(self, log: SessionLog, speed: float) -> None:
+        """``agent-tui replay``: show a recorded session as it happened, at ``speed``."""
+        from agent_tui.core.events import UserMessage
+        from agent_tui.core.replay import replay
+
+        self.query_one(StatusBar).session_id = f"{log.session_id} (replay ×{speed:g})"
+        self._set_busy(True)
+        try:
+            async for event in replay(log, speed):
+                if isinstance(event, UserMessage):
+                    await self.conversation.add(UserBlock(event.text))
+                else:
+                    await self._show_event(event)
+        finally:
+            self._set_busy(False)
+        self.notice(f"End of the replay of session {log.session_id}.")
 
     def _next_in_queue(self) -> None:
         if self.busy or not self.queue:

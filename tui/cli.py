@@ -133,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         from .sessions_cli import main as sessions_main
 
         return sessions_main(argv[1:])
+    if argv[:1] == ["replay"]:
+        return replay_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     workdir = Path(args.path or os.getcwd()).expanduser().resolve()
@@ -205,6 +207,36 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         close_session(session)
+
+
+def replay_main(argv: list[str]) -> int:
+    """``agent-tui replay SESSION [--speed X]``: play a recorded session in the workbench."""
+    parser = argparse.ArgumentParser(prog="agent-tui replay",
+                                     description="Play a recorded session back in the workbench; "
+                                     "nothing is re-run.")
+    parser.add_argument("session", help="the session id (see agent-tui sessions list)")
+    parser.add_argument("--speed", type=float, default=1.0,
+                        help="playback speed: 2 is twice as fast (default: 1)")
+    args = parser.parse_args(argv)
+    if args.speed <= 0:
+        return _usage_error(parser, "--speed must be above 0.")
+
+    from agent_tui.core.config import ConfigError, load_settings
+    from agent_tui.core.session import SessionError, read_events
+
+    try:
+        log = read_events(args.session)
+        settings = load_settings(Path.cwd()).settings
+    except (SessionError, ConfigError) as exc:
+        sys.stderr.write(f"agent-tui: error: {exc}\n")
+        return EXIT_FAILURE
+    project = Path(log.header.get("project") or Path.cwd())
+    settings = settings.model_copy(update={"model": log.header.get("model") or settings.model})
+    from .app import make_app
+
+    make_app(settings, project if project.is_dir() else Path.cwd(),
+             replay=(log, args.speed)).run()
+    return EXIT_OK
 
 
 def _list_for_resume(parser: argparse.ArgumentParser, workdir: Path) -> int:

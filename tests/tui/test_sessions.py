@@ -183,3 +183,47 @@ async def test_fork_goes_on_in_a_copy_at_a_chosen_turn(fake_provider, tmp_path):
     assert "first" in sent and "second" not in sent and "instead" in sent
     with SessionIndex() as index:
         assert {s.id for s in index.list()} >= {original, app.session_id}
+
+
+async def test_replay_plays_a_recorded_session_without_re_running_it(fake_provider, tmp_path):
+    import io
+
+    from agent_tui.core.session import read_events
+    from agent_tui.core.session_start import close_session, open_session
+    from agent_tui.tui.app import make_app
+    from agent_tui.tui.headless import run_headless
+    from agent_tui.tui.widgets.assistant_block import AssistantBlock
+    from agent_tui.tui.widgets.conversation import NoticeBlock, ToolBlock, UserBlock
+    from tests.core.loop_helpers import settings_for
+    from tests.tui.test_app import SIZE, until
+
+    fake_provider.script(
+        Reply(text="Writing it.", tool_calls=[ToolCall("write_file", {
+            "file_path": "demo.txt", "content": "demo\n"})]),
+        Reply(text="Wrote **demo.txt**."),
+    )
+    settings = settings_for(fake_provider, approval_mode="auto-edit")
+    opened = open_session(tmp_path, settings.model)
+    await run_headless(settings, tmp_path, "write the demo", "json", io.StringIO(),
+                       io.StringIO(), session=opened)
+    close_session(opened)
+    (tmp_path / "demo.txt").unlink()
+    requests_before = len(fake_provider.requests)
+
+    log = read_events(opened.store.session_id)
+    app = make_app(settings, tmp_path, load_litellm=False, replay=(log, 50.0))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: any("End of the replay" in str(n.render())
+                                       for n in app.query(NoticeBlock)))
+        assert [u.text for u in app.query(UserBlock)] == ["write the demo"]
+        assert [(t.tool_name, t.status) for t in app.query(ToolBlock)] == [("write_file", "ok")]
+        assert [a.text for a in app.query(AssistantBlock)] == ["Writing it.",
+                                                               "Wrote **demo.txt**."]
+    assert len(fake_provider.requests) == requests_before  # the model was not asked again
+    assert not (tmp_path / "demo.txt").exists()  # and the tools did not run again
+
+
+def test_replay_of_an_unknown_session_is_a_clear_error(tmp_path):
+    done = agent_tui("replay", "nosuchsession", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "nosuchsession" in done.stderr and "Traceback" not in done.stderr

@@ -1,0 +1,72 @@
+"""Playing a recorded session back as engine events, at a chosen speed (demos, bug reports).
+
+Nothing is re-run: the model's turns, the tool calls and their results all come from the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator
+from typing import Any
+
+from . import events as ev
+from .session import SessionLog
+
+# The longest pause between two recorded events, at speed 1, so a coffee break in the log
+# does not stall a demo.
+LONGEST_PAUSE = 2.0
+# Characters a second at which recorded answers are typed out, at speed 1.
+TYPING_RATE = 400.0
+
+_EVENT_TYPES: dict[str, type[ev.Event]] = {
+    cls.type: cls for cls in (
+        ev.UserMessage, ev.AssistantMessage, ev.ToolCallStarted, ev.ApprovalDecided,
+        ev.ToolResultEvent, ev.TodoUpdated, ev.ContextUpdated, ev.TurnUsage, ev.ErrorEvent,
+        ev.ContextThinned, ev.Compacted, ev.RunResult,
+    )
+}
+
+
+def event_from_record(record: dict[str, Any]) -> ev.Event | None:
+    """The engine event a log record was made from, or None for other records."""
+    cls = _EVENT_TYPES.get(record.get("type", ""))
+    if cls is None:
+        return None
+    values: dict[str, Any] = {}
+    for field in dataclasses.fields(cls):
+        if field.name not in record:
+            continue
+        value = record[field.name]
+        if field.name in ("usage", "session") and isinstance(value, dict):
+            value = ev.Usage(int(value.get("prompt_tokens", 0)),
+                             int(value.get("completion_tokens", 0)), value.get("cost"))
+        values[field.name] = value
+    try:
+        return cls(**values)
+    except TypeError:  # a record from another version of agent-tui, missing a field
+        return None
+
+
+async def replay(log: SessionLog, speed: float = 1.0) -> AsyncIterator[ev.Event]:
+    """Yield the log's events in order, paced by their timestamps divided by ``speed``.
+
+    An answer's text is typed out as ``TextDelta`` pieces before its ``AssistantMessage``.
+    """
+    speed = max(speed, 0.01)
+    previous: float | None = None
+    for record in log.events:
+        event = event_from_record(record)
+        if event is None:
+            continue
+        stamp = record.get("ts")
+        if isinstance(stamp, int | float):
+            if previous is not None:
+                await asyncio.sleep(min(LONGEST_PAUSE, max(0.0, stamp - previous)) / speed)
+            previous = stamp
+        if isinstance(event, ev.AssistantMessage) and event.text:
+            step = 24
+            for start in range(0, len(event.text), step):
+                yield ev.TextDelta(event.text[start:start + step])
+                await asyncio.sleep(step / TYPING_RATE / speed)
+        yield event

@@ -24,18 +24,27 @@ from typing import Any
 
 from agent_tui.tools.rehydrate import Fragment, FragmentStore
 
+from .history import (
+    DEHYDRATED_PREFIX,
+    SUMMARY_PREFIX,
+    TOOL_RESULTS_PREFIX,
+    files_touched,
+    is_dehydrated,
+    is_prompt,
+    kind_of,
+    last_exchange_start,
+    last_todo_list,
+    message_spans,
+    preview,
+    render_transcript,
+    tool_names,
+)
 from .providers.base import Message
-from .text_protocol import parse_tool_calls
 
 Counter = Callable[[list[Message]], int]
 """Tokens of a list of messages: the provider's ``count_tokens``."""
 
-TOOL_RESULTS_PREFIX = "Tool results:"
-DEHYDRATED_PREFIX = "[DEHYDRATED CONTEXT: fragment "
-SUMMARY_PREFIX = "Summary of the conversation so far:"
 DROPPED_RESULT = "[This tool result was removed from the context by the person.]"
-EDIT_TOOLS = frozenset({"write_file", "edit_file", "str_replace"})
-_PATH_KEYS = ("file_path", "path", "file_paths", "paths")
 _TEXT_RESULT = re.compile(r'<tool_result name="([^"]*)" id="([^"]*)"')
 _SUMMARIZER = ("You condense a coding agent's conversation into a summary that replaces it. "
                "The agent continues from your summary alone.")
@@ -184,7 +193,7 @@ class TokenLedger:
               pinned: Collection[int] = ()) -> list[ContextItem]:
         """Every item of the context with its tokens: messages, and the tool schemas
         right after the system prompt."""
-        items = [ContextItem(kind_of(messages, i), i, self.tokens(m), _preview(m),
+        items = [ContextItem(kind_of(messages, i), i, self.tokens(m), preview(m),
                              i in pinned, is_dehydrated(m)) for i, m in enumerate(messages)]
         if tool_schemas:
             names = ", ".join(s.get("function", {}).get("name", "?") for s in tool_schemas)
@@ -281,7 +290,7 @@ class ContextManager:
 
     def _thin(self, messages: list[Message], target: float, tokens: int,
               made: list[str]) -> int:
-        protected_from = _last_exchange_start(messages)
+        protected_from = last_exchange_start(messages)
         for index in range(protected_from):
             if tokens < target:
                 break
@@ -337,7 +346,7 @@ class ContextManager:
         tokens = self.ledger.tokens(message)
         if message.get("role") == "tool":
             call_id = str(message.get("tool_call_id", ""))
-            name = _tool_names(messages).get(call_id, "tool")
+            name = tool_names(messages).get(call_id, "tool")
         else:
             found = _TEXT_RESULT.findall(content)
             name = ", ".join(dict.fromkeys(n for n, _ in found)) or "tool"
@@ -368,7 +377,7 @@ class ContextManager:
                 f"{TOOL_RESULTS_PREFIX} {DROPPED_RESULT}")
             messages[index] = {**message, "content": note}
         else:
-            span = next(s for s in _spans(messages) if index in s)
+            span = next(s for s in message_spans(messages) if index in s)
             gone = span if message.get("role") == "assistant" else range(index, index + 1)
             for i in gone:
                 self._pins.pop(id(messages[i]), None)
@@ -406,7 +415,8 @@ class ContextManager:
         if pinned:
             kept += f", and {len(pinned)} pinned message(s),"
         text = _SUMMARY_REQUEST.format(
-            transcript=_render([messages[i] for i in older], max(2000, self.window * 2)),
+            transcript=render_transcript([messages[i] for i in older],
+                                         max(2000, self.window * 2)),
             changed=", ".join(changed) or "(none)", read=", ".join(read) or "(none)",
             todos="\n".join(f"  {line.strip()}" for line in todo_text.splitlines()
                             if "[ ]" in line) or "  (none recorded)",
@@ -442,7 +452,7 @@ class ContextManager:
             if self._tokens(messages, recent) <= budget:
                 break
             if k == 1:  # one turn too big: keep its prompt and its newest steps
-                spans = [s for s in _spans(messages) if s.start > prompts[-1]]
+                spans = [s for s in message_spans(messages) if s.start > prompts[-1]]
                 tail: list[int] = list(spans.pop()) if spans else []
                 while spans and self._tokens(messages, [*spans[-1], *tail]) <= budget:
                     tail = [*spans.pop(), *tail]
@@ -451,7 +461,7 @@ class ContextManager:
             k -= 1
         kept = set(recent)
         pinned: list[int] = []
-        for span in _spans(messages):
+        for span in message_spans(messages):
             if any(self.is_pinned(messages, i) for i in span) and not kept & set(span):
                 pinned.extend(i for i in span if i >= start)
         kept.update(pinned)
@@ -466,116 +476,6 @@ class ContextManager:
         if report is None:
             return ""
         return f" ({report.tokens:,} of {report.window:,} tokens, {report.percent:g} %)"
-
-
-# -- reading the history ---------------------------------------------------------------
-
-
-def kind_of(messages: list[Message], index: int) -> str:
-    """``system``, ``user``, ``assistant`` or ``tool_result`` (text-protocol ones included)."""
-    message = messages[index]
-    role = str(message.get("role", "user"))
-    if role == "tool" or is_text_results(message):
-        return "tool_result"
-    return role
-
-
-def is_prompt(messages: list[Message], index: int) -> bool:
-    """A message from the person: it starts a turn (tool results, their images and an
-    earlier compaction's summary do not)."""
-    return (kind_of(messages, index) == "user" and not _is_attachment(messages, index)
-            and not _text_of(messages[index]).startswith(SUMMARY_PREFIX))
-
-
-def is_text_results(message: Message) -> bool:
-    """A text-protocol user message carrying tool results."""
-    content = message.get("content")
-    return (message.get("role") == "user" and isinstance(content, str)
-            and content.startswith(TOOL_RESULTS_PREFIX))
-
-
-def is_dehydrated(message: Message) -> bool:
-    """Whether the message is a thinning stub."""
-    content = message.get("content")
-    return isinstance(content, str) and DEHYDRATED_PREFIX in content[:64]
-
-
-def files_touched(messages: list[Message]) -> tuple[list[str], list[str]]:
-    """(changed, read): file paths named by the tool calls of the history, in first-seen
-    order; a file both read and changed counts as changed."""
-    changed: dict[str, None] = {}
-    read: dict[str, None] = {}
-    for name, args in _tool_calls(messages):
-        for key in _PATH_KEYS:
-            value = args.get(key)
-            paths = [value] if isinstance(value, str) else value if isinstance(value, list) else []
-            for path in paths:
-                if isinstance(path, str) and path.strip():
-                    (changed if name in EDIT_TOOLS else read)[path.strip()] = None
-    return list(changed), [p for p in read if p not in changed]
-
-
-def last_todo_list(messages: list[Message]) -> str:
-    """The content of the history's last todo_write call ("" when there is none)."""
-    content = ""
-    for name, args in _tool_calls(messages):
-        if name == "todo_write" and isinstance(args.get("content"), str):
-            content = args["content"]
-    return content
-
-
-def _tool_calls(messages: list[Message]) -> Iterable[tuple[str, dict[str, Any]]]:
-    for message in messages:
-        if message.get("role") != "assistant":
-            continue
-        calls = [(c.get("function", {}).get("name", ""), c.get("function", {}).get("arguments"))
-                 for c in message.get("tool_calls") or []]
-        text = message.get("content")
-        if not calls and isinstance(text, str) and '"tool"' in text:
-            calls = [(c.name, c.arguments) for c in parse_tool_calls(text, {})[1]]
-        for name, raw in calls:
-            try:
-                args = json.loads(raw) if isinstance(raw, str) and raw else {}
-            except json.JSONDecodeError:
-                continue
-            if isinstance(args, dict):
-                yield name, args
-
-
-def _tool_names(messages: list[Message]) -> dict[str, str]:
-    return {c["id"]: c.get("function", {}).get("name", "tool")
-            for m in messages for c in (m.get("tool_calls") or []) if "id" in c}
-
-
-def _is_attachment(messages: list[Message], index: int) -> bool:
-    """A user message with content parts right after tool results (their images)."""
-    return (index > 0 and messages[index].get("role") == "user"
-            and not isinstance(messages[index].get("content"), str)
-            and kind_of(messages, index - 1) == "tool_result")
-
-
-def _spans(messages: list[Message]) -> list[range]:
-    """The history cut so that no piece splits a tool call from its results: an assistant
-    message with the results (and images) after it is one piece, any other message one."""
-    spans: list[range] = []
-    i, n = 0, len(messages)
-    while i < n:
-        j = i + 1
-        if messages[i].get("role") == "assistant":
-            while j < n and (kind_of(messages, j) == "tool_result" or _is_attachment(messages, j)):
-                j += 1
-        spans.append(range(i, j))
-        i = j
-    return spans
-
-
-def _last_exchange_start(messages: list[Message]) -> int:
-    """Index of the last assistant message answered by tool results (its results are the
-    newest the model has not yet seen, so thinning never takes them); len() if none."""
-    for span in reversed(_spans(messages)):
-        if len(span) > 1:
-            return span.start
-    return len(messages)
 
 
 def _at(messages: list[Message], index: int) -> Message:
@@ -593,54 +493,3 @@ def _fingerprint(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return tuple(_fingerprint(v) for v in value)
     return value if isinstance(value, int | float | bool | None) else repr(value)
-
-
-def _text_of(message: Message) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(p.get("text", f"[{p.get('type', 'part')}]") for p in content
-                        if isinstance(p, dict))
-    return ""
-
-
-def _calls_text(message: Message, limit: int) -> str:
-    return "; ".join(f"{c.get('function', {}).get('name', '?')}"
-                     f"({str(c.get('function', {}).get('arguments', ''))[:limit]})"
-                     for c in message.get("tool_calls") or [])
-
-
-def _preview(message: Message, width: int = 100) -> str:
-    text = " ".join(_text_of(message).split())
-    if calls := _calls_text(message, 60):
-        text = f"{text} → {calls}" if text else f"→ {calls}"
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _render(messages: list[Message], budget: int) -> str:
-    """A plain-text transcript for the summarizer, long texts cut, then the oldest blocks
-    after the first (the task) left out until it fits ``budget`` characters."""
-    blocks: list[str] = []
-    for message in messages:
-        role = message.get("role")
-        text = _text_of(message)
-        if role == "tool" or is_text_results(message):
-            head, limit = "Tool result", 1500
-        elif role == "assistant":
-            head, limit = "Assistant", 4000
-            if calls := _calls_text(message, 300):
-                text = f"{text}\n(called: {calls})".strip()
-        else:
-            head, limit = ("Summary" if text.startswith(SUMMARY_PREFIX) else "Person"), 6000
-        if len(text) > limit:
-            text = f"{text[:limit]}\n[… {len(text) - limit} more characters]"
-        blocks.append(f"### {head}\n{text}")
-    total = sum(len(b) + 2 for b in blocks)
-    left_out = 0
-    while len(blocks) > 2 and total > budget:
-        total -= len(blocks.pop(1)) + 2
-        left_out += 1
-    if left_out:
-        blocks.insert(1, f"[… {left_out} earlier messages left out …]")
-    return "\n\n".join(blocks)

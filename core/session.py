@@ -13,38 +13,19 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import re
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import paths
+from .redaction import env_secrets, redact
 
 LOG_NAME = "events.jsonl"
 LOCK_NAME = "lock"
-REDACTED = "[REDACTED]"
 _TAIL_CHUNK = 64 * 1024
-
-# Key shapes of the big providers. A key is random, so a match without a digit is taken
-# for prose ("sk-learn-is-a-library") and left alone.
-_KEY_PATTERN = re.compile(
-    r"(?<![\w-])(?:"
-    r"sk-(?:ant-)?[A-Za-z0-9_-]{16,}"
-    r"|AIza[0-9A-Za-z_-]{35}"
-    r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
-    r"|xox[baprs]-[A-Za-z0-9-]{10,}"
-    r")"
-)
-_BEARER_PATTERN = re.compile(r"(?i)\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
-# Python's re tries a pattern at every position (~30 µs per KB for these two); a substring
-# test is ~100x faster, and most text holds none of these.
-_KEY_MARKERS = ("sk-", "AIza", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox")
-_BEARER_MARKERS = ("earer", "EARER")
-_SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET")
-_MIN_SECRET_LENGTH = 8
 
 
 class SessionError(Exception):
@@ -73,62 +54,6 @@ class SessionLocked(SessionError):
         )
         self.session_id = session_id
         self.pid = pid
-
-
-# --- redaction --------------------------------------------------------------------------
-
-
-def env_secrets(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """Values of environment variables named like secrets (``*_API_KEY``, ``*_TOKEN``,
-    ``*_SECRET``) that are long enough to be worth hiding, longest first."""
-    env = os.environ if environ is None else environ
-    found = {
-        value
-        for name, value in env.items()
-        if name.upper().endswith(_SECRET_ENV_SUFFIXES) and len(value) >= _MIN_SECRET_LENGTH
-    }
-    return tuple(sorted(found, key=len, reverse=True))
-
-
-def _redact_key(match: re.Match[str]) -> str:
-    text = match.group(0)
-    return REDACTED if any(c.isdigit() for c in text) else text
-
-
-def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with API keys, bearer tokens and the given secret values replaced."""
-    for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, REDACTED)
-    if any(marker in text for marker in _KEY_MARKERS):
-        text = _KEY_PATTERN.sub(_redact_key, text)
-    if any(marker in text for marker in _BEARER_MARKERS):
-        text = _BEARER_PATTERN.sub(rf"\g<1>{REDACTED}", text)
-    return text
-
-
-def redact(value: Any, secrets: Iterable[str] | None = None) -> Any:
-    """A copy of ``value`` with secrets replaced by ``[REDACTED]`` in every string in it.
-
-    Args:
-        value: A JSON-like value: strings, numbers, dicts, lists and tuples, nested.
-        secrets: Exact values to hide; by default those of :func:`env_secrets`.
-
-    Returns:
-        The same shape; dict keys and non-strings are left as they are.
-    """
-    found = env_secrets() if secrets is None else tuple(secrets)
-    return _redact(value, found)
-
-
-def _redact(value: Any, secrets: tuple[str, ...]) -> Any:
-    if isinstance(value, str):
-        return redact_text(value, secrets)
-    if isinstance(value, dict):
-        return {k: _redact(v, secrets) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_redact(v, secrets) for v in value]
-    return value
 
 
 def encode_record(record: Mapping[str, Any]) -> bytes:
@@ -409,7 +334,7 @@ class SessionStore:
         """
         data = dict(record)
         data.setdefault("ts", time.time())
-        self._write(encode_record(_redact(data, self._secrets)))
+        self._write(encode_record(redact(data, self._secrets)))
 
     def read(self) -> SessionLog:
         """This session's log as it is on disk now."""
@@ -525,79 +450,3 @@ def fork(source_id: str, upto_event_index: int, *, new_id: str | None = None) ->
         if events:  # one write and one fsync for the lot; they were redacted already
             store._write(b"".join(encode_record(e) for e in events))
     return new_id
-
-
-# --- export -----------------------------------------------------------------------------
-
-
-def to_markdown(log: SessionLog) -> str:
-    """A readable transcript: prompts, answers, tool calls and results, todos."""
-    header = log.header
-    title = header.get("title") or _first_prompt(log) or f"Session {log.session_id}"
-    out = [f"# {title}", ""]
-    created = header.get("created")
-    meta = [
-        ("Session", log.session_id),
-        ("Project", header.get("project")),
-        ("Model", header.get("model")),
-        (
-            "Created",
-            time.strftime("%Y-%m-%d %H:%M", time.localtime(created))
-            if isinstance(created, int | float)
-            else None,
-        ),
-    ]
-    if log.parent:
-        meta.append(("Forked from", f"{log.parent[0]} after event {log.parent[1]}"))
-    out += [f"- **{name}:** {value}" for name, value in meta if value]
-    out.append("")
-    for event in log.events:
-        out += _event_markdown(event)
-    return "\n".join(out).rstrip() + "\n"
-
-
-def _first_prompt(log: SessionLog) -> str:
-    for event in log.events:
-        if event.get("type") == "user_message":
-            lines = str(event.get("text", "")).strip().splitlines()
-            return lines[0][:80] if lines else ""
-    return ""
-
-
-def _event_markdown(event: dict[str, Any]) -> list[str]:
-    kind = event.get("type")
-    if kind == "user_message":
-        return ["## User", "", str(event.get("text", "")), ""]
-    if kind == "assistant_message":
-        text = str(event.get("text") or "").strip()
-        return ["## Assistant", "", text, ""] if text else []
-    if kind == "tool_call":
-        args = event.get("args")
-        body = args if isinstance(args, str) else json.dumps(args, indent=2, ensure_ascii=False)
-        summary = f" — {event['summary']}" if event.get("summary") else ""
-        return [
-            f"### Tool call: `{event.get('name', '?')}`{summary}",
-            "",
-            *_fenced(body, "json"),
-            "",
-        ]
-    if kind == "tool_result":
-        status = "ok" if event.get("ok") else "failed"
-        return [
-            f"**Result of `{event.get('name', '?')}`** ({status})",
-            "",
-            *_fenced(str(event.get("output", "")), "text"),
-            "",
-        ]
-    if kind == "todo":
-        return ["### Todos", "", str(event.get("content", "")), ""]
-    if kind == "error":
-        return [f"> **Error:** {event.get('message', '')}", ""]
-    return []
-
-
-def _fenced(text: str, language: str) -> list[str]:
-    """A code fence longer than any run of backticks inside ``text``."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return [f"{fence}{language}", text.rstrip("\n"), fence]

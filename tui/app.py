@@ -507,7 +507,8 @@ class AgentApp(App[None]):
 
     async def export_session(self, arg: str = "") -> None:
         """``/export [FILE]``: the session as Markdown (default: agent-tui-<id>.md here)."""
-        from agent_tui.core.session import SessionError, read_events, to_markdown
+        from agent_tui.core.session import SessionError, read_events
+        from agent_tui.core.session_export import to_markdown
 
         target = self.workdir / (arg or f"agent-tui-{self.session_id}.md")
         try:

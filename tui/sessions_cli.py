@@ -31,7 +31,8 @@ def main(argv: list[str]) -> int:
     """Run ``agent-tui sessions …``; returns the exit code."""
     from pathlib import Path
 
-    from agent_tui.core.session import SessionError, read_events, to_markdown
+    from agent_tui.core.session import SessionError, read_events
+    from agent_tui.core.session_export import to_markdown
     from agent_tui.core.session_index import SessionIndex
 
     args = build_parser().parse_args(argv)

@@ -10,15 +10,13 @@ from typing import Any
 import pytest
 
 from agent_tui.core.context import (
-    DEHYDRATED_PREFIX,
-    SUMMARY_PREFIX,
     CompactionGuard,
     CompactionLoop,
     ContextError,
     ContextManager,
     TokenLedger,
-    kind_of,
 )
+from agent_tui.core.history import DEHYDRATED_PREFIX, SUMMARY_PREFIX, kind_of
 from agent_tui.core.providers.base import ToolCallRequest
 from agent_tui.core.text_protocol import results_message
 

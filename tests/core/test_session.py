@@ -12,17 +12,16 @@ import pytest
 
 from agent_tui.core import paths
 from agent_tui.core.events import AssistantMessage, TodoUpdated, ToolCallStarted, ToolResultEvent
+from agent_tui.core.redaction import REDACTED, redact
 from agent_tui.core.session import (
-    REDACTED,
     SessionError,
     SessionLocked,
     SessionNotFound,
     SessionStore,
     fork,
     read_events,
-    redact,
-    to_markdown,
 )
+from agent_tui.core.session_export import to_markdown
 
 
 def new_store(tmp_path: Path, session_id: str = "s1") -> SessionStore:

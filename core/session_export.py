@@ -1,0 +1,83 @@
+"""A session log as a readable Markdown transcript (``agent-tui sessions show``, ``/export``)."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+from .session import SessionLog
+
+
+def to_markdown(log: SessionLog) -> str:
+    """A readable transcript: prompts, answers, tool calls and results, todos."""
+    header = log.header
+    title = header.get("title") or _first_prompt(log) or f"Session {log.session_id}"
+    out = [f"# {title}", ""]
+    created = header.get("created")
+    meta = [
+        ("Session", log.session_id),
+        ("Project", header.get("project")),
+        ("Model", header.get("model")),
+        (
+            "Created",
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(created))
+            if isinstance(created, int | float)
+            else None,
+        ),
+    ]
+    if log.parent:
+        meta.append(("Forked from", f"{log.parent[0]} after event {log.parent[1]}"))
+    out += [f"- **{name}:** {value}" for name, value in meta if value]
+    out.append("")
+    for event in log.events:
+        out += _event_markdown(event)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _first_prompt(log: SessionLog) -> str:
+    for event in log.events:
+        if event.get("type") == "user_message":
+            lines = str(event.get("text", "")).strip().splitlines()
+            return lines[0][:80] if lines else ""
+    return ""
+
+
+def _event_markdown(event: dict[str, Any]) -> list[str]:
+    kind = event.get("type")
+    if kind == "user_message":
+        return ["## User", "", str(event.get("text", "")), ""]
+    if kind == "assistant_message":
+        text = str(event.get("text") or "").strip()
+        return ["## Assistant", "", text, ""] if text else []
+    if kind == "tool_call":
+        args = event.get("args")
+        body = args if isinstance(args, str) else json.dumps(args, indent=2, ensure_ascii=False)
+        summary = f" — {event['summary']}" if event.get("summary") else ""
+        return [
+            f"### Tool call: `{event.get('name', '?')}`{summary}",
+            "",
+            *_fenced(body, "json"),
+            "",
+        ]
+    if kind == "tool_result":
+        status = "ok" if event.get("ok") else "failed"
+        return [
+            f"**Result of `{event.get('name', '?')}`** ({status})",
+            "",
+            *_fenced(str(event.get("output", "")), "text"),
+            "",
+        ]
+    if kind == "todo":
+        return ["### Todos", "", str(event.get("content", "")), ""]
+    if kind == "error":
+        return [f"> **Error:** {event.get('message', '')}", ""]
+    return []
+
+
+def _fenced(text: str, language: str) -> list[str]:
+    """A code fence longer than any run of backticks inside ``text``."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{language}", text.rstrip("\n"), fence]

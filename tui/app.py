@@ -85,6 +85,7 @@ class AgentApp(App[None]):
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel", show=False),
         Binding("ctrl+up", "focus_conversation", "Blocks", show=False, priority=True),
+        Binding("ctrl+r", "browse_sessions", "Sessions", show=False, priority=True),
         Binding("shift+tab", "cycle_mode", "Mode", show=False, priority=True),
         Binding("f2", "toggle_side", "Side panel", show=False, priority=True),
         Binding("f3", "toggle_tool_log", "Tool log", show=False, priority=True),
@@ -456,6 +457,35 @@ class AgentApp(App[None]):
         self.query_one(StatusBar).mode = mode
         self.notify(f"Approval mode: {mode}", timeout=2)
 
+    def action_browse_sessions(self) -> None:
+        """Ctrl+R or ``/sessions``: the session browser; resume, fork or export from it."""
+        from .screens.session_browser import SessionBrowser
+
+        self.push_screen(SessionBrowser(project=None), self._on_browser_action)
+
+    async def _on_browser_action(self, action: Any) -> None:
+        if action is None:
+            return
+        if action.kind == "export":
+            await self.export_session(session_id=action.session_id)
+            return
+        if self.busy:
+            self.notice("Wait for the turn to finish (or press Esc) first.", error=True)
+            return
+        target = action.session_id
+        if action.kind == "fork":
+            from agent_tui.core.session import SessionError, fork, read_events
+
+            try:
+                log = await asyncio.to_thread(read_events, target)
+                target = await asyncio.to_thread(fork, target, len(log.events) - 1)
+            except SessionError as exc:
+                self.notice(f"Could not fork: {exc}", error=True)
+                return
+        if await self.switch_session(target):
+            verb = "Forked" if action.kind == "fork" else "Resumed"
+            self.notice(f"{verb}: now in session {target}.")
+
     async def inspect_context(self) -> None:
         """``/context``: every item in the context with its tokens; pin, dehydrate, drop."""
         if self.busy:
@@ -472,7 +502,6 @@ class AgentApp(App[None]):
     async def fork_session(self, arg: str = "") -> None:
         """``/fork [TURN]``: go on in a copy of this session, whole or up to turn TURN."""
         from agent_tui.core.session import SessionError, fork, read_events
-        from agent_tui.core.session_start import close_session, open_session
 
         if self.busy:
             self.notice("Wait for the turn to finish (or press Esc) before forking.", error=True)
@@ -490,8 +519,6 @@ class AgentApp(App[None]):
                     raise ValueError
                 upto = prompts[turn] - 1 if turn < len(prompts) else upto
             new_id = await asyncio.to_thread(fork, self.session_id, upto)
-            close_session(self.opened)
-            self.opened = open_session(self.workdir, self.settings.model or "", resume=new_id)
         except ValueError:
             self.notice(f"Usage: /fork [TURN], TURN from 0 to {len(prompts)}", error=True)
             return
@@ -499,20 +526,37 @@ class AgentApp(App[None]):
             self.notice(f"Could not fork: {exc}", error=True)
             return
         old_id = self.session_id
-        await self._reset_view(new_id)
-        if self.opened.log is not None:
-            await self.show_restored(self.opened.log)
-        self.notice(f"Forked session {old_id} into {new_id}"
-                    + (f" at turn {arg}." if arg else "."))
+        if await self.switch_session(new_id):
+            self.notice(f"Forked session {old_id} into {new_id}"
+                        + (f" at turn {arg}." if arg else "."))
 
-    async def export_session(self, arg: str = "") -> None:
-        """``/export [FILE]``: the session as Markdown (default: agent-tui-<id>.md here)."""
+    async def switch_session(self, session_id: str) -> bool:
+        """Leave the current session and go on with ``session_id`` (redrawn from its log)."""
+        from agent_tui.core.session import SessionError
+        from agent_tui.core.session_start import close_session, open_session
+
+        try:
+            opened = open_session(self.workdir, self.settings.model or "", resume=session_id)
+        except SessionError as exc:
+            self.notice(f"Could not open session {session_id}: {exc}", error=True)
+            return False
+        if self.opened is not None:
+            close_session(self.opened)
+        self.opened = opened
+        await self._reset_view(session_id)
+        if opened.log is not None:
+            await self.show_restored(opened.log)
+        return True
+
+    async def export_session(self, arg: str = "", session_id: str | None = None) -> None:
+        """``/export [FILE]``: a session as Markdown (default: agent-tui-<id>.md here)."""
         from agent_tui.core.session import SessionError, read_events
         from agent_tui.core.session_export import to_markdown
 
-        target = self.workdir / (arg or f"agent-tui-{self.session_id}.md")
+        session_id = session_id or self.session_id
+        target = self.workdir / (arg or f"agent-tui-{session_id}.md")
         try:
-            text = to_markdown(await asyncio.to_thread(read_events, self.session_id))
+            text = to_markdown(await asyncio.to_thread(read_events, session_id))
             await asyncio.to_thread(target.write_text, text, encoding="utf-8")
         except (SessionError, OSError) as exc:
             self.notice(f"Could not export the session: {exc}", error=True)
@@ -594,6 +638,8 @@ class AgentApp(App[None]):
                 self.notice(f"The network is {state} for tools. Usage: /net on|off")
             else:
                 self.set_network(arg == "on")
+        elif name == "/sessions":
+            self.action_browse_sessions()
         elif name == "/context":
             await self.inspect_context()
         elif name == "/fork":

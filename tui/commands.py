@@ -8,6 +8,7 @@ SLASH_COMMANDS: dict[str, str] = {
     "/mode": "Set the approval mode: /mode default|auto-edit|plan|yolo",
     "/clear": "Clear the conversation and start afresh",
     "/new": "Start a new session",
+    "/sessions": "Browse sessions: search, resume, fork, delete, export (Ctrl+R)",
     "/context": "Inspect the context: every item and its tokens; pin, dehydrate, drop",
     "/fork": "Go on in a copy of this session: /fork [TURN] keeps turns up to TURN",
     "/export": "Write the session as Markdown: /export [FILE]",

@@ -96,8 +96,10 @@ class AgentApp(App[None]):
 
     def __init__(self, settings: Settings, workdir: Path, *, load_litellm: bool = True,
                  session_id: str | None = None, session: OpenedSession | None = None,
-                 replay: tuple[SessionLog, float] | None = None) -> None:
+                 replay: tuple[SessionLog, float] | None = None,
+                 browse_sessions: bool = False) -> None:
         super().__init__()
+        self._browse_on_start = browse_sessions
         self.opened = session
         self._replay = replay
         self.settings = settings
@@ -145,6 +147,8 @@ class AgentApp(App[None]):
             self.call_after_refresh(self.show_restored, self.opened.log)
             for warning in self.opened.warnings:
                 self.notice(warning, error=True)
+        if self._browse_on_start:
+            self.call_after_refresh(self.action_browse_sessions)
         if self._replay is not None:
             self.play_back(*self._replay)
         elif not self.settings.model:

@@ -167,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     settings = loaded.settings
     if not settings.model and (model := default_model()) is not None:
         settings = settings.model_copy(update={"model": model})
-    if args.resume == "":
+    browse = args.resume == "" and prompt is None  # the workbench lets you pick one
+    if args.resume == "" and prompt is not None:
         return _list_for_resume(parser, workdir)
     if args.fork and not (args.resume or args.continue_latest):
         return _usage_error(parser, "--fork goes with --resume ID or --continue.")
@@ -194,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         if prompt is None:
             from .app import make_app
 
-            make_app(settings, workdir, session=session).run()
+            make_app(settings, workdir, session=session, browse_sessions=browse).run()
             return EXIT_OK
         import asyncio
 

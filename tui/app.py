@@ -477,6 +477,9 @@ class AgentApp(App[None]):
             self.notice("Wait for the turn to finish (or press Esc) first.", error=True)
             return
         target = action.session_id
+        if action.kind == "resume" and target == self.session_id:
+            self.notice(f"Already in session {target}.")
+            return
         if action.kind == "fork":
             from agent_tui.core.session import SessionError, fork, read_events
 

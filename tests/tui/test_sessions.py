@@ -227,3 +227,36 @@ def test_replay_of_an_unknown_session_is_a_clear_error(tmp_path):
     done = agent_tui("replay", "nosuchsession", cwd=tmp_path)
     assert done.returncode == 1
     assert "nosuchsession" in done.stderr and "Traceback" not in done.stderr
+
+
+async def test_ctrl_r_browser_resumes_another_session(fake_provider, tmp_path):
+    from agent_tui.core.session_start import close_session, open_session
+    from agent_tui.tui.app import make_app
+    from agent_tui.tui.screens.session_browser import SessionBrowser
+    from agent_tui.tui.widgets.conversation import UserBlock
+    from tests.core.loop_helpers import settings_for
+    from tests.tui.test_app import SIZE, type_prompt, until
+
+    fake_provider.script(Reply(text="old answer"), Reply(text="new answer"))
+    settings = settings_for(fake_provider)
+    older = open_session(tmp_path, settings.model)
+    app = make_app(settings, tmp_path, load_litellm=False, session=older)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "the older session")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1)
+        await type_prompt(pilot, "/new")
+        await until(pilot, lambda: app.session_id != older.store.session_id)
+        await type_prompt(pilot, "the newer session")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, SessionBrowser))
+        await until(pilot, lambda: app.screen.query_one("DataTable").row_count == 2)
+        table = app.screen.query_one("DataTable")
+        titles = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        table.move_cursor(row=titles.index("the older session"))
+        table.focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: app.session_id == older.store.session_id)
+        await until(pilot, lambda: [u.text for u in app.query(UserBlock)]
+                    == ["the older session"])
+        close_session(app.opened)

@@ -236,6 +236,8 @@ class AgentApp(App[None]):
 
         blocks: list[Any] = []
         tool_log = self.query_one(ToolLog)
+        # Final states first: one widget and one row per call, not one update per event.
+        results = {r.get("id"): r for r in log.events if r.get("type") == "tool_result"}
         for record in log.events:
             kind = record.get("type")
             if kind == "user_message":
@@ -243,16 +245,16 @@ class AgentApp(App[None]):
             elif kind == "assistant_message" and record.get("text", "").strip():
                 blocks.append(AssistantBlock(record["text"]))
             elif kind == "tool_call":
+                result = results.get(record["id"])
+                final = {} if result is None else {
+                    "status": "ok" if result.get("ok") else "error",
+                    "duration": result.get("duration"), "output": result.get("output", "")}
                 block = ToolBlock(record["id"], record["name"], record.get("summary", ""),
-                                  record.get("args"))
+                                  record.get("args"), **final)
                 self._tool_blocks[record["id"]] = block
                 blocks.append(block)
                 tool_log.add_call(record["id"], record["name"], record.get("summary", ""),
-                                  record.get("args"))
-            elif kind == "tool_result":
-                status = "ok" if record.get("ok") else "error"
-                self._update_tool(record["id"], status=status, duration=record.get("duration"),
-                                  output=record.get("output", ""))
+                                  record.get("args"), follow=False, **final)
             elif kind == "todo":
                 self.query_one(TodoPane).show(record.get("content", ""))
             elif kind == "context":

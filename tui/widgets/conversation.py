@@ -85,17 +85,20 @@ class ToolBlock(Block):
     class Toggled(Message):
         """The block was expanded or collapsed."""
 
-    def __init__(self, call_id: str, name: str, summary: str, args: Any) -> None:
+    def __init__(self, call_id: str, name: str, summary: str, args: Any, *,
+                 status: str = "pending", duration: float | None = None,
+                 output: str = "") -> None:
         super().__init__("")
         self.call_id = call_id
         self.tool_name = name
         self.summary = summary or name
         self.args = args
-        self.status = "pending"
-        self.duration: float | None = None
-        self.output = ""
+        self.status = status
+        self.duration: float | None = duration
+        self.output = output
         self.expanded = False
         self._revived: ToolBlock | None = None
+        self.set_class(status in ("error", "denied"), "failed")
         self._refresh()
 
     def set_status(self, status: str, *, duration: float | None = None,
@@ -121,10 +124,10 @@ class ToolBlock(Block):
 
     def revive(self) -> ToolBlock:
         """A fresh, mountable copy in the latest state; later reports reach it too."""
-        copy = ToolBlock(self.call_id, self.tool_name, self.summary, self.args)
-        copy.set_status(self.status, duration=self.duration, output=self.output)
-        copy.expanded = self.expanded
-        copy._refresh()
+        copy = ToolBlock(self.call_id, self.tool_name, self.summary, self.args,
+                         status=self.status, duration=self.duration, output=self.output)
+        if self.expanded:
+            copy.action_toggle()
         self._revived = copy
         return copy
 

@@ -61,12 +61,16 @@ class ToolLog(Vertical):
         self.query_one("#tool-detail", Static).update(
             "Select a call to see its arguments and output.")
 
-    def add_call(self, call_id: str, name: str, summary: str, args: Any) -> None:
-        """A new call."""
-        record = ToolCallRecord(call_id, name, summary, args)
+    def add_call(self, call_id: str, name: str, summary: str, args: Any, *,
+                 status: str = "pending", duration: float | None = None, output: str = "",
+                 follow: bool = True) -> None:
+        """A new call (``follow``: move the cursor to it; off when loading many at once)."""
+        record = ToolCallRecord(call_id, name, summary, args, status=status,
+                                duration=duration, output=output)
         self.records[call_id] = record
         self.table.add_row(*self._cells(record), key=call_id)
-        self.table.move_cursor(row=self.table.row_count - 1)
+        if follow:
+            self.table.move_cursor(row=self.table.row_count - 1)
 
     def update_call(self, call_id: str, *, status: str | None = None,
                     duration: float | None = None, output: str | None = None,

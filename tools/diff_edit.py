@@ -35,7 +35,7 @@ from .files import (
     display_path,
     edit_snippet,
     encoding_for,
-    load_text,
+    load_for_edit,
     path_field,
 )
 
@@ -426,12 +426,7 @@ class StrReplaceInvocation(Invocation[StrReplaceParams]):
         return await asyncio.to_thread(self._apply)
 
     def _prepare(self, shown: str) -> tuple[TextFile, DiffOutcome]:
-        loaded = load_text(self.path, shown)
-        if isinstance(loaded, str):
-            if loaded.startswith("file not found"):
-                loaded += "; to create a new file use write_file"
-            raise EditError(loaded)
-        text_file, _ = loaded
+        text_file = load_for_edit(self.path, shown)
         p = self.params
         outcome = apply_diff(text_file.text, p.diff, newline=text_file.newline, start=p.start,
                              end=p.end, shown=shown)

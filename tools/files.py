@@ -107,6 +107,20 @@ def load_text(path: Path, shown: str) -> tuple[TextFile, int] | str:
     return decode_text(data), len(data)
 
 
+def load_for_edit(path: Path, shown: str) -> TextFile:
+    """The text file an edit tool changes.
+
+    Raises:
+        EditError: it cannot be read as text; the message says why and what to do.
+    """
+    loaded = load_text(path, shown)
+    if isinstance(loaded, str):
+        if loaded.startswith("file not found"):
+            loaded += "; to create a new file use write_file"
+        raise EditError(loaded)
+    return loaded[0]
+
+
 def encoding_for(text: str, preferred: str) -> str:
     """``preferred`` if it can encode ``text``, else UTF-8 (a latin-1 file gaining emoji)."""
     try:
@@ -436,12 +450,7 @@ class EditFileInvocation(Invocation[EditFileParams]):
         return await asyncio.to_thread(self._edit)
 
     def _prepare(self, shown: str) -> tuple[TextFile, EditOutcome]:
-        loaded = load_text(self.path, shown)
-        if isinstance(loaded, str):
-            if loaded.startswith("file not found"):
-                loaded += "; to create a new file use write_file"
-            raise EditError(loaded)
-        text_file, _ = loaded
+        text_file = load_for_edit(self.path, shown)
         p = self.params
         outcome = apply_edit(text_file.text, p.old_text, p.new_text, replace_all=p.replace_all,
                              newline=text_file.newline, shown=shown)

@@ -30,6 +30,7 @@ from .events import (
     ErrorEvent,
     Event,
     EventSink,
+    ModelNote,
     RunResult,
     StreamRestart,
     TextDelta,
@@ -43,7 +44,7 @@ from .events import (
 )
 from .prompts import system_prompt
 from .providers.base import Message, ModelReply, Provider, ProviderError, ToolCallRequest
-from .resume import TRANSIENT_EVENTS, RestoredSession, restore
+from .resume import TRANSIENT_EVENTS, RestoredSession, restore, with_notes
 from .retry import RetryPolicy
 from .session import SessionLog, SessionStore
 
@@ -118,6 +119,7 @@ class Agent:
             }
         ]
         self._calls_made = 0
+        self._notes: list[str] = []
 
     @property
     def tool_protocol(self) -> str:
@@ -135,9 +137,19 @@ class Agent:
         restored = restore(log, native_tools=self.native_tools)
         self.messages[1:] = restored.messages
         self.usage = restored.usage
+        self._notes = list(restored.notes)
         # A crash mid-call leaves calls without results; providers reject such a history.
         self._close_dangling_calls()
         return restored
+
+    def add_note(self, text: str) -> None:
+        """Tell the model ``text`` along with the person's next prompt.
+
+        For what the person does outside the conversation that the model must know, e.g.
+        rejecting hunks of its change or undoing a turn. The note is logged at once.
+        """
+        self.emit(ModelNote(text))
+        self._notes.append(text)
 
     # -- the loop ----------------------------------------------------------------------
 
@@ -147,7 +159,8 @@ class Agent:
         Failures (the provider giving up, the turn limit) end the run with ``ok=False``;
         they are reported as events and in the result, never raised.
         """
-        self.messages.append({"role": "user", "content": prompt})
+        self.messages.append({"role": "user", "content": with_notes(self._notes, prompt)})
+        self._notes.clear()
         self.emit(UserMessage(prompt))
         turns = 0
         usage = Usage()

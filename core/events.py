@@ -88,6 +88,18 @@ class UserMessage(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ModelNote(Event):
+    """Something the person did that the model must hear of with the next prompt.
+
+    E.g. that the person rejected hunks of its change or undid a turn. Notes are logged, so a
+    resumed session still sends the ones no prompt has carried yet.
+    """
+
+    type: ClassVar[str] = "model_note"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class TextDelta(Event):
     """A piece of assistant text as it streams in."""
 

@@ -25,12 +25,14 @@ class RestoredSession:
         usage: Tokens and cost of the session so far.
         todos: The last todo list.
         events: The log's records, for front ends that redraw the transcript.
+        notes: Notes for the model that no prompt has carried yet.
     """
 
     messages: list[Message] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     todos: str = ""
     events: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def restore(log: SessionLog, *, native_tools: bool) -> RestoredSession:
@@ -38,6 +40,7 @@ def restore(log: SessionLog, *, native_tools: bool) -> RestoredSession:
     restored = RestoredSession(events=log.events)
     messages = restored.messages
     pending: list[tuple[ToolCallRequest, str, bool]] = []
+    notes: list[str] = []
 
     def flush_text_results() -> None:
         if pending:
@@ -49,9 +52,13 @@ def restore(log: SessionLog, *, native_tools: bool) -> RestoredSession:
         if kind == "history":
             pending.clear()
             messages[:] = list(record.get("messages", []))
+        elif kind == "model_note":
+            notes.append(record.get("text", ""))
         elif kind == "user_message":
             flush_text_results()
-            messages.append({"role": "user", "content": record.get("text", "")})
+            messages.append({"role": "user",
+                             "content": with_notes(notes, record.get("text", ""))})
+            notes.clear()
         elif kind == "assistant_message":
             flush_text_results()
             messages.append(_assistant(record, native_tools))
@@ -70,7 +77,15 @@ def restore(log: SessionLog, *, native_tools: bool) -> RestoredSession:
         elif kind == "todo":
             restored.todos = record.get("content", "")
     flush_text_results()
+    restored.notes = notes
     return restored
+
+
+def with_notes(notes: list[str], prompt: str) -> str:
+    """The user message that carries ``prompt`` and the notes waiting for the model."""
+    if not notes:
+        return prompt
+    return "\n\n".join([*(f"[Note from agent-tui: {note}]" for note in notes), prompt])
 
 
 def _assistant(record: dict[str, Any], native_tools: bool) -> Message:

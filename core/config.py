@@ -22,12 +22,14 @@ from . import paths
 ApprovalMode = Literal["default", "auto-edit", "plan", "yolo"]
 APPROVAL_MODES: tuple[str, ...] = ("default", "auto-edit", "plan", "yolo")
 ToolProtocol = Literal["auto", "native", "text"]
+SandboxMode = Literal["none", "bwrap"]
 
 # Keys an untrusted project file may not set: each could widen what the agent may do or
 # send the person's API key to a server of the project's choosing.
 TRUST_GATED_KEYS = frozenset(
     {"approval_mode", "api_base", "api_key", "api_key_env", "trusted_projects", "allow_rules",
-     "network", "web_search_url", "web_search_key_env"}
+     "network", "web_search_url", "web_search_key_env", "sandbox", "bwrap_path",
+     "env_passthrough"}
 )
 
 
@@ -105,6 +107,16 @@ class Settings(BaseSettings):
         None, description="Environment variable holding the search service's API key.")
     keep_background_processes: bool = Field(
         False, description="Leave background_process processes running when agent-tui exits.")
+    sandbox: SandboxMode = Field(
+        "none", description="Run shell and background commands under bubblewrap ('bwrap': "
+        "read-only root, the project and a private /tmp writable, no network unless it is "
+        "on) or not at all ('none').")
+    bwrap_path: str | None = Field(
+        None, description="The bubblewrap binary (default: bwrap on PATH).")
+    env_passthrough: list[str] = Field(
+        default_factory=list,
+        description="Environment variables (names or globs, e.g. 'GITHUB_TOKEN', 'NPM_*') "
+        "that commands receive although they look like secrets.")
 
     review_compaction: bool = Field(
         True, description="In the workbench, show the compaction summary for editing before "

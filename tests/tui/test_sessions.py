@@ -260,3 +260,49 @@ async def test_ctrl_r_browser_resumes_another_session(fake_provider, tmp_path):
         await until(pilot, lambda: [u.text for u in app.query(UserBlock)]
                     == ["the older session"])
         close_session(app.opened)
+
+
+async def test_a_long_resumed_session_builds_earlier_blocks_only_when_shown(tmp_path):
+    from agent_tui.core.config import Settings
+    from agent_tui.core.session_start import close_session, open_session
+    from agent_tui.tui.app import RESTORED_TOOL_ROWS, make_app
+    from agent_tui.tui.widgets.conversation import BlockRecord, ConversationView, UserBlock
+    from agent_tui.tui.widgets.tool_log import ToolLog
+    from tests.tui.test_app import SIZE, until
+
+    turns = 400
+    store = SessionStore.create("long", project=tmp_path, model="openai/fake-model")
+    for turn in range(turns):
+        store.append({"type": "user_message", "text": f"prompt {turn}"})
+        store.append({"type": "tool_call", "id": f"c{turn}", "name": "read_file",
+                      "args": {"file_path": "m.py"}, "summary": "read_file m.py"})
+        store.append({"type": "tool_result", "id": f"c{turn}", "name": "read_file", "ok": True,
+                      "output": "x = 1", "duration": 0.01})
+        store.append({"type": "assistant_message", "text": f"answer {turn}", "tool_calls": []})
+    store.close()
+
+    opened = open_session(tmp_path, "openai/fake-model", resume="long")
+    app = make_app(Settings(model="openai/fake-model"), tmp_path, load_litellm=False,
+                   session=opened)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: bool(app.query(UserBlock)))
+        view = app.query_one(ConversationView)
+        await pilot.pause()
+        mounted = len(view._blocks())
+        assert mounted <= ConversationView.RESTORE_MOUNTED
+        # Every block is there, the earlier ones as records that are not widgets yet.
+        assert view.earlier_count + mounted >= turns * 3
+        assert sum(isinstance(b, BlockRecord) for b in view._earlier) >= turns * 3 - 60
+        texts = [u.text for u in app.query(UserBlock)]
+        assert texts[-1] == f"prompt {turns - 1}"
+        tool_log = app.query_one(ToolLog)
+        assert tool_log.table.row_count == RESTORED_TOOL_ROWS
+        assert f"{turns - RESTORED_TOOL_ROWS:,} earlier calls" in str(
+            app.query_one("#tool-earlier").render())
+
+        # Scrolling back to the top builds the earlier blocks, oldest included.
+        while view.earlier_count:
+            assert await view.show_earlier(500)
+        await pilot.pause()
+        assert [u.text for u in app.query(UserBlock)][0] == "prompt 0"
+    close_session(opened)

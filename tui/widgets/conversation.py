@@ -3,12 +3,14 @@
 A long session is not a long list of mounted widgets: ``ConversationView`` keeps the newest
 ``MAX_MOUNTED`` blocks mounted and stands an ``EarlierMarker`` in for the rest. An unmounted
 block is kept as its (unmounted) widget object, which goes on holding its state, and is
-rebuilt with ``revive()`` when the person scrolls back to it.
+rebuilt with ``revive()`` when the person scrolls back to it. A resumed session's earlier
+blocks never become widgets until then: they wait as ``BlockRecord``s.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from rich.markup import escape
@@ -155,6 +157,23 @@ class ToolBlock(Block):
         self.update(f"{head}\n[dim]{escape(args)}[/dim]\n{escape(body)}")
 
 
+class BlockRecord:
+    """A block not built yet: what it takes to make its widget when it is first shown.
+
+    A resumed session of thousands of blocks shows only the last screens; building a widget
+    for every earlier block would cost seconds for blocks nobody may scroll back to.
+    """
+
+    __slots__ = ("_build",)
+
+    def __init__(self, build: Callable[[], Widget]) -> None:
+        self._build = build
+
+    def revive(self) -> Widget:
+        """The block's widget, built now."""
+        return self._build()
+
+
 class EarlierMarker(Static, can_focus=True):
     """Stands at the top for the blocks that are not mounted; Enter or a click shows more."""
 
@@ -202,6 +221,8 @@ class ConversationView(VerticalScroll):
     """While following, keep only the newest blocks that fill this many screens."""
     PAGE = 20
     """Blocks mounted back at a time when the person scrolls up to them."""
+    RESTORE_MOUNTED = 30
+    """Blocks of a resumed session mounted at once: enough to fill the screen."""
 
     BINDINGS = [
         Binding("j,down", "focus_next_block", "Next block", show=False),
@@ -228,14 +249,20 @@ class ConversationView(VerticalScroll):
             await self._trim()
             self.scroll_end(animate=False)
 
-    async def add_many(self, widgets: list[Widget]) -> None:
-        """Append many blocks (a resumed session), mounting only the newest."""
-        keep = widgets[-self.MAX_MOUNTED:]
-        if len(widgets) > len(keep):
+    async def add_many(self, widgets: list[Widget],
+                       earlier: list[BlockRecord] | tuple[()] = ()) -> None:
+        """Append many blocks (a resumed session), mounting only the newest.
+
+        ``earlier`` are blocks older than ``widgets``, not built yet; they are built when
+        the person scrolls back to them.
+        """
+        keep = widgets[-self.RESTORE_MOUNTED:]
+        if earlier or len(widgets) > len(keep):
             # Everything mounted now is older than the blocks that will not be mounted.
             older = self._blocks()
             self._earlier.extend(older)
             await self.remove_children(older)
+            self._earlier.extend(earlier)
             self._earlier.extend(widgets[: len(widgets) - len(keep)])
         await self.mount_all(keep)
         await self._update_marker()

@@ -34,6 +34,7 @@ class ToolLog(Vertical):
     DEFAULT_CSS = """
     ToolLog { height: 1fr; }
     ToolLog DataTable { height: 1fr; min-height: 4; }
+    ToolLog #tool-earlier { color: $text-muted; padding: 0 1; }
     ToolLog #tool-detail-scroll { height: 1fr; border-top: solid $panel; }
     """
 
@@ -45,6 +46,9 @@ class ToolLog(Vertical):
     def compose(self) -> ComposeResult:
         table: DataTable[str] = DataTable(cursor_type="row", zebra_stripes=True, id="tool-table")
         table.add_columns("time", "tool", "arguments", "status", "took")
+        earlier = Static("", id="tool-earlier")
+        earlier.display = False
+        yield earlier
         yield table
         with VerticalScroll(id="tool-detail-scroll"):
             yield Static("Select a call to see its arguments and output.", id="tool-detail")
@@ -57,6 +61,7 @@ class ToolLog(Vertical):
         """Forget every call (a new session begins)."""
         self.records.clear()
         self._selected = None
+        self.query_one("#tool-earlier", Static).display = False
         self.table.clear()
         self.query_one("#tool-detail", Static).update(
             "Select a call to see its arguments and output.")
@@ -71,6 +76,12 @@ class ToolLog(Vertical):
         self.table.add_row(*self._cells(record), key=call_id)
         if follow:
             self.table.move_cursor(row=self.table.row_count - 1)
+
+    def note_earlier(self, count: int) -> None:
+        """Say that ``count`` earlier calls of a resumed session are not listed."""
+        note = self.query_one("#tool-earlier", Static)
+        note.update(f"{count:,} earlier calls: see the transcript or /export")
+        note.display = True
 
     def update_call(self, call_id: str, *, status: str | None = None,
                     duration: float | None = None, output: str | None = None,

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,7 @@ from .approver import TuiApprover
 from .bridge import AgentEvent, EventBridge
 from .commands import SLASH_COMMANDS
 from .widgets.conversation import (
+    BlockRecord,
     ConversationView,
     NoticeBlock,
     ToolBlock,
@@ -53,6 +55,9 @@ from .widgets.conversation import (
 from .widgets.panels import ContextGauge, StatusBar, TodoPane
 from .widgets.prompt import PromptInput
 from .widgets.tool_log import ToolLog
+
+RESTORED_TOOL_ROWS = 300
+"""Calls of a resumed session listed in the tool log (the newest); the transcript has all."""
 
 NO_MODEL = ("No model is configured. Type /model NAME (e.g. /model openai/gpt-4.1), or quit "
             "and set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.")
@@ -231,30 +236,32 @@ class AgentApp(App[None]):
             self.call_later(self._next_in_queue)
 
     async def show_restored(self, log: SessionLog) -> None:
-        """Redraw a resumed session: its transcript, tool log, todos and context gauge."""
+        """Redraw a resumed session: its transcript, tool log, todos and context gauge.
+
+        Only the newest blocks become widgets now; the earlier ones are built when the
+        person scrolls back to them, and the tool log lists the newest
+        ``RESTORED_TOOL_ROWS`` calls, so a session of any length is on screen at once.
+        """
         from .widgets.assistant_block import AssistantBlock
 
-        blocks: list[Any] = []
-        tool_log = self.query_one(ToolLog)
+        builders: list[Callable[[], Any]] = []
+        calls: list[tuple[dict[str, Any], dict[str, Any]]] = []
         # Final states first: one widget and one row per call, not one update per event.
         results = {r.get("id"): r for r in log.events if r.get("type") == "tool_result"}
         for record in log.events:
             kind = record.get("type")
             if kind == "user_message":
-                blocks.append(UserBlock(record.get("text", "")))
+                builders.append(partial(UserBlock, record.get("text", "")))
             elif kind == "assistant_message" and record.get("text", "").strip():
-                blocks.append(AssistantBlock(record["text"]))
+                builders.append(partial(AssistantBlock, record["text"]))
             elif kind == "tool_call":
                 result = results.get(record["id"])
                 final = {} if result is None else {
                     "status": "ok" if result.get("ok") else "error",
                     "duration": result.get("duration"), "output": result.get("output", "")}
-                block = ToolBlock(record["id"], record["name"], record.get("summary", ""),
-                                  record.get("args"), **final)
-                self._tool_blocks[record["id"]] = block
-                blocks.append(block)
-                tool_log.add_call(record["id"], record["name"], record.get("summary", ""),
-                                  record.get("args"), follow=False, **final)
+                builders.append(partial(ToolBlock, record["id"], record["name"],
+                                        record.get("summary", ""), record.get("args"), **final))
+                calls.append((record, final))
             elif kind == "todo":
                 self.query_one(TodoPane).show(record.get("content", ""))
             elif kind == "context":
@@ -263,8 +270,19 @@ class AgentApp(App[None]):
             elif kind == "usage":
                 self.query_one(ContextGauge).session_cost = (record.get("session") or {}).get(
                     "cost")
-        await self.conversation.add_many(blocks)
-        self.notice(f"Resumed session {self.session_id}: {len(blocks)} blocks.")
+        tool_log = self.query_one(ToolLog)
+        for record, final in calls[-RESTORED_TOOL_ROWS:]:
+            tool_log.add_call(record["id"], record["name"], record.get("summary", ""),
+                              record.get("args"), follow=False, **final)
+        if len(calls) > RESTORED_TOOL_ROWS:
+            tool_log.note_earlier(len(calls) - RESTORED_TOOL_ROWS)
+        split = max(0, len(builders) - ConversationView.RESTORE_MOUNTED)
+        blocks = [build() for build in builders[split:]]
+        for block in blocks:
+            if isinstance(block, ToolBlock):
+                self._tool_blocks[block.call_id] = block
+        await self.conversation.add_many(blocks, [BlockRecord(b) for b in builders[:split]])
+        self.notice(f"Resumed session {self.session_id}: {len(builders)} blocks.")
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def play_back(self, log: SessionLog, speed: float) -> None:

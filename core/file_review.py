@@ -1,0 +1,268 @@
+"""Reviewing one changed file: accept or reject its hunks, reverting rejected ones on disk.
+
+A ``FileReview`` wraps one changed file of the session (its bytes before and after) and
+keeps the person's verdict on each hunk. Rejecting reverts at once, on disk, through an
+atomic write that keeps the file's encoding, byte order mark and line endings; accepting a
+hunk rejected earlier puts it back. The file may have changed elsewhere since: hunks are
+located by their lines and context, and a hunk whose region changed is refused with a
+``ReviewError``, never forced. ``review_note`` then tells the model what was rejected.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+from agent_tui.tools.fileio import BINARY_SAMPLE_BYTES, atomic_write_text, decode_text, is_binary
+from agent_tui.tools.files import encoding_for
+
+from .hunks import Hunk, HunkConflict, compute_hunks, reapply_hunks, revert_hunks
+
+Verdict = Literal["pending", "accepted", "rejected"]
+"""What the person said about one hunk (or a whole binary file)."""
+
+FileKind = Literal["modified", "created", "deleted", "binary"]
+"""How a file changed; binary files are accepted or rejected whole."""
+
+
+class ChangedFile(Protocol):
+    """A file's content before and after a change (``core.checkpoints.FileChange``)."""
+
+    @property
+    def path(self) -> str:
+        """Project-relative, POSIX separators."""
+        ...
+
+    @property
+    def before(self) -> bytes | None:
+        """None: the file did not exist before."""
+        ...
+
+    @property
+    def after(self) -> bytes | None:
+        """None: the file was deleted."""
+        ...
+
+
+class ReviewError(Exception):
+    """A verdict could not be carried out on disk; ``message`` says why and what to do."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """What the person rejected in one file, for the note to the model.
+
+    Attributes:
+        path: The file, project-relative.
+        kind: How the file changed.
+        hunks: The rejected hunks (empty for a binary file, rejected whole).
+        total: How many hunks the file's change has.
+        reasons: The person's reason for each rejected hunk ("" when none was given).
+    """
+
+    path: str
+    kind: FileKind
+    hunks: tuple[Hunk, ...]
+    total: int
+    reasons: tuple[str, ...]
+
+
+class FileReview:
+    """One changed file under review: its hunks, the verdict on each, and the disk.
+
+    Args:
+        workdir: The project folder the change's path is relative to.
+        change: The file's bytes before and after.
+    """
+
+    def __init__(self, workdir: Path, change: ChangedFile) -> None:
+        self.workdir = workdir
+        self.path = change.path
+        self.before = change.before
+        self.after = change.after
+        binary = any(is_binary(data[:BINARY_SAMPLE_BYTES])
+                     for data in (change.before, change.after) if data)
+        self.kind: FileKind = ("binary" if binary else "created" if change.before is None
+                               else "deleted" if change.after is None else "modified")
+        if binary:
+            self.before_text = self.after_text = ""
+            self.hunks: list[Hunk] = []
+        else:
+            self.before_text = decode_text(change.before or b"").text
+            self.after_text = decode_text(change.after or b"").text
+            self.hunks = compute_hunks(self.before_text, self.after_text)
+        units = max(len(self.hunks), 1)
+        self.verdicts: list[Verdict] = ["pending"] * units
+        self.reasons: list[str] = [""] * units
+
+    @property
+    def units(self) -> int:
+        """How many verdicts the file takes: one per hunk, or one for a binary file."""
+        return len(self.verdicts)
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        """Lines removed and added over all hunks."""
+        return sum(h.removed for h in self.hunks), sum(h.added for h in self.hunks)
+
+    def summary(self) -> str:
+        """``+3 -1``, ``new file``, ``binary, 1,204 → 1,388 bytes`` and the like."""
+        if self.kind == "binary":
+            old = "none" if self.before is None else f"{len(self.before):,}"
+            new = "none" if self.after is None else f"{len(self.after):,}"
+            return f"binary, {old} → {new} bytes"
+        removed, added = self.counts
+        if self.kind == "created":
+            return f"new file, +{added}"
+        if self.kind == "deleted":
+            return f"deleted, -{removed}"
+        return f"+{added} -{removed}"
+
+    # ---------------------------------------------------------------- verdicts
+
+    def accept(self, units: Iterable[int]) -> None:
+        """Accept ``units``; any of them rejected before are put back on disk first.
+
+        Raises:
+            ReviewError: A rejected hunk cannot be put back; no verdict changed.
+        """
+        chosen = sorted(set(units))
+        back = [u for u in chosen if self.verdicts[u] == "rejected"]
+        if back:
+            self._apply(back, forward=True)
+        for unit in chosen:
+            self.verdicts[unit] = "accepted"
+            self.reasons[unit] = ""
+
+    def reject(self, units: Iterable[int], reason: str = "") -> None:
+        """Reject ``units`` and revert them on disk now (all of them or none).
+
+        Raises:
+            ReviewError: A hunk's region changed since, or the file cannot be written;
+                nothing on disk and no verdict changed.
+        """
+        chosen = sorted(set(units))
+        todo = [u for u in chosen if self.verdicts[u] != "rejected"]
+        if todo:
+            self._apply(todo, forward=False)
+        for unit in chosen:
+            self.verdicts[unit] = "rejected"
+            self.reasons[unit] = reason.strip() or self.reasons[unit]
+
+    def rejection(self) -> Rejection | None:
+        """The rejected hunks and their reasons, or None when nothing is rejected."""
+        rejected = [u for u, v in enumerate(self.verdicts) if v == "rejected"]
+        if not rejected:
+            return None
+        hunks = tuple(self.hunks[u] for u in rejected) if self.hunks else ()
+        return Rejection(self.path, self.kind, hunks, len(self.hunks),
+                         tuple(self.reasons[u] for u in rejected))
+
+    # ---------------------------------------------------------------- disk
+
+    def _target(self) -> Path:
+        """The file on disk, which must stay inside the project folder."""
+        root = Path(os.path.realpath(self.workdir))
+        target = Path(os.path.realpath(root / self.path))
+        if not target.is_relative_to(root):
+            raise ReviewError(f"{self.path} now leads outside the project (a symlink?); "
+                              "it was left alone. Check it by hand")
+        return target
+
+    def _apply(self, units: list[int], *, forward: bool) -> None:
+        """Put ``units`` back (``forward``) or revert them, in the file on disk."""
+        target = self._target()
+        try:
+            current = target.read_bytes()
+        except FileNotFoundError:
+            current = None
+        except OSError as exc:
+            raise ReviewError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
+        whole = len(units) == self.units
+        wanted, replacing = (self.after, self.before) if forward else (self.before, self.after)
+        if whole and current == replacing:
+            # The file is exactly as the change left it (or as the revert did): the whole
+            # other side goes back byte for byte, encoding and all.
+            self._write(target, wanted)
+            return
+        if self.kind != "modified" or current is None:
+            raise ReviewError(self._changed_since(current))
+        if is_binary(current[:BINARY_SAMPLE_BYTES]):
+            raise ReviewError(f"{self.path} is binary now; its hunks cannot be placed. "
+                              "Check it by hand")
+        text = decode_text(current)
+        hunks = [self.hunks[u] for u in units]
+        try:
+            new = (reapply_hunks if forward else revert_hunks)(text.text, hunks)
+        except HunkConflict as exc:
+            raise ReviewError(f"{self.path}: {exc.message}") from exc
+        encoding = encoding_for(new, text.encoding)
+        self._write_text(target, new, encoding, text.bom and encoding == "utf-8")
+
+    def _changed_since(self, current: bytes | None) -> str:
+        if current is None:
+            return (f"{self.path} was deleted since; there is nothing to revert. "
+                    "Restore it with /undo or /rewind if you want it back")
+        if self.kind == "created":
+            return (f"{self.path} changed since it was created; reverting would lose those "
+                    "changes, so it was left alone. Delete or edit it by hand")
+        if self.kind == "deleted":
+            return (f"{self.path} exists again; it was left alone rather than overwritten. "
+                    "Edit it by hand")
+        return (f"{self.path} changed since; this binary file was left alone. "
+                "Restore it with /undo or /rewind, or by hand")
+
+    def _write(self, target: Path, data: bytes | None) -> None:
+        """Make the file hold ``data`` exactly (None: no file), atomically."""
+        try:
+            if data is None:
+                target.unlink(missing_ok=True)
+                return
+            target.parent.mkdir(parents=True, exist_ok=True)
+            # latin-1 maps each byte to one character and back: the bytes land unchanged.
+            atomic_write_text(target, data.decode("latin-1"), encoding="latin-1")
+        except OSError as exc:
+            raise ReviewError(f"cannot write {self.path}: {exc.strerror or exc}") from exc
+
+    def _write_text(self, target: Path, text: str, encoding: str, bom: bool) -> None:
+        try:
+            atomic_write_text(target, text, encoding=encoding, bom=bom)
+        except OSError as exc:
+            raise ReviewError(f"cannot write {self.path}: {exc.strerror or exc}") from exc
+
+
+def review_note(rejections: Sequence[Rejection]) -> str | None:
+    """What the model is told about the person's rejections, or None when there are none."""
+    if not rejections:
+        return None
+    lines = ["The person reviewed your changes and rejected these; they were reverted on "
+             "disk, so read each file again before you edit it and do not redo them unless "
+             "asked:"]
+    for item in rejections:
+        lines.extend(_rejection_lines(item))
+    return "\n".join(lines)
+
+
+def _rejection_lines(item: Rejection) -> list[str]:
+    """The note's lines for one file."""
+    given = [r for r in item.reasons if r]
+    whole = {"binary": "your change to this binary file was undone",
+             "created": "the file you created was deleted",
+             "deleted": "the file you deleted was restored"}
+    if item.kind in whole and (not item.hunks or len(item.hunks) == item.total):
+        reason = f" (reason: {'; '.join(dict.fromkeys(given))})" if given else ""
+        return [f"- {item.path}: {whole[item.kind]}{reason}"]
+    out: list[str] = []
+    for hunk, reason in zip(item.hunks, item.reasons, strict=True):
+        where = f"your {hunk.new_range}, {hunk.old_range} before your change"
+        why = f"; reason: {reason}" if reason else "; no reason given"
+        out.append(f"- {item.path}, hunk {hunk.index + 1} of {item.total} ({where}){why}")
+        out.extend(f"    {line}" for line in hunk.excerpt())
+    return out

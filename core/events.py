@@ -210,6 +210,20 @@ class Compacted(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Checkpoint(Event):
+    """The project's files were snapshotted in the shadow repository.
+
+    ``phase`` is ``before`` (ahead of the turn's first change) or ``after`` (its end);
+    ``commit`` names the snapshot there.
+    """
+
+    type: ClassVar[str] = "checkpoint"
+    turn: int
+    phase: str
+    commit: str
+
+
+@dataclass(frozen=True, slots=True)
 class TurnUsage(Event):
     """Usage and cost of one model call, and of the session so far."""
 

@@ -5,6 +5,7 @@ Nothing is created at import time; callers create what they write to.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import uuid
 from pathlib import Path
@@ -72,3 +73,14 @@ def fragments_dir(session_id: str) -> Path:
 def tool_output_dir(session_id: str) -> Path:
     """Where full outputs of truncated tool results are kept."""
     return session_dir(session_id) / "outputs"
+
+
+def checkpoints_dir(workdir: Path) -> Path:
+    """The shadow git repository holding a project's checkpoints (one per project).
+
+    It is keyed by a hash of the project's real path, so a symlinked or relative spelling
+    of the same folder finds the same repository.
+    """
+    real = os.path.realpath(workdir)
+    key = hashlib.sha256(os.fsencode(real)).hexdigest()[:16]
+    return data_dir() / "checkpoints" / key

@@ -1,0 +1,306 @@
+"""Checkpoints: snapshots of the project's files around each turn that changes them.
+
+Before the first change of a turn the agent takes a ``before`` snapshot, and at the end of
+that turn an ``after`` one. Each is a commit in the project's shadow git repository
+(:mod:`.shadow_git`), under ``refs/agent-tui/<session>/<turn>/<phase>``, so the history of
+a session is rebuilt from the repository alone: after a resume, or when the workbench
+builds a new :class:`~agent_tui.core.agent.Agent`. Restoring a turn writes a third ref,
+``.../<turn>/undone``, pointing at the files as they were just before the restore.
+
+Every method blocks on git; call them off the event loop (``asyncio.to_thread``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import paths
+from .checkpoint_files import put_file, remove_file
+from .shadow_git import ShadowGit, ShadowGitError, TreeChange, git_executable
+
+REF_ROOT = "refs/agent-tui"
+PHASES = ("before", "after")
+UNDONE = "undone"
+
+
+class CheckpointError(Exception):
+    """A checkpoint could not be taken, read or restored; the message says what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file as it was and as it is (or was at the end of a turn).
+
+    Attributes:
+        path: Project-relative, POSIX separators.
+        before: The content before; None when the file did not exist.
+        after: The content after; None when the file was deleted.
+        before_mode: git's mode before (0o100644, 0o100755, 0o120000 for a symlink whose
+            target is the content); None when the file did not exist.
+        after_mode: git's mode after; None when the file was deleted.
+    """
+
+    path: str
+    before: bytes | None
+    after: bytes | None
+    before_mode: int | None = None
+    after_mode: int | None = None
+
+
+def git_missing_message() -> str | None:
+    """What to tell the person when checkpoints cannot work here; None when they can."""
+    if git_executable() is not None:
+        return None
+    return ("Checkpoints are off: git was not found on PATH, so /undo and /rewind cannot "
+            "restore files. Install git (e.g. `apt-get install git`) and restart agent-tui.")
+
+
+_Snapshots = dict[int, dict[str, tuple[str, str]]]  # turn -> phase -> (commit, tree)
+
+
+class Checkpoints:
+    """The checkpoints of one session in one project.
+
+    Args:
+        workdir: The project folder.
+        session_id: The session whose turns are recorded.
+    """
+
+    def __init__(self, workdir: Path, session_id: str) -> None:
+        self.workdir = Path(os.path.realpath(workdir))
+        self.session_id = session_id
+        self._git = ShadowGit(paths.checkpoints_dir(self.workdir), self.workdir, session_id)
+        self._prefix = f"{REF_ROOT}/{session_id}/"
+        self._lock = threading.RLock()
+
+    @property
+    def repository(self) -> Path:
+        """The shadow repository's folder (outside the project)."""
+        return self._git.git_dir
+
+    def available(self) -> bool:
+        """Whether git is present and the shadow repository can be used."""
+        if git_executable() is None:
+            return False
+        try:
+            with self._lock:
+                self._git.ensure()
+        except (ShadowGitError, OSError):
+            return False
+        return True
+
+    def snapshot(self, turn: int, phase: str) -> str | None:
+        """Record the project's files as they are now for ``turn``'s ``phase``.
+
+        Args:
+            turn: The turn's number (the count of earlier prompts in the session).
+            phase: ``"before"`` (the turn's first change) or ``"after"`` (its end).
+
+        Returns:
+            The commit id, or None when git is missing.
+
+        Raises:
+            CheckpointError: git failed or the repository cannot be written.
+        """
+        if phase not in PHASES:
+            raise ValueError(f"phase must be one of {PHASES}, not {phase!r}")
+        if git_executable() is None:
+            return None
+        with self._lock, _reported("take a checkpoint"):
+            tree = self._git.write_tree()
+            snapshots = self._snapshots()
+            parent = _latest_commit(snapshots)
+            commit = self._git.commit(tree, f"{self.session_id} turn {turn} {phase}", parent)
+            self._git.set_ref(f"{self._prefix}{turn}/{phase}", commit)
+            return commit
+
+    def turns(self) -> list[int]:
+        """The turns that changed something, oldest first (undone ones included)."""
+        with self._lock, _reported("read the checkpoints"):
+            snapshots = self._snapshots()
+            disk = _Lazy(self._git.write_tree)
+            return [turn for turn in _started(snapshots)
+                    if snapshots[turn]["before"][1] != self._end_tree(snapshots, turn, disk)]
+
+    def undone(self) -> set[int]:
+        """The turns whose files were put back by :meth:`restore`."""
+        with self._lock, _reported("read the checkpoints"):
+            return {turn for turn, phases in self._snapshots().items() if UNDONE in phases}
+
+    def last_undoable(self) -> int | None:
+        """The latest turn that changed files and is not undone yet, or None."""
+        undone = self.undone()
+        remaining = [turn for turn in self.turns() if turn not in undone]
+        return remaining[-1] if remaining else None
+
+    def changed_paths(self, turn: int | None = None) -> list[str]:
+        """The paths :meth:`changes` would report, without reading any content."""
+        with self._lock, _reported("read the checkpoints"):
+            return [c.path for c in self._tree_changes(turn)]
+
+    def changes(self, turn: int | None = None) -> list[FileChange]:
+        """What changed, file by file, sorted by path.
+
+        Args:
+            turn: None for the whole session, from its first ``before`` snapshot to the
+                files on disk now; a number for that turn, from its ``before`` snapshot to
+                its ``after`` one (or to the next snapshot, or to the disk, when it has none
+                yet). A turn without a checkpoint changed nothing: the list is empty.
+        """
+        with self._lock, _reported("read the checkpoints"):
+            diff = self._tree_changes(turn)
+            blobs = self._git.read_blobs([c.old_id for c in diff if c.old_mode]
+                                         + [c.new_id for c in diff if c.new_mode])
+            return [FileChange(c.path,
+                               blobs[c.old_id] if c.old_mode else None,
+                               blobs[c.new_id] if c.new_mode else None,
+                               c.old_mode or None, c.new_mode or None)
+                    for c in diff]
+
+    def restore(self, turn: int) -> list[str]:
+        """Put the files back as they were before ``turn``.
+
+        Every file that ``turn`` or a later turn of the session changed gets its content
+        and mode from before ``turn``: created files are removed (with the folders they
+        leave empty), deleted ones recreated. Files no turn touched stay as they are, so
+        the person's own edits elsewhere survive. ``turn`` and the later turns count as
+        undone afterwards.
+
+        Returns:
+            The project-relative paths written or removed, sorted.
+
+        Raises:
+            CheckpointError: git failed, or some files could not be written (the message
+                lists them; the others were restored).
+        """
+        with self._lock, _reported("restore the files"):
+            snapshots = self._snapshots()
+            later = [t for t in _started(snapshots) if t >= turn]
+            if not later:
+                return []
+            disk_tree = self._git.write_tree()
+            disk = _Lazy(lambda: disk_tree)
+            touched: set[str] = set()
+            for t in later:
+                start = snapshots[t]["before"][1]
+                touched.update(c.path for c in self._git.diff(start, self._end_tree(
+                    snapshots, t, disk)))
+            base = snapshots[later[0]]["before"][1]
+            wanted = [c for c in self._git.diff(disk_tree, base) if c.path in touched]
+            blobs = self._git.read_blobs([c.new_id for c in wanted if c.new_mode])
+            restored: list[str] = []
+            failed: list[str] = []
+            # Removals first: a file may come back where a folder of new files was.
+            for change in sorted(wanted, key=lambda c: (c.new_mode != 0, c.path)):
+                try:
+                    if change.new_mode:
+                        put_file(self.workdir, change.path, blobs[change.new_id],
+                                 change.new_mode)
+                    else:
+                        remove_file(self.workdir, change.path)
+                except OSError as exc:
+                    failed.append(f"{change.path} ({exc.strerror or exc})")
+                else:
+                    restored.append(change.path)
+            if failed:
+                raise CheckpointError(
+                    f"restored {len(restored)} file(s) but could not restore "
+                    f"{', '.join(failed)}; fix that (permissions, a folder in the way) and "
+                    "run it again")
+            marker = self._git.commit(disk_tree, f"{self.session_id} before restoring turn "
+                                      f"{turn}", _latest_commit(snapshots))
+            for t in later:
+                self._git.set_ref(f"{self._prefix}{t}/{UNDONE}", marker)
+            return sorted(restored)
+
+    def inherit(self, source_session_id: str, below_turn: int) -> int:
+        """Copy another session's checkpoints of turns before ``below_turn`` into this one.
+
+        For a session forked from ``source_session_id`` before ``below_turn``: its turns
+        0..below_turn-1 are the source's, and so are their files. Returns how many refs
+        were copied.
+        """
+        with self._lock, _reported("copy the checkpoints"):
+            source = f"{REF_ROOT}/{source_session_id}/"
+            copied = 0
+            for name, (commit, _tree) in self._git.refs(source).items():
+                turn, _, phase = name[len(source):].partition("/")
+                if turn.isdigit() and int(turn) < below_turn:
+                    self._git.set_ref(f"{self._prefix}{turn}/{phase}", commit)
+                    copied += 1
+            return copied
+
+    # -- reading the refs --------------------------------------------------------------
+
+    def _snapshots(self) -> _Snapshots:
+        found: _Snapshots = {}
+        for name, ids in self._git.refs(self._prefix).items():
+            turn, _, phase = name[len(self._prefix):].partition("/")
+            if turn.isdigit():
+                found.setdefault(int(turn), {})[phase] = ids
+        return found
+
+    def _end_tree(self, snapshots: _Snapshots, turn: int, disk: _Lazy) -> str:
+        """The tree at the end of ``turn``: its after snapshot, the next one, or the disk."""
+        if "after" in snapshots[turn]:
+            return snapshots[turn]["after"][1]
+        following = [t for t in _started(snapshots) if t > turn]
+        return snapshots[following[0]]["before"][1] if following else disk()
+
+    def _tree_changes(self, turn: int | None) -> list[TreeChange]:
+        snapshots = self._snapshots()
+        started = _started(snapshots)
+        disk = _Lazy(self._git.write_tree)
+        if turn is None:
+            if not started:
+                return []
+            return self._git.diff(snapshots[started[0]]["before"][1], disk())
+        if turn not in started:
+            return []
+        return self._git.diff(snapshots[turn]["before"][1],
+                              self._end_tree(snapshots, turn, disk))
+
+
+class _Lazy:
+    """A tree id computed on first use (the disk's tree costs a ``git add``)."""
+
+    def __init__(self, compute: Callable[[], str]) -> None:
+        self._compute = compute
+        self._value: str | None = None
+
+    def __call__(self) -> str:
+        if self._value is None:
+            self._value = self._compute()
+        return self._value
+
+
+def _started(snapshots: _Snapshots) -> list[int]:
+    return sorted(turn for turn, phases in snapshots.items() if "before" in phases)
+
+
+def _latest_commit(snapshots: _Snapshots) -> str | None:
+    if not snapshots:
+        return None
+    latest = snapshots[max(snapshots)]
+    for phase in (UNDONE, "after", "before"):
+        if phase in latest:
+            return latest[phase][0]
+    return None
+
+
+@contextlib.contextmanager
+def _reported(doing: str) -> Iterator[None]:
+    """Turn git and file-system failures into a :class:`CheckpointError` saying ``doing``."""
+    try:
+        yield
+    except ShadowGitError as exc:
+        raise CheckpointError(f"could not {doing}: {exc}") from exc
+    except OSError as exc:
+        raise CheckpointError(
+            f"could not {doing}: {exc}; check that {paths.data_dir()} and the project "
+            "folder are writable and have free space") from exc

@@ -1,0 +1,241 @@
+"""A git repository outside the project that records snapshots of the project's files.
+
+The project folder is the work tree; the repository (``git_dir``), its index and its
+configuration live under ``paths.checkpoints_dir``. git runs with every source of the
+person's own configuration switched off (system and global config, hooks, pagers,
+attributes that would convert line endings or run filters), so a snapshot holds the bytes
+that are on disk and nothing the person set up can run. The project's own ``.git`` is
+never opened for writing: git skips it as it skips every ``.git``, and only its
+``info/exclude`` is read, to honour it like ``.gitignore``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""The id of git's empty tree (a project with no files)."""
+
+GITLINK_MODE = 0o160000
+SYMLINK_MODE = 0o120000
+
+# Highest-priority attributes: store and check out bytes as they are, run no filters.
+_ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding -export-subst\n"
+
+_CONFIG = (
+    "user.name=agent-tui",
+    "user.email=checkpoints@agent-tui.invalid",
+    "commit.gpgsign=false",
+    "core.hooksPath=/dev/null",
+    "core.autocrlf=false",
+    "core.safecrlf=false",
+    "core.fsmonitor=false",
+    "core.quotePath=false",
+    "core.symlinks=true",
+    "core.fileMode=true",
+    "core.pager=cat",
+    "safe.directory=*",
+    "advice.addEmbeddedRepo=false",
+    "gc.autoDetach=false",
+)
+
+
+class ShadowGitError(Exception):
+    """git failed on the shadow repository; the message says what git said and what to do."""
+
+
+@functools.cache
+def git_executable() -> str | None:
+    """The git program on PATH, or None when there is none that runs."""
+    found = shutil.which("git")
+    if found is None:
+        return None
+    try:
+        done = subprocess.run([found, "--version"], capture_output=True, timeout=10,
+                              check=False, env=_clean_env())
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return found if done.returncode == 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class TreeChange:
+    """One path that differs between two trees.
+
+    Attributes:
+        path: Project-relative, POSIX separators.
+        old_mode: The git mode before (0 when the path did not exist).
+        old_id: The blob before (all zeros when the path did not exist).
+        new_mode: The git mode after (0 when the path was deleted).
+        new_id: The blob after.
+    """
+
+    path: str
+    old_mode: int
+    old_id: str
+    new_mode: int
+    new_id: str
+
+
+class ShadowGit:
+    """git commands on one project's shadow repository.
+
+    Args:
+        root: The folder of the shadow repository (``paths.checkpoints_dir``).
+        work_tree: The project folder.
+        index_name: Names this user's index file; each session keeps its own so that two
+            sessions on one project never share the index.
+    """
+
+    def __init__(self, root: Path, work_tree: Path, index_name: str) -> None:
+        self.root = root
+        self.git_dir = root / "repo"
+        self.work_tree = Path(os.path.realpath(work_tree))
+        self.index = root / "indexes" / f"{index_name}.index"
+        self._ready = False
+
+    def ensure(self) -> None:
+        """Create the repository on first use and bring its excludes up to date."""
+        if not self._ready:
+            if not (self.git_dir / "HEAD").is_file():
+                self.root.mkdir(parents=True, exist_ok=True)
+                self.run("init", "--quiet", "--bare", str(self.git_dir), git_dir=False)
+                (self.root / "project").write_text(str(self.work_tree) + "\n", encoding="utf-8")
+            self.index.parent.mkdir(parents=True, exist_ok=True)
+            info = self.git_dir / "info"
+            info.mkdir(exist_ok=True)
+            _write_if_changed(info / "attributes", _ATTRIBUTES.encode())
+            self._ready = True
+        _write_if_changed(self.git_dir / "info" / "exclude", self._project_excludes())
+
+    def run(self, *args: str, stdin: bytes | None = None, git_dir: bool = True,
+            ok_codes: tuple[int, ...] = (0,)) -> bytes:
+        """Run ``git ARGS`` on the shadow repository and return its standard output.
+
+        Raises:
+            ShadowGitError: git is missing or exited with a code not in ``ok_codes``.
+        """
+        git = git_executable()
+        if git is None:
+            raise ShadowGitError("git was not found on PATH; install git to use checkpoints")
+        command = [git]
+        for item in _CONFIG:
+            command += ["-c", item]
+        command += list(args)
+        env = _clean_env()
+        if git_dir:
+            env.update(GIT_DIR=str(self.git_dir), GIT_WORK_TREE=str(self.work_tree),
+                       GIT_INDEX_FILE=str(self.index))
+        env.update(HOME=str(self.root), XDG_CONFIG_HOME=str(self.root / "xdg"))
+        try:
+            done = subprocess.run(command, input=stdin, capture_output=True, env=env,
+                                  cwd=self.work_tree if git_dir else None, check=False)
+        except OSError as exc:
+            raise ShadowGitError(f"could not run git: {exc}; check that git is installed "
+                                 "and the project folder exists") from exc
+        if done.returncode not in ok_codes:
+            message = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
+            raise ShadowGitError(f"git {args[0]} failed in the checkpoint repository "
+                                 f"{self.git_dir}: {message}")
+        return done.stdout
+
+    # -- snapshots ---------------------------------------------------------------------
+
+    def write_tree(self) -> str:
+        """Record every file of the work tree (not ignored ones) and return the tree id.
+
+        Files that cannot be read are left out rather than failing the whole snapshot.
+        """
+        self.ensure()
+        self.run("add", "--all", "--ignore-errors", "--", ".", ok_codes=(0, 1))
+        return self.run("write-tree").decode().strip()
+
+    def commit(self, tree: str, message: str, parent: str | None = None) -> str:
+        """A commit of ``tree`` (with ``parent``, if any); returns its id."""
+        args = ["commit-tree", tree, "-m", message]
+        if parent:
+            args += ["-p", parent]
+        return self.run(*args).decode().strip()
+
+    def set_ref(self, ref: str, commit: str) -> None:
+        """Point ``ref`` at ``commit``."""
+        self.run("update-ref", ref, commit)
+
+    def refs(self, prefix: str) -> dict[str, tuple[str, str]]:
+        """Refs under ``prefix``: name -> (commit id, tree id)."""
+        if not (self.git_dir / "HEAD").is_file():
+            return {}
+        out = self.run("for-each-ref", "--format=%(refname) %(objectname) %(tree)", prefix)
+        found: dict[str, tuple[str, str]] = {}
+        for line in out.decode().splitlines():
+            name, commit, tree = line.split(" ")
+            found[name] = (commit, tree)
+        return found
+
+    # -- comparing and reading ---------------------------------------------------------
+
+    def diff(self, old_tree: str, new_tree: str) -> list[TreeChange]:
+        """The paths that differ between two trees (nested repositories left out)."""
+        if old_tree == new_tree:
+            return []
+        out = self.run("diff-tree", "-r", "-z", "--raw", "--no-renames", "--full-index",
+                       old_tree, new_tree)
+        fields = out.split(b"\0")
+        changes: list[TreeChange] = []
+        for meta, raw_path in zip(fields[0::2], fields[1::2], strict=False):
+            if not meta.startswith(b":"):
+                continue
+            old_mode, new_mode, old_id, new_id, _status = meta[1:].decode().split(" ")
+            change = TreeChange(os.fsdecode(raw_path), int(old_mode, 8), old_id,
+                                int(new_mode, 8), new_id)
+            if GITLINK_MODE not in (change.old_mode, change.new_mode):
+                changes.append(change)
+        return changes
+
+    def read_blobs(self, ids: list[str]) -> dict[str, bytes]:
+        """The content of each blob in ``ids``."""
+        wanted = sorted(set(ids))
+        if not wanted:
+            return {}
+        out = self.run("cat-file", "--batch", stdin="".join(f"{i}\n" for i in wanted).encode())
+        blobs: dict[str, bytes] = {}
+        pos = 0
+        for blob_id in wanted:
+            end = out.index(b"\n", pos)
+            header = out[pos:end].decode().split(" ")
+            if len(header) != 3:
+                raise ShadowGitError(f"blob {blob_id} is missing from the checkpoint "
+                                     f"repository {self.git_dir}; its history is damaged")
+            size = int(header[2])
+            blobs[blob_id] = out[end + 1:end + 1 + size]
+            pos = end + 1 + size + 1
+        return blobs
+
+    def _project_excludes(self) -> bytes:
+        """The project's own ``.git/info/exclude`` (read only), honoured like .gitignore."""
+        try:
+            return (self.work_tree / ".git" / "info" / "exclude").read_bytes()
+        except OSError:
+            return b""
+
+
+def _clean_env() -> dict[str, str]:
+    """The environment without any GIT_* variable a parent git may have set, no pager."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null", GIT_PAGER="cat",
+               GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+    return env
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    path.write_bytes(data)

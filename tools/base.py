@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 if TYPE_CHECKING:
+    from .sandbox import BwrapSandbox
     from .todo import TodoStore
 
 
@@ -115,6 +116,7 @@ class ToolContext:
         shell_timeout_ms: Default timeout of a shell command.
         output_limit: Characters of output a tool returns before it truncates.
         env: Environment for subprocesses (None: inherit).
+        sandbox: The sandbox shell and background commands run in (None: none).
         todos: The session's todo list (None: the run keeps none).
         network_enabled: Whether tools may reach the network (off until the person says).
         supports_images: Whether the model takes image parts.
@@ -128,6 +130,7 @@ class ToolContext:
     shell_timeout_ms: int = 120_000
     output_limit: int = 30_000
     env: Mapping[str, str] | None = None
+    sandbox: BwrapSandbox | None = None
     todos: TodoStore | None = None
     network_enabled: bool = False
     supports_images: bool = False

@@ -11,6 +11,7 @@ located by their lines and context, and a hunk whose region changed is refused w
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,17 +20,33 @@ from typing import Literal, Protocol
 from agent_tui.tools.fileio import BINARY_SAMPLE_BYTES, atomic_write_text, decode_text, is_binary
 from agent_tui.tools.files import encoding_for
 
+from .checkpoint_files import put_file, remove_file
 from .hunks import Hunk, HunkConflict, compute_hunks, reapply_hunks, revert_hunks
+from .shadow_git import SYMLINK_MODE
+
+REGULAR_MODE = 0o100644
+"""git's mode of a plain file: what a change without modes is taken to be."""
 
 Verdict = Literal["pending", "accepted", "rejected"]
 """What the person said about one hunk (or a whole binary file)."""
 
-FileKind = Literal["modified", "created", "deleted", "binary"]
-"""How a file changed; binary files are accepted or rejected whole."""
+FileKind = Literal["modified", "created", "deleted", "binary", "symlink", "mode"]
+"""How a file changed. Text changes have hunks; a binary file, a symlink and a change of
+the executable bit alone are accepted or rejected whole."""
+
+WHOLE_KINDS: frozenset[FileKind] = frozenset({"binary", "symlink", "mode"})
+"""Kinds reviewed as one unit, without hunks."""
+
+_State = tuple[bytes, bool] | None
+"""A file on disk as (content, is a symlink), or None when there is none."""
 
 
 class ChangedFile(Protocol):
-    """A file's content before and after a change (``core.checkpoints.FileChange``)."""
+    """A file's content before and after a change (``core.checkpoints.FileChange``).
+
+    ``before_mode`` and ``after_mode`` (git modes), when the object has them, tell
+    symlinks and executable files apart; without them files are plain.
+    """
 
     @property
     def path(self) -> str:
@@ -87,11 +104,12 @@ class FileReview:
         self.path = change.path
         self.before = change.before
         self.after = change.after
-        binary = any(is_binary(data[:BINARY_SAMPLE_BYTES])
-                     for data in (change.before, change.after) if data)
-        self.kind: FileKind = ("binary" if binary else "created" if change.before is None
-                               else "deleted" if change.after is None else "modified")
-        if binary:
+        self.before_mode: int | None = getattr(change, "before_mode", None) or (
+            None if change.before is None else REGULAR_MODE)
+        self.after_mode: int | None = getattr(change, "after_mode", None) or (
+            None if change.after is None else REGULAR_MODE)
+        self.kind: FileKind = self._kind()
+        if self.kind in WHOLE_KINDS:
             self.before_text = self.after_text = ""
             self.hunks: list[Hunk] = []
         else:
@@ -101,6 +119,20 @@ class FileReview:
         units = max(len(self.hunks), 1)
         self.verdicts: list[Verdict] = ["pending"] * units
         self.reasons: list[str] = [""] * units
+
+    def _kind(self) -> FileKind:
+        if SYMLINK_MODE in (self.before_mode, self.after_mode):
+            return "symlink"
+        if any(is_binary(data[:BINARY_SAMPLE_BYTES]) for data in (self.before, self.after)
+               if data):
+            return "binary"
+        if self.before is None:
+            return "created"
+        if self.after is None:
+            return "deleted"
+        if self.before == self.after:
+            return "mode"
+        return "modified"
 
     @property
     def units(self) -> int:
@@ -114,6 +146,12 @@ class FileReview:
 
     def summary(self) -> str:
         """``+3 -1``, ``new file``, ``binary, 1,204 → 1,388 bytes`` and the like."""
+        if self.kind == "symlink":
+            old, new = (_link_text(data, mode) for data, mode in
+                        ((self.before, self.before_mode), (self.after, self.after_mode)))
+            return f"symlink, {old} → {new}"
+        if self.kind == "mode":
+            return f"mode {self.before_mode or 0:o} → {self.after_mode or 0:o}"
         if self.kind == "binary":
             old = "none" if self.before is None else f"{len(self.before):,}"
             new = "none" if self.after is None else f"{len(self.after):,}"
@@ -167,46 +205,72 @@ class FileReview:
 
     # ---------------------------------------------------------------- disk
 
-    def _target(self) -> Path:
-        """The file on disk, which must stay inside the project folder."""
-        root = Path(os.path.realpath(self.workdir))
-        target = Path(os.path.realpath(root / self.path))
-        if not target.is_relative_to(root):
-            raise ReviewError(f"{self.path} now leads outside the project (a symlink?); "
-                              "it was left alone. Check it by hand")
-        return target
+    def _root(self) -> Path:
+        return Path(os.path.realpath(self.workdir))
+
+    def _current(self) -> _State:
+        """The file on disk now: its content and whether it is a symlink, or None."""
+        target = self._root() / self.path
+        try:
+            info = os.lstat(target)
+            if stat.S_ISLNK(info.st_mode):
+                return os.fsencode(os.readlink(target)), True
+            if not stat.S_ISREG(info.st_mode):
+                raise ReviewError(f"{self.path} is not a regular file now; it was left alone")
+            return target.read_bytes(), False
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise ReviewError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
+
+    def _side(self, after: bool) -> _State:
+        """The file as the change left it (``after``) or found it."""
+        data, mode = (self.after, self.after_mode) if after else (self.before, self.before_mode)
+        return None if data is None else (data, mode == SYMLINK_MODE)
 
     def _apply(self, units: list[int], *, forward: bool) -> None:
         """Put ``units`` back (``forward``) or revert them, in the file on disk."""
-        target = self._target()
-        try:
-            current = target.read_bytes()
-        except FileNotFoundError:
-            current = None
-        except OSError as exc:
-            raise ReviewError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
-        whole = len(units) == self.units
-        wanted, replacing = (self.after, self.before) if forward else (self.before, self.after)
-        if whole and current == replacing:
-            # The file is exactly as the change left it (or as the revert did): the whole
-            # other side goes back byte for byte, encoding and all.
-            self._write(target, wanted)
+        current = self._current()
+        if len(units) == self.units and current == self._side(not forward):
+            # The file is exactly as the change (or the revert) left it: the other side
+            # goes back whole, byte for byte, with its mode.
+            self._put(forward)
             return
-        if self.kind != "modified" or current is None:
+        if self.kind != "modified" or current is None or current[1]:
             raise ReviewError(self._changed_since(current))
-        if is_binary(current[:BINARY_SAMPLE_BYTES]):
+        data = current[0]
+        if is_binary(data[:BINARY_SAMPLE_BYTES]):
             raise ReviewError(f"{self.path} is binary now; its hunks cannot be placed. "
                               "Check it by hand")
-        text = decode_text(current)
+        text = decode_text(data)
         hunks = [self.hunks[u] for u in units]
         try:
             new = (reapply_hunks if forward else revert_hunks)(text.text, hunks)
         except HunkConflict as exc:
             raise ReviewError(f"{self.path}: {exc.message}") from exc
         encoding = encoding_for(new, text.encoding)
-        self._write_text(target, new, encoding, text.bom and encoding == "utf-8")
+        target = self._root() / self.path
+        if Path(os.path.realpath(target.parent)) != target.parent:
+            raise ReviewError(f"{self.path} is now reached through a symlinked folder; it "
+                              "was left alone. Check it by hand")
+        try:
+            atomic_write_text(target, new, encoding=encoding,
+                              bom=text.bom and encoding == "utf-8")
+        except OSError as exc:
+            raise ReviewError(f"cannot write {self.path}: {exc.strerror or exc}") from exc
 
-    def _changed_since(self, current: bytes | None) -> str:
+    def _put(self, after: bool) -> None:
+        """Make the file what it was before the change, or after it (atomically)."""
+        data, mode = (self.after, self.after_mode) if after else (self.before, self.before_mode)
+        try:
+            if data is None:
+                remove_file(self._root(), self.path)
+            else:
+                put_file(self._root(), self.path, data, mode or REGULAR_MODE)
+        except OSError as exc:
+            raise ReviewError(f"cannot write {self.path}: {exc.strerror or exc}") from exc
+
+    def _changed_since(self, current: _State) -> str:
         if current is None:
             return (f"{self.path} was deleted since; there is nothing to revert. "
                     "Restore it with /undo or /rewind if you want it back")
@@ -216,26 +280,19 @@ class FileReview:
         if self.kind == "deleted":
             return (f"{self.path} exists again; it was left alone rather than overwritten. "
                     "Edit it by hand")
-        return (f"{self.path} changed since; this binary file was left alone. "
+        if self.kind == "modified":
+            return f"{self.path} is a symlink now; it was left alone. Check it by hand"
+        return (f"{self.path} changed since; this {self.kind} change was left alone. "
                 "Restore it with /undo or /rewind, or by hand")
 
-    def _write(self, target: Path, data: bytes | None) -> None:
-        """Make the file hold ``data`` exactly (None: no file), atomically."""
-        try:
-            if data is None:
-                target.unlink(missing_ok=True)
-                return
-            target.parent.mkdir(parents=True, exist_ok=True)
-            # latin-1 maps each byte to one character and back: the bytes land unchanged.
-            atomic_write_text(target, data.decode("latin-1"), encoding="latin-1")
-        except OSError as exc:
-            raise ReviewError(f"cannot write {self.path}: {exc.strerror or exc}") from exc
 
-    def _write_text(self, target: Path, text: str, encoding: str, bom: bool) -> None:
-        try:
-            atomic_write_text(target, text, encoding=encoding, bom=bom)
-        except OSError as exc:
-            raise ReviewError(f"cannot write {self.path}: {exc.strerror or exc}") from exc
+def _link_text(data: bytes | None, mode: int | None) -> str:
+    """How one side of a symlink change reads: ``-> target``, a file, or none."""
+    if data is None:
+        return "none"
+    if mode == SYMLINK_MODE:
+        return f"-> {os.fsdecode(data)}"
+    return f"a file of {len(data):,} bytes"
 
 
 def review_note(rejections: Sequence[Rejection]) -> str | None:
@@ -254,6 +311,8 @@ def _rejection_lines(item: Rejection) -> list[str]:
     """The note's lines for one file."""
     given = [r for r in item.reasons if r]
     whole = {"binary": "your change to this binary file was undone",
+             "symlink": "your change to this symlink was undone",
+             "mode": "your change of this file's mode was undone",
              "created": "the file you created was deleted",
              "deleted": "the file you deleted was restored"}
     if item.kind in whole and (not item.hunks or len(item.hunks) == item.total):

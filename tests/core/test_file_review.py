@@ -126,19 +126,49 @@ def test_binary_files_are_reviewed_whole(tmp_path: Path) -> None:
     review.reject([0])
     assert (tmp_path / "logo.png").read_bytes() == before
     (tmp_path / "logo.png").write_bytes(b"\0other")
-    with pytest.raises(ReviewError, match="binary file was left alone"):
+    with pytest.raises(ReviewError, match="binary change was left alone"):
         review.accept([0])
 
 
-def test_a_symlink_out_of_the_project_is_left_alone(tmp_path: Path) -> None:
+def test_a_file_swapped_for_a_symlink_out_of_the_project_is_left_alone(
+    tmp_path: Path,
+) -> None:
     project, outside = tmp_path / "p", tmp_path / "outside.txt"
     project.mkdir()
     outside.write_text("x\n")
     (project / "link.txt").symlink_to(outside)
     review = FileReview(project, Change("link.txt", b"y\n", b"x\n"))
-    with pytest.raises(ReviewError, match="outside the project"):
+    with pytest.raises(ReviewError, match="is a symlink now"):
         review.reject([0])
     assert outside.read_text() == "x\n"
+
+
+@dataclass(frozen=True)
+class ModedChange(Change):
+    """A change with git modes, as checkpoints report symlinks and executables."""
+
+    before_mode: int | None = None
+    after_mode: int | None = None
+
+
+def test_a_symlink_change_is_reverted_whole(tmp_path: Path) -> None:
+    (tmp_path / "current").symlink_to("v2")
+    review = FileReview(tmp_path, ModedChange("current", b"v1", b"v2", 0o120000, 0o120000))
+    assert review.kind == "symlink" and review.summary() == "symlink, -> v1 → -> v2"
+    review.reject([0])
+    assert (tmp_path / "current").is_symlink()
+    assert str((tmp_path / "current").readlink()) == "v1"
+
+
+def test_an_executable_bit_change_is_reverted(tmp_path: Path) -> None:
+    script = tmp_path / "run.sh"
+    script.write_bytes(b"echo hi\n")
+    script.chmod(0o755)
+    review = FileReview(tmp_path, ModedChange("run.sh", b"echo hi\n", b"echo hi\n",
+                                              0o100644, 0o100755))
+    assert review.kind == "mode" and review.summary() == "mode 100644 → 100755"
+    review.reject([0], "keep it plain")
+    assert script.stat().st_mode & 0o111 == 0
 
 
 def test_the_note_names_files_hunks_lines_reasons_and_what_was_rejected(

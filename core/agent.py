@@ -15,15 +15,18 @@ from typing import Any
 
 from agent_tui.tools.base import Invocation, ToolArgumentError, ToolContext, ToolResult
 from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.sandbox import make_sandbox
 from agent_tui.tools.todo import TodoStore
 
 from . import paths, permissions, text_protocol
 from .approval import ApprovalRequest, Approver
+from .checkpoints import CheckpointError, Checkpoints, git_missing_message
 from .config import Settings
 from .context import CompactionLoop, ContextManager
 from .events import (
     ApprovalDecided,
     AssistantMessage,
+    Checkpoint,
     Compacted,
     ContextThinned,
     ContextUpdated,
@@ -47,6 +50,7 @@ from .providers.base import Message, ModelReply, Provider, ProviderError, ToolCa
 from .resume import TRANSIENT_EVENTS, RestoredSession, restore, with_notes
 from .retry import RetryPolicy
 from .session import SessionLog, SessionStore
+from .subprocess_env import subprocess_env
 
 
 class LimitsExceeded(Exception):
@@ -94,6 +98,8 @@ class Agent:
             output_dir=paths.tool_output_dir(self.session_id),
             shell_timeout_ms=settings.shell_timeout_ms,
             output_limit=settings.tool_output_limit,
+            env=subprocess_env(settings),
+            sandbox=make_sandbox(settings, paths.session_dir(self.session_id) / "sandbox-tmp"),
             todos=TodoStore(paths.session_dir(self.session_id) / "todo.md",
                             on_change=lambda content: self.emit(TodoUpdated(content))),
             network_enabled=settings.network,
@@ -120,6 +126,14 @@ class Agent:
         ]
         self._calls_made = 0
         self._notes: list[str] = []
+        self.checkpoints: Checkpoints | None = (
+            Checkpoints(workdir, self.session_id) if git_missing_message() is None else None)
+        """Snapshots of the project around each turn that changes it; None without git."""
+        # Turn N is the N-th prompt of the session log; None: count them at the next prompt.
+        self._next_turn: int | None = None if session is not None else 0
+        self._turn = 0
+        self._turn_snapshot = ""  # "", "taken" or "failed": the turn's before-snapshot
+        self._told_no_checkpoints = False
 
     @property
     def tool_protocol(self) -> str:
@@ -138,6 +152,7 @@ class Agent:
         self.messages[1:] = restored.messages
         self.usage = restored.usage
         self._notes = list(restored.notes)
+        self._next_turn = _prompt_count(log.events)
         # A crash mid-call leaves calls without results; providers reject such a history.
         self._close_dangling_calls()
         return restored
@@ -159,6 +174,7 @@ class Agent:
         Failures (the provider giving up, the turn limit) end the run with ``ok=False``;
         they are reported as events and in the result, never raised.
         """
+        await self._start_turn()
         self.messages.append({"role": "user", "content": with_notes(self._notes, prompt)})
         self._notes.clear()
         self.emit(UserMessage(prompt))
@@ -182,6 +198,7 @@ class Agent:
                 await self._run_tools(reply.tool_calls)
         except asyncio.CancelledError:
             self._close_dangling_calls()
+            await self._end_turn_checkpoint()
             raise
         except (ProviderError, LimitsExceeded, CompactionLoop) as exc:
             message = exc.message if isinstance(exc, ProviderError) else str(exc)
@@ -189,8 +206,52 @@ class Agent:
             result = RunResult(text, turns, usage, self.session_id, ok=False, error=message)
         else:
             result = RunResult(text, turns, usage, self.session_id)
+        await self._end_turn_checkpoint()
         self.emit(result)
         return result
+
+    # -- checkpoints -------------------------------------------------------------------
+
+    async def _start_turn(self) -> None:
+        """Number the turn a new prompt starts (the count of earlier prompts in the log)."""
+        if self._next_turn is None:
+            assert self.session is not None
+            log = await asyncio.to_thread(self.session.read)
+            self._next_turn = _prompt_count(log.events)
+        self._turn = self._next_turn
+        self._next_turn += 1
+        self._turn_snapshot = ""
+
+    async def _before_change(self, invocation: Invocation[Any]) -> None:
+        """Snapshot the project ahead of the turn's first call that may change it."""
+        if invocation.tool.read_only or self._turn_snapshot:
+            return
+        self._turn_snapshot = "taken" if await self._checkpoint("before") else "failed"
+
+    async def _end_turn_checkpoint(self) -> None:
+        """Snapshot the project at the end of a turn that took a before-snapshot."""
+        if self._turn_snapshot == "taken":
+            self._turn_snapshot = ""
+            await self._checkpoint("after")
+
+    async def _checkpoint(self, phase: str) -> bool:
+        """Take one snapshot and log it; failures are reported, never raised."""
+        if self.checkpoints is None:
+            message = git_missing_message()
+            if message and not self._told_no_checkpoints:
+                self._told_no_checkpoints = True
+                self.emit(ErrorEvent(message))
+            return False
+        try:
+            commit = await asyncio.to_thread(self.checkpoints.snapshot, self._turn, phase)
+        except CheckpointError as exc:
+            self.emit(ErrorEvent(f"No {phase}-checkpoint of turn {self._turn}: {exc}. /undo "
+                                 "and /rewind cannot restore this turn's files."))
+            return False
+        if commit is None:
+            return False
+        self.emit(Checkpoint(self._turn, phase, commit))
+        return True
 
     async def _fit_context(self) -> None:
         """Before a model call: thin old tool results, and compact when past the mark."""
@@ -349,6 +410,7 @@ class Agent:
 
         child = Agent(self.provider, registry, self.settings, self.workdir, self.approver,
                       forward, session_id=f"{self.session_id}-sub{self._subagents}")
+        child.checkpoints = None  # its changes fall in this turn's checkpoints
         result = await child.run(prompt)
         self.usage = self.usage + result.usage
         if not result.ok:
@@ -416,6 +478,7 @@ class Agent:
                 f"Note: the person edited this call before it ran; it ran as {name} with "
                 f"{json.dumps(edited, ensure_ascii=False)[:2000]}\n"
             )
+        await self._before_change(invocation)
         try:
             result = await invocation.execute(
                 on_output=lambda text: self.emit(ToolOutput(call.id, text))
@@ -429,6 +492,10 @@ class Agent:
         if note:
             result.llm_content = note + result.llm_content
         return result
+
+
+def _prompt_count(events: list[dict[str, Any]]) -> int:
+    return sum(1 for event in events if event.get("type") == "user_message")
 
 
 def _loads(arguments: str) -> Any:

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import stat
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agent_tui.core import paths
 from agent_tui.core.checkpoints import Checkpoints, FileChange
+from agent_tui.core.session import read_events
+from agent_tui.core.session_start import close_session, open_session
+from agent_tui.tui.headless import run_headless
+from tests.core.loop_helpers import HeadlessRun, run, settings_for
+from tests.fakes.providers import Reply, ToolCall
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
@@ -276,3 +284,95 @@ def test_without_git_checkpoints_are_off(project: Path, monkeypatch: pytest.Monk
     finally:
         monkeypatch.undo()
         shadow_git.git_executable.cache_clear()
+
+
+# -- through the agent loop: litellm over HTTP to the fake provider ----------------------
+
+
+async def run_in_session(fake: Any, workdir: Path, prompt: str = "do the task",
+                         resume: str | None = None) -> HeadlessRun:
+    """A yolo headless run recorded in a session (a new one, or ``resume``)."""
+    out, err = io.StringIO(), io.StringIO()
+    opened = open_session(workdir, "openai/fake-model", resume=resume)
+    try:
+        code = await run_headless(settings_for(fake, approval_mode="yolo"), workdir, prompt,
+                                  "stream-json", out, err, session=opened)
+    finally:
+        close_session(opened)
+    return HeadlessRun(code, [json.loads(line) for line in out.getvalue().splitlines()],
+                       err.getvalue())
+
+
+def turn_script() -> list[Reply]:
+    """The model reads and edits a.txt, creates b.txt, and a shell command writes c.txt."""
+    return [
+        Reply(tool_calls=[ToolCall("read_file", {"file_path": "a.txt"})]),
+        Reply(tool_calls=[
+            ToolCall("edit_file", {"file_path": "a.txt", "old_text": "alpha",
+                                   "new_text": "ALPHA"}),
+            ToolCall("write_file", {"file_path": "b.txt", "content": "bee\n"}),
+            ToolCall("shell", {"command": "echo sea > c.txt"}),
+        ]),
+        Reply(text="Done."),
+    ]
+
+
+async def test_a_turn_of_the_loop_is_checkpointed_and_undone(fake_provider, tmp_path):
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    (workdir / "a.txt").write_text("alpha\n")
+    before = files_of(workdir)
+    fake_provider.script(*turn_script())
+    outcome = await run_in_session(fake_provider, workdir)
+
+    assert outcome.code == 0
+    assert files_of(workdir) == {"a.txt": b"ALPHA\n", "b.txt": b"bee\n", "c.txt": b"sea\n"}
+    kinds = [e["type"] for e in outcome.events]
+    marks = outcome.of_type("checkpoint")
+    assert [(m["turn"], m["phase"]) for m in marks] == [(0, "before"), (0, "after")]
+    # The before-snapshot comes after the read (read-only) and ahead of the first change.
+    first_edit = next(i for i, e in enumerate(outcome.events)
+                      if e["type"] == "tool_result" and e["name"] == "edit_file")
+    assert kinds.index("tool_result") < kinds.index("checkpoint") < first_edit
+    assert kinds.index("checkpoint", first_edit) < kinds.index("result")
+
+    session_id = outcome.result["session_id"]
+    logged = [e for e in read_events(session_id).events if e["type"] == "checkpoint"]
+    assert [e["commit"] for e in logged] == [m["commit"] for m in marks]
+
+    cp = Checkpoints(workdir, session_id)
+    assert cp.turns() == [0]
+    assert cp.changed_paths(0) == ["a.txt", "b.txt", "c.txt"]
+    assert cp.restore(0) == ["a.txt", "b.txt", "c.txt"]
+    assert files_of(workdir) == before
+
+
+async def test_a_resumed_session_goes_on_counting_turns(fake_provider, tmp_path):
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    (workdir / "a.txt").write_text("alpha\n")
+    fake_provider.script(*turn_script())
+    first = await run_in_session(fake_provider, workdir)
+    session_id = first.result["session_id"]
+
+    fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "rm b.txt"})]),
+                         Reply(text="Removed."))
+    second = await run_in_session(fake_provider, workdir, "remove b", resume=session_id)
+
+    assert [(m["turn"], m["phase"]) for m in second.of_type("checkpoint")] == [
+        (1, "before"), (1, "after")]
+    cp = Checkpoints(workdir, session_id)
+    assert cp.turns() == [0, 1]
+    assert [c.path for c in cp.changes(1)] == ["b.txt"]
+    assert cp.restore(1) == ["b.txt"]
+    assert (workdir / "b.txt").read_text() == "bee\n"
+    assert cp.last_undoable() == 0
+
+
+async def test_a_turn_of_reads_only_takes_no_checkpoint(fake_provider, tmp_path):
+    (tmp_path / "a.txt").write_text("alpha\n")
+    fake_provider.script(Reply(tool_calls=[ToolCall("read_file", {"file_path": "a.txt"})]),
+                         Reply(text="It says alpha."))
+    outcome = await run(fake_provider, tmp_path, approval_mode="yolo")
+    assert outcome.code == 0
+    assert outcome.of_type("checkpoint") == []

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .read_ledger import ReadLedger
+
 if TYPE_CHECKING:
     from .sandbox import BwrapSandbox
     from .todo import TodoStore
@@ -123,6 +125,8 @@ class ToolContext:
         settings: The run's settings (tools read their own options from it), or None.
         run_subagent: Runs a sub-agent on a prompt with only the named tools and returns
             its final answer (None where sub-agents are unavailable).
+        reads: What this agent has seen of each file (content hashes); edits of a file
+            not read, or changed on disk since, are refused. Each agent has its own.
     """
 
     workdir: Path
@@ -136,6 +140,7 @@ class ToolContext:
     supports_images: bool = False
     settings: Any = None
     run_subagent: Callable[[str, list[str]], Awaitable[str]] | None = None
+    reads: ReadLedger = field(default_factory=ReadLedger)
 
     def resolve(self, path: str | os.PathLike[str]) -> Path:
         """Resolve a path from the model: ``~`` expanded, relative to the project folder."""

@@ -7,7 +7,7 @@ from .base import Tool
 from .code_search import CodeSearchTool
 from .coverage import CoverageTool
 from .diff_edit import StrReplaceTool
-from .files import EditFileTool, WriteFileTool
+from .files import EditFileTool
 from .images import ReadImageTool
 from .internal_docs import GetInternalDocsTool
 from .read_file import ReadFileTool
@@ -18,6 +18,7 @@ from .search import GlobFilesTool, GrepTool, LsTool
 from .shell import ShellTool
 from .todo import TodoReadTool, TodoWriteTool
 from .web import WebFetchTool, WebSearchTool
+from .write_file import WriteFileTool
 
 
 def builtin_tools() -> list[Tool]:

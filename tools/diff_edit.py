@@ -9,34 +9,29 @@ anything is written, so a hunk that fails leaves the file untouched.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from pydantic import Field
 
 from .base import (
-    Confirmation,
-    Invocation,
-    OutputCallback,
     Tool,
     ToolArgumentError,
     ToolContext,
     ToolKind,
     ToolParams,
-    ToolResult,
 )
-from .fileio import TextFile, atomic_write_text
+from .fileio import TextFile
 from .files import (
+    REDO_EDIT,
     EditError,
+    FileChangeInvocation,
     display_path,
     edit_snippet,
-    encoding_for,
-    load_for_edit,
     path_field,
+    refuse_unseen,
 )
 
 _HUNK_HEADER = re.compile(r"^@@+ *(?:-(\d+)(?:,(\d+))? +\+(\d+)(?:,(\d+))?)? *@@+(.*)$")
@@ -373,7 +368,8 @@ class StrReplaceTool(Tool):
     name = "str_replace"
     kind = ToolKind.EDIT
     description = (
-        "Apply a unified diff to one file. Give each change as a hunk with 2-3 unchanged "
+        "Apply a unified diff to one file you have read with read_file (a file changed on "
+        "disk since must be read again). Give each change as a hunk with 2-3 unchanged "
         "context lines around the `-`/`+` lines, copied from read_file without the "
         "line-number prefixes; several hunks may go in one diff. Small whitespace "
         "differences are tolerated; when a hunk matches several places, the one nearest "
@@ -383,75 +379,39 @@ class StrReplaceTool(Tool):
     Params = StrReplaceParams
 
     def validate(self, params: StrReplaceParams, ctx: ToolContext) -> None:
-        """Reject an empty diff or a reversed range."""
+        """Reject an empty diff, a reversed range, and a file not read or changed since."""
         if not params.diff.strip():
             raise ToolArgumentError("diff is empty; send a unified diff with at least one hunk")
         if params.start is not None and params.end is not None and params.end < params.start:
             raise ToolArgumentError(
                 f"end ({params.end}) is before start ({params.start}); send end >= start")
+        refuse_unseen(ctx, params.file_path, REDO_EDIT)
 
     def create_invocation(self, params: StrReplaceParams, ctx: ToolContext) -> StrReplaceInvocation:
         """Make the invocation."""
         return StrReplaceInvocation(self, params, ctx)
 
 
-class StrReplaceInvocation(Invocation[StrReplaceParams]):
+class StrReplaceInvocation(FileChangeInvocation[StrReplaceParams, DiffOutcome]):
     """One str_replace call."""
 
-    @property
-    def path(self) -> Path:
-        """The file, resolved against the project folder."""
-        return self.ctx.resolve(self.params.file_path)
+    title = "Apply a diff to"
+    no_change = ("the diff changes nothing in {shown} (its added and removed lines are the "
+                 "same); nothing was written")
 
     def describe(self) -> str:
         """E.g. ``str_replace src/a.py``."""
         return f"str_replace {display_path(self.ctx, self.path)}"
 
-    def locations(self) -> list[Path]:
-        """The file edited."""
-        return [self.path]
-
-    def confirmation(self) -> Confirmation | None:
-        """The whole file before and after; None when the diff cannot apply (execute fails)."""
-        shown = display_path(self.ctx, self.path)
-        try:
-            loaded, outcome = self._prepare(shown)
-        except EditError:
-            return None
-        return Confirmation(kind="edit", title=f"Apply a diff to {shown}", path=self.path,
-                            before=loaded.text, after=outcome.text)
-
-    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
-        """Apply the diff in a worker thread."""
-        return await asyncio.to_thread(self._apply)
-
-    def _prepare(self, shown: str) -> tuple[TextFile, DiffOutcome]:
-        text_file = load_for_edit(self.path, shown)
+    def change(self, original: TextFile, shown: str) -> DiffOutcome:
+        """Apply the diff's hunks."""
         p = self.params
-        outcome = apply_diff(text_file.text, p.diff, newline=text_file.newline, start=p.start,
-                             end=p.end, shown=shown)
-        return text_file, outcome
+        return apply_diff(original.text, p.diff, newline=original.newline, start=p.start,
+                          end=p.end, shown=shown)
 
-    def _apply(self) -> ToolResult:
-        shown = display_path(self.ctx, self.path)
-        try:
-            loaded, outcome = self._prepare(shown)
-        except EditError as exc:
-            return ToolResult.failure(exc.message, suggest_escalation=exc.suggest_escalation)
-        if outcome.text == loaded.text:
-            return ToolResult.failure(
-                f"the diff changes nothing in {shown} (its added and removed lines are the "
-                "same); nothing was written")
-        encoding = encoding_for(outcome.text, loaded.encoding)
-        try:
-            atomic_write_text(self.path, outcome.text, encoding=encoding,
-                              bom=loaded.bom and encoding == "utf-8")
-        except (OSError, UnicodeError) as exc:
-            return ToolResult.failure(
-                f"cannot write {shown}: {getattr(exc, 'strerror', None) or exc}; the file is "
-                "unchanged. Check its permissions")
+    def report(self, outcome: DiffOutcome, shown: str) -> str:
+        """How many hunks and lines changed, and the lines around them."""
         hunks = "1 hunk" if outcome.hunks == 1 else f"{outcome.hunks} hunks"
         notes = "".join(f"; {note}" for note in outcome.fuzzy)
-        return ToolResult(
-            f"Applied {hunks} to {shown}: +{outcome.added} -{outcome.removed} lines{notes}. "
-            f"The file now reads:\n{edit_snippet(outcome.text, outcome.changed)}")
+        return (f"Applied {hunks} to {shown}: +{outcome.added} -{outcome.removed} lines{notes}. "
+                f"The file now reads:\n{edit_snippet(outcome.text, outcome.changed)}")

@@ -124,6 +124,37 @@ def _is_utf8_prefix(sample: bytes) -> bool:
     return True
 
 
+def encode_text(text: str, *, encoding: str = "utf-8", bom: bool = False,
+                newline: str | None = None) -> bytes:
+    """The bytes of ``text`` as a file holds them.
+
+    Args:
+        text: The content.
+        encoding: The codec to encode ``text`` with.
+        bom: Start with a UTF-8 byte order mark.
+        newline: If given, every bare ``\\n`` of ``text`` becomes this line ending.
+
+    Raises:
+        UnicodeEncodeError: ``text`` has a character ``encoding`` cannot hold.
+    """
+    if newline is not None:
+        text = to_newline(text, newline)
+    data = text.encode(encoding)
+    return codecs.BOM_UTF8 + data if bom else data
+
+
+def unencodable(text: str, encoding: str) -> str:
+    """The distinct characters of ``text`` that ``encoding`` cannot hold, in order of use."""
+    found: dict[str, None] = {}
+    for char in text:
+        if char not in found:
+            try:
+                char.encode(encoding)
+            except UnicodeEncodeError:
+                found[char] = None
+    return "".join(found)
+
+
 def atomic_write_text(
     path: str | os.PathLike[str],
     text: str,
@@ -132,18 +163,9 @@ def atomic_write_text(
     bom: bool = False,
     newline: str | None = None,
 ) -> int:
-    """Replace a file's content so that a crash never leaves it half-written.
+    """Replace a file's content with ``text`` so that a crash never leaves it half-written.
 
-    The text goes to a temporary file in the same folder, which is flushed, synced and then
-    renamed over the target; the folder is synced last. An existing file keeps its mode
-    bits; a new one gets 0o644 less the umask. A symlink is followed: its target changes.
-
-    Args:
-        path: The file to write.
-        text: The new content.
-        encoding: The codec to encode ``text`` with.
-        bom: Start the file with a UTF-8 byte order mark.
-        newline: If given, every bare ``\\n`` of ``text`` becomes this line ending.
+    ``encode_text`` makes the bytes, ``atomic_write_bytes`` writes them.
 
     Returns:
         The number of bytes written.
@@ -152,42 +174,111 @@ def atomic_write_text(
         OSError: The file or its temporary sibling cannot be written; the target is unchanged.
         UnicodeEncodeError: ``text`` cannot be encoded in ``encoding``; nothing was written.
     """
+    data = encode_text(text, encoding=encoding, bom=bom, newline=newline)
+    atomic_write_bytes(path, data)
+    return len(data)
+
+
+TEMP_MARK = ".agent-tui-"
+"""Part of every temporary file's name: ``.NAME.agent-tui-PID-RANDOM.tmp``."""
+WRITE_CHUNK_BYTES = 1024 * 1024
+"""Bytes handed to one ``write`` call."""
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Replace a file's bytes so that a crash leaves either the old or the new content.
+
+    The bytes go to a temporary file in the same folder (``.NAME.agent-tui-PID-RANDOM.tmp``),
+    which is synced and then renamed over the target; the folder is synced last, so the
+    rename survives a power cut too. An existing file keeps its mode bits (and, where
+    permitted, its owner and group); a new one gets 0o644 less the umask. A symlink is
+    followed: its target changes. Temporary files that a killed writer left next to the
+    target are removed (those of live processes are left alone).
+
+    Raises:
+        OSError: The file or its temporary sibling cannot be written; the target is unchanged.
+    """
     target = Path(os.path.realpath(path))
-    if newline is not None:
-        text = to_newline(text, newline)
-    data = text.encode(encoding)
-    if bom:
-        data = codecs.BOM_UTF8 + data
     try:
-        mode: int | None = stat.S_IMODE(target.stat().st_mode)
+        old: os.stat_result | None = target.stat()
     except FileNotFoundError:
-        mode = None
+        old = None
+    _remove_stale_temporaries(target)
     tmp, fd = _create_sibling(target)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            if mode is not None:
-                os.fchmod(handle.fileno(), mode)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            if old is not None:
+                os.fchmod(fd, stat.S_IMODE(old.st_mode))
+                if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+                    # Only root (or a member of the group) may; others get their own.
+                    with contextlib.suppress(OSError):
+                        os.fchown(fd, old.st_uid, old.st_gid)
+                    # chown clears set-user-ID bits; put the mode back.
+                    os.fchmod(fd, stat.S_IMODE(old.st_mode))
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
     _fsync_dir(target.parent)
-    return len(data)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data``; ``os.write`` may write less than it is given."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view[:WRITE_CHUNK_BYTES])
+        view = view[written:]
+
+
+def temporary_prefix(target: Path) -> str:
+    """The start of the names of ``target``'s temporary files."""
+    return f".{target.name}{TEMP_MARK}"
 
 
 def _create_sibling(target: Path) -> tuple[Path, int]:
     """Create a new, uniquely named temporary file next to ``target``."""
     while True:
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        tmp = target.with_name(
+            f"{temporary_prefix(target)}{os.getpid()}-{secrets.token_hex(4)}.tmp")
         try:
             # 0o644 here lets the kernel apply the umask for new files.
             return tmp, os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
             continue
+
+
+def _remove_stale_temporaries(target: Path) -> None:
+    """Delete ``target``'s temporary files whose writer is no longer running."""
+    prefix = temporary_prefix(target)
+    try:
+        entries = [e.name for e in os.scandir(target.parent)
+                   if e.name.startswith(prefix) and e.name.endswith(".tmp")]
+    except OSError:
+        return
+    for name in entries:
+        pid_text = name[len(prefix):].split("-", 1)[0]
+        if not pid_text.isdigit() or _is_running(int(pid_text)):
+            continue
+        with contextlib.suppress(OSError):
+            (target.parent / name).unlink()
+
+
+def _is_running(pid: int) -> bool:
+    """Whether a process ``pid`` exists (ours counts: another thread may be writing)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: it exists, under another user
+        return True
+    return True
 
 
 def _fsync_dir(directory: Path) -> None:

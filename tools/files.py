@@ -1,17 +1,22 @@
-"""The file tools write_file and edit_file, and the helpers every file tool shares.
+"""The edit_file tool, the base every partial file change shares, and file helpers.
 
-read_file lives in ``read_file.py``, str_replace in ``diff_edit.py``.
+``FileChangeInvocation`` is what edit_file and str_replace (``diff_edit.py``) have in common:
+the read-before-edit check by content hash (``read_ledger.py``), and a write that keeps the
+file's encoding, byte order mark and line endings. read_file lives in ``read_file.py``,
+write_file in ``write_file.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import shlex
 import stat
+from abc import abstractmethod
 from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import AliasChoices, Field
 
@@ -29,12 +34,14 @@ from .base import (
 from .fileio import (
     BINARY_SAMPLE_BYTES,
     TextFile,
-    atomic_write_text,
+    atomic_write_bytes,
     decode_text,
+    encode_text,
     is_binary,
     line_starts,
     split_lines,
     to_newline,
+    unencodable,
 )
 
 MAX_LINE_CHARS = 2_000
@@ -93,6 +100,14 @@ def file_problem(path: Path, shown: str, *, max_bytes: int | None = MAX_FILE_BYT
 
 def load_text(path: Path, shown: str) -> tuple[TextFile, int] | str:
     """The decoded file and its size, or an error message: missing, binary, unreadable."""
+    loaded = load_bytes(path, shown)
+    if isinstance(loaded, str):
+        return loaded
+    return decode_text(loaded), len(loaded)
+
+
+def load_bytes(path: Path, shown: str) -> bytes | str:
+    """The bytes of a text file, or an error message: missing, binary, unreadable, too large."""
     problem = file_problem(path, shown)
     if problem:
         return problem
@@ -104,21 +119,21 @@ def load_text(path: Path, shown: str) -> tuple[TextFile, int] | str:
         return (f"{shown} is a binary file ({len(data):,} bytes), not text, so it cannot be "
                 f"shown or edited as text. Inspect it with the shell tool, e.g. "
                 f"`file {shlex.quote(shown)}` or `xxd {shlex.quote(shown)} | head`")
-    return decode_text(data), len(data)
+    return data
 
 
-def load_for_edit(path: Path, shown: str) -> TextFile:
-    """The text file an edit tool changes.
+def load_for_edit(path: Path, shown: str) -> tuple[bytes, TextFile]:
+    """The bytes of the file an edit tool changes, and their text.
 
     Raises:
         EditError: it cannot be read as text; the message says why and what to do.
     """
-    loaded = load_text(path, shown)
+    loaded = load_bytes(path, shown)
     if isinstance(loaded, str):
         if loaded.startswith("file not found"):
             loaded += "; to create a new file use write_file"
         raise EditError(loaded)
-    return loaded[0]
+    return loaded, decode_text(loaded)
 
 
 def encoding_for(text: str, preferred: str) -> str:
@@ -130,6 +145,82 @@ def encoding_for(text: str, preferred: str) -> str:
     return preferred
 
 
+def encode_like(text: str, original: TextFile, shown: str) -> bytes:
+    """``text`` encoded as ``original`` is: same encoding, same byte order mark.
+
+    Raises:
+        EditError: ``text`` has characters the file's encoding cannot hold. Re-encoding the
+            file would change the bytes of every other non-ASCII line, so an edit refuses.
+    """
+    try:
+        return encode_text(text, encoding=original.encoding, bom=original.bom)
+    except UnicodeEncodeError:
+        chars = unencodable(text, original.encoding)
+        listed = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in chars[:5])
+        if original.encoding == "utf-8":  # only lone surrogates cannot be UTF-8
+            raise EditError(
+                f"the new text has characters that cannot be stored in a file: {listed} "
+                "(lone UTF-16 surrogates). Nothing was written. Remove them, or write the "
+                "intended character itself") from None
+        raise EditError(
+            f"{shown} is stored as {original.encoding}, not UTF-8, and the new text has "
+            f"characters {original.encoding} cannot hold: {listed}. Nothing was written. "
+            f"Use characters {original.encoding} has (e.g. an ASCII spelling), or convert "
+            "the whole file to UTF-8 by rewriting it with write_file, which re-encodes it "
+            "when it must") from None
+
+
+def current_stat(path: Path) -> os.stat_result | None:
+    """``path``'s stat, or None when it cannot be read."""
+    try:
+        return path.stat()
+    except OSError:
+        return None
+
+
+REDO_EDIT = "redo the edit"
+"""What an edit tool's refusal asks the model to do after reading the file."""
+REDO_WRITE = "call write_file again (or choose a new path to create a file)"
+"""What write_file's refusal asks the model to do after reading the file."""
+
+
+def existing_file_refusal(ctx: ToolContext, path: Path, redo: str) -> str | None:
+    """Why changing the existing file ``path`` must be refused, or None.
+
+    A file this agent has not read, or whose bytes changed since it read them, is refused
+    (``ReadLedger``). A missing or unreadable path passes: creating it needs no read, and
+    the tool says why it cannot be written.
+    """
+    shown = display_path(ctx, path)
+    st = current_stat(path)
+    if st is None or not stat.S_ISREG(st.st_mode):
+        return None
+    if st.st_size > MAX_FILE_BYTES:
+        return too_large_to_check(shown, st.st_size)
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return ctx.reads.refusal(path, data, shown, redo)
+
+
+def too_large_to_check(shown: str, size: int) -> str:
+    return (f"{shown} is {size:,} bytes, more than the {MAX_FILE_BYTES:,} the file tools "
+            "read and check before changing a file, so it was not changed. Change it with "
+            "the shell tool instead (e.g. `sed -i`, or a script)")
+
+
+def refuse_unseen(ctx: ToolContext, file_path: str, redo: str) -> None:
+    """At validation, before any approval: reject a change of a file not read as it is now.
+
+    Raises:
+        ToolArgumentError: with ``existing_file_refusal``'s message.
+    """
+    refusal = existing_file_refusal(ctx, ctx.resolve(file_path), redo)
+    if refusal:
+        raise ToolArgumentError(refusal)
+
+
 def path_field() -> Any:
     """The ``file_path`` field every file tool has, also accepted as ``path``."""
     return Field(
@@ -137,126 +228,6 @@ def path_field() -> Any:
         description="Path of the file, absolute or relative to the project folder; "
                     "`~` is expanded.",
     )
-
-
-# --------------------------------------------------------------------------- write_file
-
-
-class WriteFileParams(ToolParams):
-    """Arguments of write_file."""
-
-    file_path: str = path_field()
-    content: str = Field(description="The complete new content of the file.")
-    create_directories: bool = Field(
-        default=True, description="Create missing parent folders (default true).")
-
-
-class WriteFileTool(Tool):
-    """Creates a file or replaces its whole content."""
-
-    name = "write_file"
-    kind = ToolKind.EDIT
-    description = (
-        "Create a file or replace its whole content. Missing parent folders are created "
-        "unless create_directories is false. An existing file keeps its encoding, byte "
-        "order mark and line endings. To change part of a file, prefer edit_file."
-    )
-    Params = WriteFileParams
-
-    def create_invocation(self, params: WriteFileParams, ctx: ToolContext) -> WriteFileInvocation:
-        """Make the invocation."""
-        return WriteFileInvocation(self, params, ctx)
-
-
-@dataclass(frozen=True, slots=True)
-class _WritePlan:
-    """What write_file will put on disk, decided once for confirmation and execution."""
-
-    existing: TextFile | None
-    binary_size: int | None
-    text: str
-    encoding: str
-    bom: bool
-
-
-class WriteFileInvocation(Invocation[WriteFileParams]):
-    """One write_file call."""
-
-    @property
-    def path(self) -> Path:
-        """The file, resolved against the project folder."""
-        return self.ctx.resolve(self.params.file_path)
-
-    def describe(self) -> str:
-        """E.g. ``write_file notes.md``."""
-        return f"write_file {display_path(self.ctx, self.path)}"
-
-    def locations(self) -> list[Path]:
-        """The file written."""
-        return [self.path]
-
-    def confirmation(self) -> Confirmation:
-        """The whole file before and after."""
-        plan = self._plan()
-        details = (f"replaces a binary file of {plan.binary_size:,} bytes"
-                   if plan.binary_size is not None else "")
-        return Confirmation(
-            kind="edit", title=f"Write {display_path(self.ctx, self.path)}", path=self.path,
-            before=plan.existing.text if plan.existing else "", after=plan.text,
-            details=details)
-
-    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
-        """Write the file in a worker thread."""
-        return await asyncio.to_thread(self._write)
-
-    def _plan(self) -> _WritePlan:
-        content = self.params.content
-        try:
-            data = self.path.read_bytes()
-        except OSError:
-            return _WritePlan(None, None, content, encoding_for(content, "utf-8"), False)
-        if is_binary(data[:BINARY_SAMPLE_BYTES]):
-            return _WritePlan(None, len(data), content, "utf-8", False)
-        existing = decode_text(data)
-        text = content if "\r\n" in content else to_newline(content, existing.newline)
-        if existing.bom and text.startswith("\ufeff"):
-            text = text[1:]
-        encoding = encoding_for(text, existing.encoding)
-        return _WritePlan(existing, None, text, encoding, existing.bom and encoding == "utf-8")
-
-    def _write(self) -> ToolResult:
-        path, shown = self.path, display_path(self.ctx, self.path)
-        if path.is_dir():
-            return ToolResult.failure(
-                f"{shown} is a directory; pass the path of a file (inside it, for example)")
-        parent = path.parent
-        if not parent.is_dir():
-            if parent.exists():
-                return ToolResult.failure(
-                    f"cannot create {shown}: {parent} is a file, not a folder; choose another path")
-            if not self.params.create_directories:
-                return ToolResult.failure(
-                    f"the folder {parent} does not exist; call write_file with "
-                    "create_directories=true or create the folder first")
-            try:
-                parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                return ToolResult.failure(
-                    f"cannot create the folder {parent}: {exc.strerror or exc}; "
-                    "choose a writable path")
-        existed = path.exists()
-        plan = self._plan()
-        try:
-            written = atomic_write_text(path, plan.text, encoding=plan.encoding, bom=plan.bom)
-        except (OSError, UnicodeError) as exc:
-            return ToolResult.failure(
-                f"cannot write {shown}: {getattr(exc, 'strerror', None) or exc}; the file is "
-                "unchanged. Check the path and its permissions")
-        note = ""
-        if plan.existing and plan.encoding != plan.existing.encoding:
-            note = f"; re-encoded from {plan.existing.encoding} to {plan.encoding}"
-        return ToolResult(
-            f"Wrote {written} bytes to {shown} ({'overwritten' if existed else 'created'}{note})")
 
 
 # --------------------------------------------------------------------------- edit_file
@@ -393,13 +364,104 @@ def edit_snippet(text: str, changed: list[tuple[int, int]]) -> str:
     return "\n".join(out)
 
 
+class ChangedText(Protocol):
+    """What a ``FileChangeInvocation`` computes: at least the file's whole new text."""
+
+    @property
+    def text(self) -> str:
+        """The whole new text, line endings as the file has them."""
+        ...
+
+
+Out = TypeVar("Out", bound=ChangedText)
+P = TypeVar("P", bound=ToolParams)
+
+
+class FileChangeInvocation(Invocation[P], Generic[P, Out]):
+    """A change of part of one existing text file: what edit_file and str_replace share.
+
+    The file must have been read in this session and be unchanged since (its content hash,
+    see ``ReadLedger``): the tool's ``validate`` checks that before any approval, and
+    ``execute`` checks it again on the very bytes it edits, right before writing. The bytes
+    written differ only where the text changed: encoding, byte order mark and line endings
+    stay as they were. Subclasses say what the change is (``change``) and how to report it.
+    """
+
+    title: ClassVar[str]
+    """The confirmation title's verb, e.g. ``Edit``."""
+    no_change: ClassVar[str] = ("the change leaves {shown} exactly as it is, so nothing "
+                                "was written; check what you meant to change")
+    """The failure when the new text equals the old; ``{shown}`` names the file."""
+
+    @property
+    def path(self) -> Path:
+        """The file, resolved against the project folder."""
+        return self.ctx.resolve(self.params.file_path)
+
+    def locations(self) -> list[Path]:
+        """The file edited."""
+        return [self.path]
+
+    @abstractmethod
+    def change(self, original: TextFile, shown: str) -> Out:
+        """Compute the change of ``original``.
+
+        Raises:
+            EditError: it cannot apply; the message says what to do instead.
+        """
+
+    @abstractmethod
+    def report(self, outcome: Out, shown: str) -> str:
+        """What the model is told after ``outcome`` was written."""
+
+    def confirmation(self) -> Confirmation | None:
+        """The whole file before and after; None when the change cannot apply (execute fails)."""
+        shown = display_path(self.ctx, self.path)
+        try:
+            _, original = load_for_edit(self.path, shown)
+            outcome = self.change(original, shown)
+        except EditError:
+            return None
+        return Confirmation(kind="edit", title=f"{self.title} {shown}", path=self.path,
+                            before=original.text, after=outcome.text)
+
+    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
+        """Apply the change in a worker thread."""
+        return await asyncio.to_thread(self._apply)
+
+    def _apply(self) -> ToolResult:
+        path, shown = self.path, display_path(self.ctx, self.path)
+        try:
+            data, original = load_for_edit(path, shown)
+            # Checked again on the bytes about to be edited: the file may have changed
+            # while the person looked at the diff.
+            refusal = self.ctx.reads.refusal(path, data, shown, REDO_EDIT)
+            if refusal:
+                raise EditError(refusal)
+            outcome = self.change(original, shown)
+            if outcome.text == original.text:
+                raise EditError(self.no_change.format(shown=shown))
+            new = encode_like(outcome.text, original, shown)
+        except EditError as exc:
+            return ToolResult.failure(exc.message, suggest_escalation=exc.suggest_escalation)
+        try:
+            atomic_write_bytes(path, new)
+        except OSError as exc:
+            return ToolResult.failure(
+                f"cannot write {shown}: {exc.strerror or exc}; the file is unchanged. Check "
+                "its permissions and those of its folder")
+        self.ctx.reads.record(path, new, current_stat(path))
+        return ToolResult(self.report(outcome, shown))
+
+
 class EditFileTool(Tool):
     """Replaces exact text in a file."""
 
     name = "edit_file"
     kind = ToolKind.EDIT
     description = (
-        "Replace exact text in a file. old_text must match the file exactly, including "
+        "Replace exact text in a file you have read with read_file (a file changed on disk "
+        "since must be read again). old_text must match the file exactly, including "
         "whitespace and indentation (copy it from read_file output without the line-number "
         "prefixes), and must occur once unless replace_all is true; include a few "
         "surrounding lines to make it unique. The result shows the edited lines."
@@ -407,72 +469,38 @@ class EditFileTool(Tool):
     Params = EditFileParams
 
     def validate(self, params: EditFileParams, ctx: ToolContext) -> None:
-        """Reject an empty old_text."""
+        """Reject an empty old_text, and a file not read or changed since."""
         if params.old_text == "":
             raise ToolArgumentError(
                 "old_text is empty; pass the exact text to replace. To create a file or "
                 "replace all of its content, use write_file")
+        refuse_unseen(ctx, params.file_path, REDO_EDIT)
 
     def create_invocation(self, params: EditFileParams, ctx: ToolContext) -> EditFileInvocation:
         """Make the invocation."""
         return EditFileInvocation(self, params, ctx)
 
 
-class EditFileInvocation(Invocation[EditFileParams]):
+class EditFileInvocation(FileChangeInvocation[EditFileParams, EditOutcome]):
     """One edit_file call."""
 
-    @property
-    def path(self) -> Path:
-        """The file, resolved against the project folder."""
-        return self.ctx.resolve(self.params.file_path)
+    title = "Edit"
 
     def describe(self) -> str:
         """E.g. ``edit_file src/a.py``."""
         suffix = " (replace all)" if self.params.replace_all else ""
         return f"edit_file {display_path(self.ctx, self.path)}{suffix}"
 
-    def locations(self) -> list[Path]:
-        """The file edited."""
-        return [self.path]
-
-    def confirmation(self) -> Confirmation | None:
-        """The whole file before and after; None when the edit cannot apply (execute fails)."""
-        shown = display_path(self.ctx, self.path)
-        try:
-            loaded, outcome = self._prepare(shown)
-        except EditError:
-            return None
-        return Confirmation(kind="edit", title=f"Edit {shown}", path=self.path,
-                            before=loaded.text, after=outcome.text)
-
-    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
-        """Apply the edit in a worker thread."""
-        return await asyncio.to_thread(self._edit)
-
-    def _prepare(self, shown: str) -> tuple[TextFile, EditOutcome]:
-        text_file = load_for_edit(self.path, shown)
+    def change(self, original: TextFile, shown: str) -> EditOutcome:
+        """Replace old_text by new_text."""
         p = self.params
-        outcome = apply_edit(text_file.text, p.old_text, p.new_text, replace_all=p.replace_all,
-                             newline=text_file.newline, shown=shown)
-        return text_file, outcome
+        return apply_edit(original.text, p.old_text, p.new_text, replace_all=p.replace_all,
+                          newline=original.newline, shown=shown)
 
-    def _edit(self) -> ToolResult:
-        shown = display_path(self.ctx, self.path)
-        try:
-            loaded, outcome = self._prepare(shown)
-        except EditError as exc:
-            return ToolResult.failure(exc.message, suggest_escalation=exc.suggest_escalation)
-        encoding = encoding_for(outcome.text, loaded.encoding)
-        try:
-            atomic_write_text(self.path, outcome.text, encoding=encoding,
-                              bom=loaded.bom and encoding == "utf-8")
-        except (OSError, UnicodeError) as exc:
-            return ToolResult.failure(
-                f"cannot write {shown}: {getattr(exc, 'strerror', None) or exc}; the file is "
-                "unchanged. Check its permissions")
+    def report(self, outcome: EditOutcome, shown: str) -> str:
+        """Where the edit landed and the lines around it."""
         first, last = outcome.changed[0][0], outcome.changed[-1][1]
         where = f"line {first}" if first == last else f"lines {first}-{last}"
         count = "1 occurrence" if outcome.count == 1 else f"{outcome.count} occurrences"
-        return ToolResult(
-            f"Edited {shown}: replaced {count}, changing {where}. The file now reads:\n"
-            f"{edit_snippet(outcome.text, outcome.changed)}")
+        return (f"Edited {shown}: replaced {count}, changing {where}. The file now reads:\n"
+                f"{edit_snippet(outcome.text, outcome.changed)}")

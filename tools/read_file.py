@@ -1,15 +1,21 @@
 """The read_file tool: a page of a text file, by lines or characters, streamed from disk.
 
-A page never needs the whole file: lines are cut from the bytes as they are read, and reading
-stops after the page. The total line count is exact for files whose lines can be counted
-within ``COUNT_BUDGET_BYTES`` (8 MB, a few milliseconds); past that the header says "at
-least N lines" (those counted so far) with an estimate from the average line length.
+A page never needs the whole file decoded: lines are cut from the bytes as they are read,
+and reading stops after the page. The total line count is exact for files whose lines can be
+counted within ``COUNT_BUDGET_BYTES`` (8 MB, a few milliseconds); past that the header says
+"at least N lines" (those counted so far) with an estimate from the average line length.
+
+Reading a file records its content hash in the agent's read ledger, which the edit tools
+check (see ``ReadLedger``): the first read of a file the edit tools could change (up to
+``MAX_FILE_BYTES``) hashes all of it; later pages of the unchanged file do not.
 """
 
 from __future__ import annotations
 
 import asyncio
 import codecs
+import io
+import os
 import re
 import shlex
 from collections.abc import Iterator
@@ -31,7 +37,14 @@ from .base import (
     ToolResult,
 )
 from .fileio import BINARY_SAMPLE_BYTES, is_binary
-from .files import MAX_LINE_CHARS, display_path, file_problem, number_line, path_field
+from .files import (
+    MAX_FILE_BYTES,
+    MAX_LINE_CHARS,
+    display_path,
+    file_problem,
+    number_line,
+    path_field,
+)
 from .images import read_images, sniff_image
 
 MAX_LINES = 2_000
@@ -338,8 +351,8 @@ class ReadFileInvocation(Invocation[ReadFileParams]):
             return ToolResult.failure(problem)
         try:
             with path.open("rb") as handle:
-                size = path.stat().st_size
-                sample = handle.read(BINARY_SAMPLE_BYTES)
+                source, size = self._seen(handle)
+                sample = source.read(BINARY_SAMPLE_BYTES)
                 if sniff_image(sample[:12]):
                     return self._image(path, shown)
                 if is_binary(sample):
@@ -347,12 +360,29 @@ class ReadFileInvocation(Invocation[ReadFileParams]):
                         f"{shown} is a binary file ({size:,} bytes), not text, so it cannot "
                         f"be shown as text. Inspect it with the shell tool, e.g. "
                         f"`file {shlex.quote(shown)}` or `xxd {shlex.quote(shown)} | head`")
-                handle.seek(0)
+                source.seek(0)
                 if self.params.start is not None or self.params.end is not None:
-                    return self._chars(handle, shown, size)
-                return self._lines(handle, shown, size)
+                    return self._chars(source, shown, size)
+                return self._lines(source, shown, size)
         except OSError as exc:
             return ToolResult.failure(f"cannot read {shown}: {exc.strerror or exc}")
+
+    def _seen(self, handle: BinaryIO) -> tuple[BinaryIO, int]:
+        """What to page from, and its size; records the file's hash in the read ledger.
+
+        A file small enough to edit is read whole once: its hash is taken from the very
+        bytes the page is cut from, so what the ledger says the agent saw is what it saw.
+        Whatever page of it is shown, the whole file counts as read. When the ledger already
+        holds the file with an unchanged ``stat``, it is paged from disk without hashing
+        again (a stale entry can only refuse an edit, see ``ReadLedger``). Larger files are
+        paged from disk and not recorded: the edit tools do not load them.
+        """
+        st = os.fstat(handle.fileno())
+        if st.st_size > MAX_FILE_BYTES or self.ctx.reads.is_current(self.path, st):
+            return handle, st.st_size
+        data = handle.read()
+        self.ctx.reads.record(self.path, data, st)
+        return io.BytesIO(data), len(data)
 
     def _image(self, path: Path, shown: str) -> ToolResult:
         result = read_images(self.ctx, [path])

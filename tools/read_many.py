@@ -241,7 +241,8 @@ class ReadManyFilesInvocation(Invocation[ReadManyFilesParams]):
                 left_out.append(f"{shown} (max_files={p.max_files} reached)")
                 continue
             try:
-                size = path.stat().st_size
+                st = path.stat()
+                size = st.st_size
                 if size > p.max_file_bytes:
                     skipped.append(f"{shown}: {size:,} bytes, over max_file_bytes="
                                    f"{p.max_file_bytes:,}; read it with read_file")
@@ -261,6 +262,7 @@ class ReadManyFilesInvocation(Invocation[ReadManyFilesParams]):
                 skipped.append(f"{shown}: binary ({len(data):,} bytes)")
                 continue
             total += len(data)
+            ctx.reads.record(path, data, st)
             lines = split_lines(decode_text(data).text)
             body = "\n".join(number_line(n, line) for n, line in enumerate(lines, start=1))
             sections.append(f"--- {shown} ---\n{body or '(empty file)'}")

@@ -54,6 +54,7 @@ def test_symlink_out_of_the_project_counts_as_outside(build, tmp_path):
 
     decision = decide(build("read_file", file_path="link.txt"), "default", tmp_path / "proj")
     assert decision.verdict == Verdict.ASK and "outside the project" in decision.reason
+    build("read_file", file_path="link.txt").read()  # a file is read before it is replaced
     edit = build("write_file", file_path="link.txt", content="x")
     assert decide(edit, "auto-edit", tmp_path / "proj").verdict == Verdict.ASK
 

@@ -9,6 +9,7 @@ import pytest
 
 from agent_tui.tools.base import ToolArgumentError, ToolContext, ToolKind
 from agent_tui.tools.diff_edit import StrReplaceTool, apply_diff, parse_diff
+from agent_tui.tools.read_file import ReadFileTool
 from tests.core.loop_helpers import run
 from tests.fakes.providers import Reply, ToolCall
 from tests.tools.test_images import png
@@ -38,7 +39,16 @@ def source(ctx: ToolContext) -> Path:
     return path
 
 
+def seen(ctx: ToolContext, file_path: str) -> None:
+    """Read a file with read_file, as the model must before it changes the file."""
+    assert ReadFileTool().build({"file_path": file_path}, ctx).read().ok
+
+
 async def str_replace(ctx: ToolContext, **args):
+    """str_replace, after reading the file when it exists."""
+    file_path = args.get("file_path", args.get("path"))
+    if ctx.resolve(file_path).is_file():
+        seen(ctx, file_path)
     return await StrReplaceTool().build(args, ctx).execute()
 
 
@@ -154,6 +164,7 @@ async def test_missing_file_points_to_write_file(ctx: ToolContext) -> None:
 
 
 def test_confirmation_shows_before_and_after(ctx: ToolContext, source: Path) -> None:
+    seen(ctx, "m.py")
     tool = StrReplaceTool()
     assert tool.kind is ToolKind.EDIT and not tool.read_only
     invocation = tool.build({"file_path": "m.py", "diff": " import os\n+import re\n"}, ctx)
@@ -192,6 +203,7 @@ async def test_loop_str_replace_then_read_image_on_a_text_only_model(fake_provid
     (tmp_path / "m.py").write_text(SOURCE)
     (tmp_path / "dot.png").write_bytes(png())
     fake_provider.script(
+        Reply(tool_calls=[ToolCall("read_file", {"file_path": "m.py"})]),
         Reply(tool_calls=[ToolCall("str_replace", {
             "file_path": "m.py", "diff": "@@ -9,1 +9,1 @@\n-    return 1\n+    return 9\n"})]),
         Reply(tool_calls=[ToolCall("read_image", {"file_paths": ["dot.png"]})]),
@@ -201,11 +213,11 @@ async def test_loop_str_replace_then_read_image_on_a_text_only_model(fake_provid
     outcome = await run(fake_provider, tmp_path, approval_mode="auto-edit")
 
     assert outcome.code == 0, outcome.stderr
-    edited = fake_provider.requests[1].tool_results()[-1]["content"]
+    edited = fake_provider.requests[2].tool_results()[-1]["content"]
     assert edited.startswith("Applied 1 hunk to m.py: +1 -1 lines.")
     assert "     9:     return 9" in edited
     assert (tmp_path / "m.py").read_text() == SOURCE[::-1].replace("1", "9", 1)[::-1]
-    refused = fake_provider.requests[2].tool_results()[-1]["content"]
+    refused = fake_provider.requests[3].tool_results()[-1]["content"]
     assert "the model openai/fake-model cannot take images" in refused
     assert "switch to a multimodal model" in refused
-    assert [r["ok"] for r in outcome.of_type("tool_result")] == [True, False]
+    assert [r["ok"] for r in outcome.of_type("tool_result")] == [True, True, False]

@@ -14,8 +14,9 @@ import pytest
 from agent_tui.tools import fileio
 from agent_tui.tools.base import ToolArgumentError, ToolContext, ToolKind
 from agent_tui.tools.fileio import atomic_write_text, decode_text, is_binary, read_text
-from agent_tui.tools.files import EditFileTool, WriteFileTool, apply_edit
+from agent_tui.tools.files import EditFileTool, apply_edit
 from agent_tui.tools.read_file import ReadFileTool
+from agent_tui.tools.write_file import WriteFileTool
 
 BOM = codecs.BOM_UTF8
 
@@ -34,11 +35,26 @@ async def read(ctx: ToolContext, **args):
     return await ReadFileTool().build(args, ctx).execute()
 
 
+def seen(ctx: ToolContext, file_path: str) -> None:
+    """Read a file with read_file, as the model must before it changes the file."""
+    assert ReadFileTool().build({"file_path": file_path}, ctx).read().ok
+
+
+def seen_if_present(ctx: ToolContext, args: dict) -> None:
+    file_path = args.get("file_path", args.get("path"))
+    if ctx.resolve(file_path).is_file():
+        seen(ctx, file_path)
+
+
 async def write(ctx: ToolContext, **args):
+    """write_file, after reading the file when it exists (edit_safety tests skip the read)."""
+    seen_if_present(ctx, args)
     return await WriteFileTool().build(args, ctx).execute()
 
 
 async def edit(ctx: ToolContext, **args):
+    """edit_file, after reading the file when it exists (edit_safety tests skip the read)."""
+    seen_if_present(ctx, args)
     return await EditFileTool().build(args, ctx).execute()
 
 
@@ -452,6 +468,7 @@ async def test_write_keeps_latin1_and_falls_back_to_utf8(ctx: ToolContext) -> No
 
 def test_write_confirmation_shows_before_and_after(ctx: ToolContext) -> None:
     (ctx.workdir / "a.txt").write_bytes(b"old\r\n")
+    seen(ctx, "a.txt")
     tool = WriteFileTool()
     assert tool.kind is ToolKind.EDIT and not tool.read_only
     invocation = tool.build({"file_path": "a.txt", "content": "new\n"}, ctx)
@@ -558,6 +575,7 @@ async def test_edit_keeps_mode_and_accepts_aliases(ctx: ToolContext) -> None:
 def test_edit_confirmation_shows_full_before_and_after(ctx: ToolContext) -> None:
     path = ctx.workdir / "m.py"
     path.write_text(SOURCE)
+    seen(ctx, "m.py")
     tool = EditFileTool()
     invocation = tool.build(
         {"file_path": "m.py", "old_text": "def f", "new_text": "def h"}, ctx)

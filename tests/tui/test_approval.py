@@ -44,7 +44,10 @@ def ctx(tmp_path: Path) -> ToolContext:
     project.mkdir()
     (project / "app.py").write_text(APP_SOURCE)
     (project / "notes.md").write_text("# Notes\n\nbuy milk\n")
-    return ToolContext(workdir=project, output_dir=tmp_path / "out")
+    ctx = ToolContext(workdir=project, output_dir=tmp_path / "out")
+    for name in ("app.py", "notes.md"):  # read, as the model must before changing them
+        build(ctx, "read_file", {"file_path": name}).read()
+    return ctx
 
 
 def build(ctx: ToolContext, tool: str, args: dict[str, Any]) -> Invocation[Any]:

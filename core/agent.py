@@ -470,11 +470,12 @@ class Agent:
         if edited is not None:
             edited = dict(edited)
             name = "write_file" if edited.pop("_as_write", False) else call.name
+            told = edited.pop("_note", None)  # the approver's own words for what changed
             try:
                 invocation = self.registry.build(name, edited, self.tool_ctx)
             except ToolArgumentError as exc:
                 return ToolResult.failure(f"the person's edit of this call is invalid: {exc}")
-            note = (
+            note = f"Note: {told}\n" if told else (
                 f"Note: the person edited this call before it ran; it ran as {name} with "
                 f"{json.dumps(edited, ensure_ascii=False)[:2000]}\n"
             )

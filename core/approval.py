@@ -40,7 +40,8 @@ class ApprovalResponse:
         by: ``user``, ``policy`` or ``rule``.
         remember: A rule to save so that such calls no longer ask (``shell(git status)``).
         edited_args: Arguments the person edited before allowing; ``"_as_write": True``
-            turns an edit into a write_file of the edited content.
+            turns an edit into a write_file of the edited content, and ``"_note"`` (a
+            string) replaces the generic "the person edited this call" told to the model.
     """
 
     allow: bool

@@ -64,8 +64,11 @@ NO_MODEL = ("No model is configured. Type /model NAME (e.g. /model openai/gpt-4.
 
 if TYPE_CHECKING:
     from agent_tui.core.agent import Agent
+    from agent_tui.core.checkpoints import Checkpoints
     from agent_tui.core.session import SessionLog
     from agent_tui.core.session_start import OpenedSession
+
+    from .screens.rewind import RewindChoice
 
 
 HELP_TEXT = """\
@@ -575,6 +578,138 @@ class AgentApp(App[None]):
             await self.show_restored(opened.log)
         return True
 
+    # -- checkpoints: /undo and /rewind ------------------------------------------------
+
+    def _checkpoints(self) -> Checkpoints | None:
+        """This session's checkpoints; None when git is missing (checkpoints are off)."""
+        from agent_tui.core.checkpoints import Checkpoints, git_missing_message
+
+        if self.agent is not None:
+            return self.agent.checkpoints
+        return Checkpoints(self.workdir, self.session_id) if git_missing_message() is None else None
+
+    async def undo_turn(self) -> None:
+        """``/undo``: put back the files of the last turn that changed some, and say so."""
+        from agent_tui.core.checkpoints import CheckpointError, git_missing_message
+
+        if self.busy:
+            self.notice("Wait for the turn to finish (or press Esc) before undoing.", error=True)
+            return
+        checkpoints = self._checkpoints()
+        if checkpoints is None:
+            self.notice(git_missing_message() or "Checkpoints are off.", error=True)
+            return
+        try:
+            turn = await asyncio.to_thread(checkpoints.last_undoable)
+            if turn is None:
+                self.notice("Nothing to undo: no turn of this session changed files, or they "
+                            "are all undone already.")
+                return
+            restored = await asyncio.to_thread(checkpoints.restore, turn)
+        except CheckpointError as exc:
+            self.notice(f"Could not undo: {exc}", error=True)
+            return
+        self.notice(f"Undid turn {turn}: {_file_list(restored)} back as before it. "
+                    "/undo again undoes the turn before it.")
+        await self._tell_model(f"The person undid turn {turn} with /undo: its file changes are "
+                               f"gone; {_file_list(restored)} are back as they were before it. "
+                               "Read a file again before you change it.")
+
+    async def rewind(self) -> None:
+        """``/rewind``: pick a turn; go back to before it in the conversation, files or both."""
+        from agent_tui.core.checkpoints import CheckpointError
+        from agent_tui.core.session import SessionError, read_events
+
+        from .screens.rewind import RewindScreen, turn_rows
+
+        if self.busy:
+            self.notice("Wait for the turn to finish (or press Esc) before rewinding.",
+                        error=True)
+            return
+        if self.opened is None:
+            self.notice("This workbench keeps no session log to rewind.", error=True)
+            return
+        checkpoints = self._checkpoints()
+        try:
+            log = await asyncio.to_thread(read_events, self.session_id)
+            rows = await asyncio.to_thread(turn_rows, log.events, checkpoints)
+        except (SessionError, CheckpointError) as exc:
+            self.notice(f"Could not list the turns: {exc}", error=True)
+            return
+        screen = RewindScreen(rows, files_available=checkpoints is not None)
+        await self.push_screen(screen, self._on_rewind)
+
+    async def _on_rewind(self, choice: RewindChoice | None) -> None:
+        from agent_tui.core.checkpoints import CheckpointError, Checkpoints
+        from agent_tui.core.session import SessionError, fork, read_events
+
+        if choice is None:
+            return
+        if self.busy:
+            self.notice("Wait for the turn to finish (or press Esc) before rewinding.",
+                        error=True)
+            return
+        turn, old_id = choice.turn, self.session_id
+        checkpoints = self._checkpoints()
+        restored: list[str] = []
+        try:
+            if choice.files and checkpoints is not None:
+                restored = await asyncio.to_thread(checkpoints.restore, turn)
+            log = await asyncio.to_thread(read_events, old_id)
+        except (CheckpointError, SessionError) as exc:
+            self.notice(f"Could not rewind: {exc}", error=True)
+            return
+        files = (f" Files: {_file_list(restored)} back as before turn {turn}."
+                 if choice.files else "")
+        if not choice.conversation:
+            self.notice(f"Rewound the files to before turn {turn}.{files}")
+            await self._tell_model(
+                f"The person rewound the files to before turn {turn} with /rewind: the file "
+                f"changes of turn {turn} and later are gone; {_file_list(restored)} are back "
+                "as they were. Read a file again before you change it.")
+            return
+        starts = [i for i, e in enumerate(log.events) if e.get("type") == "user_message"]
+        prompt = str(log.events[starts[turn]].get("text", ""))
+        kept_on_disk: list[str] = []
+        try:
+            new_id = await asyncio.to_thread(fork, old_id, starts[turn] - 1)
+            if checkpoints is not None:
+                await asyncio.to_thread(Checkpoints(self.workdir, new_id).inherit, old_id, turn)
+                if not choice.files:
+                    kept_on_disk = await asyncio.to_thread(_changed_since, checkpoints, turn)
+        except (CheckpointError, SessionError) as exc:
+            self.notice(f"Could not rewind the conversation: {exc}", error=True)
+            return
+        if not await self.switch_session(new_id):
+            return
+        self.notice(f"Rewound the conversation to before turn {turn}: now in session {new_id};"
+                    f" session {old_id} stays whole in the browser (Ctrl+R).{files}")
+        if kept_on_disk:
+            await self._tell_model(
+                f"The conversation was rewound to before this prompt, but the files were left "
+                f"as they are: changes made after it are still on disk in "
+                f"{', '.join(kept_on_disk)}. Read a file again before you change it.")
+        box = self.query_one(PromptInput)
+        box.text = prompt
+        box.focus()
+
+    async def _tell_model(self, text: str) -> None:
+        """Have the model hear ``text`` with the next prompt (logged in the session now)."""
+        from agent_tui.core.events import ModelNote
+
+        opened = self.opened
+        if self.agent is None and opened is not None and (
+                opened.log is not None or not self.settings.model):
+            # The agent is built later from this log: the note goes there and into the file.
+            record = ModelNote(text).to_dict()
+            await asyncio.to_thread(opened.store.append, record)
+            if opened.log is not None:
+                opened.log.events.append(record)
+            return
+        if self.agent is None and not self.settings.model:
+            return  # no session and no model: nobody will read it
+        (await self._ensure_agent()).add_note(text)
+
     async def export_session(self, arg: str = "", session_id: str | None = None) -> None:
         """``/export [FILE]``: a session as Markdown (default: agent-tui-<id>.md here)."""
         from agent_tui.core.session import SessionError, read_events
@@ -671,6 +806,10 @@ class AgentApp(App[None]):
             await self.inspect_context()
         elif name == "/fork":
             await self.fork_session(arg)
+        elif name == "/undo":
+            await self.undo_turn()
+        elif name == "/rewind":
+            await self.rewind()
         elif name == "/export":
             await self.export_session(arg)
         elif name == "/ps":
@@ -755,6 +894,22 @@ class AgentApp(App[None]):
                             self.action_toggle_tool_log)
         yield SystemCommand("Toggle todos", "Show or hide the todo list (F4)",
                             self.action_toggle_todos)
+
+
+def _file_list(paths: list[str], shown: int = 8) -> str:
+    """``2 files (a.py, b.py)`` for a notice or a note."""
+    if not paths:
+        return "no files"
+    names = ", ".join(paths[:shown]) + (f" and {len(paths) - shown} more" if len(paths) > shown
+                                        else "")
+    return f"{len(paths)} file{'s' if len(paths) != 1 else ''} ({names})"
+
+
+def _changed_since(checkpoints: Checkpoints, turn: int) -> list[str]:
+    """The files turns from ``turn`` on changed (and not undone): still on disk after a rewind."""
+    undone = checkpoints.undone()
+    return sorted({path for t in checkpoints.turns() if t >= turn and t not in undone
+                   for path in checkpoints.changed_paths(t)})
 
 
 def _short_path(path: Path) -> str:

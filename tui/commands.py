@@ -11,6 +11,8 @@ SLASH_COMMANDS: dict[str, str] = {
     "/sessions": "Browse sessions: search, resume, fork, delete, export (Ctrl+R)",
     "/context": "Inspect the context: every item and its tokens; pin, dehydrate, drop",
     "/fork": "Go on in a copy of this session: /fork [TURN] keeps turns up to TURN",
+    "/undo": "Put back the files of the last turn that changed some",
+    "/rewind": "Go back to before a turn: the conversation, the files or both",
     "/export": "Write the session as Markdown: /export [FILE]",
     "/theme": "Switch the theme: /theme NAME",
     "/net": "Let tools reach the network, or not: /net on|off",

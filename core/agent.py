@@ -20,7 +20,7 @@ from agent_tui.tools.todo import TodoStore
 
 from . import paths, permissions, text_protocol
 from .approval import ApprovalRequest, Approver
-from .checkpoints import CheckpointError, Checkpoints, git_missing_message
+from .checkpoints import CheckpointError, Checkpoints, checkpoints_off
 from .config import Settings
 from .context import CompactionLoop, ContextManager
 from .events import (
@@ -127,8 +127,8 @@ class Agent:
         self._calls_made = 0
         self._notes: list[str] = []
         self.checkpoints: Checkpoints | None = (
-            Checkpoints(workdir, self.session_id) if git_missing_message() is None else None)
-        """Snapshots of the project around each turn that changes it; None without git."""
+            Checkpoints(workdir, self.session_id) if checkpoints_off(workdir) is None else None)
+        """Snapshots of the project around each turn that changes it; None when they are off."""
         # Turn N is the N-th prompt of the session log; None: count them at the next prompt.
         self._next_turn: int | None = None if session is not None else 0
         self._turn = 0
@@ -237,7 +237,7 @@ class Agent:
     async def _checkpoint(self, phase: str) -> bool:
         """Take one snapshot and log it; failures are reported, never raised."""
         if self.checkpoints is None:
-            message = git_missing_message()
+            message = checkpoints_off(self.workdir)
             if message and not self._told_no_checkpoints:
                 self._told_no_checkpoints = True
                 self.emit(ErrorEvent(message))

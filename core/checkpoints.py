@@ -52,12 +52,21 @@ class FileChange:
     after_mode: int | None = None
 
 
-def git_missing_message() -> str | None:
-    """What to tell the person when checkpoints cannot work here; None when they can."""
-    if git_executable() is not None:
-        return None
-    return ("Checkpoints are off: git was not found on PATH, so /undo and /rewind cannot "
-            "restore files. Install git (e.g. `apt-get install git`) and restart agent-tui.")
+def checkpoints_off(workdir: Path) -> str | None:
+    """Why checkpoints cannot work for ``workdir``, to tell the person; None when they can.
+
+    They need git, and they are not taken of a home folder or of ``/``, whose files are
+    far too many to snapshot at every turn.
+    """
+    if git_executable() is None:
+        return ("Checkpoints are off: git was not found on PATH, so /undo and /rewind cannot "
+                "restore files. Install git (e.g. `apt-get install git`) and restart agent-tui.")
+    real = Path(os.path.realpath(workdir))
+    if real == Path(real.anchor) or real == Path(os.path.realpath(Path.home())):
+        return (f"Checkpoints are off: {real} is your home folder or the file system's root, "
+                "too big to snapshot at every turn, so /undo and /rewind cannot restore files. "
+                "Start agent-tui in a project folder to have them.")
+    return None
 
 
 _Snapshots = dict[int, dict[str, tuple[str, str]]]  # turn -> phase -> (commit, tree)
@@ -117,6 +126,10 @@ class Checkpoints:
             parent = _latest_commit(snapshots)
             commit = self._git.commit(tree, f"{self.session_id} turn {turn} {phase}", parent)
             self._git.set_ref(f"{self._prefix}{turn}/{phase}", commit)
+            if phase == "after":
+                # Plumbing never packs; past git's threshold this packs the loose objects and
+                # drops the trees that comparisons with the disk left behind.
+                self._git.run("gc", "--auto", "--quiet")
             return commit
 
     def turns(self) -> list[int]:

@@ -107,6 +107,7 @@ class ShadowGit:
                 self.run("init", "--quiet", "--bare", str(self.git_dir), git_dir=False)
                 (self.root / "project").write_text(str(self.work_tree) + "\n", encoding="utf-8")
             self.index.parent.mkdir(parents=True, exist_ok=True)
+            self._seed_index()
             info = self.git_dir / "info"
             info.mkdir(exist_ok=True)
             _write_if_changed(info / "attributes", _ATTRIBUTES.encode())
@@ -215,6 +216,25 @@ class ShadowGit:
             blobs[blob_id] = out[end + 1:end + 1 + size]
             pos = end + 1 + size + 1
         return blobs
+
+    def _seed_index(self) -> None:
+        """Start a new session's index from the newest other one.
+
+        The index caches each file's stat data and blob id, so ``git add`` hashes only the
+        files that changed since; without it a new session's first snapshot hashes them all.
+        """
+        if self.index.exists():
+            return
+        others = [p for p in self.index.parent.glob("*.index") if p != self.index]
+        if not others:
+            return
+        newest = max(others, key=lambda p: p.stat().st_mtime)
+        tmp = self.index.with_suffix(".seeding")
+        try:
+            shutil.copyfile(newest, tmp)
+            os.replace(tmp, self.index)
+        except OSError:
+            tmp.unlink(missing_ok=True)  # a cold index only costs time
 
     def _project_excludes(self) -> bytes:
         """The project's own ``.git/info/exclude`` (read only), honoured like .gitignore."""

@@ -581,23 +581,24 @@ class AgentApp(App[None]):
     # -- checkpoints: /undo and /rewind ------------------------------------------------
 
     def _checkpoints(self) -> Checkpoints | None:
-        """This session's checkpoints; None when git is missing (checkpoints are off)."""
-        from agent_tui.core.checkpoints import Checkpoints, git_missing_message
+        """This session's checkpoints; None when they are off (no git, or a home folder)."""
+        from agent_tui.core.checkpoints import Checkpoints, checkpoints_off
 
         if self.agent is not None:
             return self.agent.checkpoints
-        return Checkpoints(self.workdir, self.session_id) if git_missing_message() is None else None
+        return (Checkpoints(self.workdir, self.session_id)
+                if checkpoints_off(self.workdir) is None else None)
 
     async def undo_turn(self) -> None:
         """``/undo``: put back the files of the last turn that changed some, and say so."""
-        from agent_tui.core.checkpoints import CheckpointError, git_missing_message
+        from agent_tui.core.checkpoints import CheckpointError, checkpoints_off
 
         if self.busy:
             self.notice("Wait for the turn to finish (or press Esc) before undoing.", error=True)
             return
         checkpoints = self._checkpoints()
         if checkpoints is None:
-            self.notice(git_missing_message() or "Checkpoints are off.", error=True)
+            self.notice(checkpoints_off(self.workdir) or "Checkpoints are off.", error=True)
             return
         try:
             turn = await asyncio.to_thread(checkpoints.last_undoable)

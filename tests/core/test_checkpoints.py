@@ -253,6 +253,24 @@ def test_a_restore_never_writes_through_a_symlinked_folder(project: Path, tmp_pa
     assert (project / "src" / "app.py").read_text() == "print('hello')\n"
 
 
+def test_a_later_session_starts_from_an_earlier_index_and_sees_every_change(
+        project: Path) -> None:
+    first = Checkpoints(project, "s1")
+    first.snapshot(0, "before")
+    (project / "src" / "app.py").write_text("changed between the sessions\n")
+    (project / "notes.txt").unlink()
+    second = Checkpoints(project, "s2")
+    second.snapshot(0, "before")
+    (project / "src" / "app.py").write_text("changed in the second session\n")
+    second.snapshot(0, "after")
+    change = second.changes(0)
+    assert [(c.path, c.before, c.after) for c in change] == [
+        ("src/app.py", b"changed between the sessions\n", b"changed in the second session\n")]
+    second.restore(0)
+    assert (project / "src" / "app.py").read_text() == "changed between the sessions\n"
+    assert not (project / "notes.txt").exists()
+
+
 def test_inherit_copies_the_turns_before_a_fork(project: Path) -> None:
     source = Checkpoints(project, "s1")
     for turn in (0, 1):
@@ -270,6 +288,16 @@ def test_a_bad_phase_is_refused(project: Path) -> None:
         Checkpoints(project, "s1").snapshot(0, "middle")
 
 
+def test_checkpoints_are_off_in_a_home_folder_or_the_root(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_tui.core.checkpoints import checkpoints_off
+
+    assert checkpoints_off(project) is None
+    monkeypatch.setenv("HOME", str(project))
+    assert "home folder" in (checkpoints_off(project / "src" / "..") or "")
+    assert "Start agent-tui in a project folder" in (checkpoints_off(Path("/")) or "")
+
+
 def test_without_git_checkpoints_are_off(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from agent_tui.core import checkpoints, shadow_git
 
@@ -279,7 +307,7 @@ def test_without_git_checkpoints_are_off(project: Path, monkeypatch: pytest.Monk
         cp = Checkpoints(project, "s1")
         assert not cp.available()
         assert cp.snapshot(0, "before") is None
-        message = checkpoints.git_missing_message()
+        message = checkpoints.checkpoints_off(project)
         assert message and "git was not found" in message and "Install git" in message
     finally:
         monkeypatch.undo()

@@ -17,7 +17,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -35,6 +35,7 @@ from .base import (
     ToolParams,
     ToolResult,
 )
+from .sandbox import SandboxError
 from .shell import TERM_GRACE_S, signal_group
 
 STARTUP_CHECK_S = 0.5
@@ -113,10 +114,13 @@ class BackgroundProcesses:
             return self._procs.get(name)
 
     def start(self, name: str, command: str, working_dir: Path, log: Path, *,
-              env: Mapping[str, str] | None = None, keep: bool = False) -> BackgroundProcess:
+              env: Mapping[str, str] | None = None, keep: bool = False,
+              argv: Sequence[str] | None = None) -> BackgroundProcess:
         """Start ``command`` with ``bash -c`` in its own process group, output to ``log``.
 
-        A finished process of the same name is replaced.
+        A finished process of the same name is replaced. ``argv``, when given, is what
+        actually runs (``command`` wrapped in a sandbox, say); ``command`` is then only its
+        name for people.
 
         Raises:
             DuplicateProcessName: a running process has that name.
@@ -128,7 +132,7 @@ class BackgroundProcesses:
                 raise DuplicateProcessName(name)
             with open(log, "wb") as sink:
                 popen = subprocess.Popen(
-                    ["bash", "-c", command], cwd=working_dir, env=env,
+                    list(argv) if argv else ["bash", "-c", command], cwd=working_dir, env=env,
                     stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
                     start_new_session=True)
             proc = BackgroundProcess(name, command, working_dir, log, datetime.now(), keep,
@@ -268,8 +272,11 @@ class BackgroundProcessInvocation(Invocation[BackgroundProcessParams]):
         log = self.ctx.output_dir / f"bg-{name}.log"
         try:
             self.ctx.output_dir.mkdir(parents=True, exist_ok=True)
+            argv = await self._sandboxed(cwd, keep)
             proc = self.registry.start(name, self.params.command, cwd, log,
-                                       env=self.ctx.env, keep=keep)
+                                       env=self.ctx.env, keep=keep, argv=argv)
+        except SandboxError as exc:
+            return ToolResult.failure(f"the background process did not start: {exc}")
         except DuplicateProcessName:
             running = ", ".join(f"{p.name} (pid {p.pid})" for p in self.registry.running())
             return ToolResult.failure(
@@ -296,6 +303,19 @@ class BackgroundProcessInvocation(Invocation[BackgroundProcessParams]):
             f"`kill -- -{proc.pid}` stops it and its children."
         )
         return ToolResult(llm_content=text, display=f"{name}: pid {proc.pid}, log {log}")
+
+    async def _sandboxed(self, cwd: Path, keep: bool) -> list[str] | None:
+        """The command wrapped in the sandbox, or None when there is none.
+
+        A process kept after agent-tui exits must not die with it, so it goes without
+        ``--die-with-parent``.
+        """
+        if self.ctx.sandbox is None:
+            return None
+        return await asyncio.to_thread(
+            self.ctx.sandbox.wrap, ["bash", "-c", self.params.command],
+            workdir=self.ctx.workdir, cwd=cwd, network=self.ctx.network_enabled,
+            readable=(self.ctx.output_dir,), die_with_parent=not keep)
 
 
 def _exited_at_once(proc: BackgroundProcess) -> ToolResult:

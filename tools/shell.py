@@ -26,6 +26,7 @@ from .base import (
     ToolParams,
     ToolResult,
 )
+from .sandbox import SandboxError
 
 MAX_TIMEOUT_MS = 3_600_000
 """The longest timeout a command may ask for (one hour)."""
@@ -128,15 +129,24 @@ class ShellInvocation(Invocation[ShellParams]):
             sink.close()
 
     async def _run(self, cwd: Path, sink: OutputSink) -> ToolResult:
+        argv = ["bash", "-c", self.params.command]
+        if (sandbox := self.ctx.sandbox) is not None:
+            try:
+                argv = await asyncio.to_thread(
+                    sandbox.wrap, argv, workdir=self.ctx.workdir, cwd=cwd,
+                    network=self.ctx.network_enabled, readable=(self.ctx.output_dir,))
+            except SandboxError as exc:
+                return ToolResult.failure(f"the command did not run: {exc}")
         read_fd, write_fd = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(
-                "bash", "-c", self.params.command, cwd=cwd, env=self.ctx.env,
+                *argv, cwd=cwd, env=self.ctx.env,
                 stdin=asyncio.subprocess.DEVNULL, stdout=write_fd,
                 stderr=asyncio.subprocess.STDOUT, start_new_session=True)
         except OSError as exc:
             os.close(read_fd)
-            return ToolResult.failure(f"cannot start bash: {exc}; check that bash is installed")
+            return ToolResult.failure(f"cannot start {argv[0]}: {exc}; check that it is "
+                                      "installed")
         finally:
             os.close(write_fd)
         # Owning the pipe (rather than proc.stdout) lets us stop reading while a background

@@ -92,6 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--net", action="store_true", default=None,
                         help="let tools reach the network (web_fetch, web_search, research); "
                         "off by default")
+    parser.add_argument("--sandbox", choices=("none", "bwrap"),
+                        help="run shell and background commands under bubblewrap: read-only "
+                        "system, the project and a private /tmp writable, no network unless "
+                        "it is on (default: none, or sandbox in config.toml)")
     parser.add_argument("-c", "--continue", dest="continue_latest", action="store_true",
                         help="go on with the latest session of this project")
     parser.add_argument("--resume", nargs="?", const="", metavar="ID",
@@ -157,14 +161,20 @@ def main(argv: list[str] | None = None) -> int:
         "context_window": args.context_window,
         "tool_protocol": args.tool_protocol,
         "network": args.net,
+        "sandbox": args.sandbox,
     }
     try:
         loaded = load_settings(workdir, overrides)
     except ConfigError as exc:
         return _usage_error(parser, str(exc))
+    settings = loaded.settings
+    from agent_tui.tools.sandbox import sandbox_problem
+
+    if problem := sandbox_problem(settings):
+        loaded.warnings.append(f"{problem}. Until then every shell and background command "
+                               "fails.")
     for warning in loaded.warnings:
         sys.stderr.write(f"agent-tui: warning: {warning}\n")
-    settings = loaded.settings
     if not settings.model and (model := default_model()) is not None:
         settings = settings.model_copy(update={"model": model})
     browse = args.resume == "" and prompt is None  # the workbench lets you pick one

@@ -18,6 +18,7 @@ from textual import events, on
 from textual.await_remove import AwaitRemove
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
@@ -147,14 +148,15 @@ class ToolBlock(Block):
         icon = STATUS_ICONS.get(self.status, "·")
         took = f"  {self.duration:.1f}s" if self.duration is not None else ""
         arrow = "▾" if self.expanded else "▸"
-        head = f"{arrow} [b]{icon}[/b] {escape(self.summary)}[dim]{took}[/dim]"
+        # Content, not markup: output such as "[INFO]" or "[REDACTED]" must show as it is.
+        head = Content.assemble(f"{arrow} ", (icon, "bold"), f" {self.summary}", (took, "dim"))
         if not self.expanded:
             self.update(head)
             return
         args = json.dumps(self.args, indent=2, ensure_ascii=False) if not isinstance(
             self.args, str) else self.args
         body = self.output[-20_000:]
-        self.update(f"{head}\n[dim]{escape(args)}[/dim]\n{escape(body)}")
+        self.update(Content.assemble(head, "\n", (args, "dim"), "\n", body))
 
 
 class BlockRecord:

@@ -98,6 +98,7 @@ class StatusBar(Static):
     busy: reactive[bool] = reactive(False)
     queued: reactive[int] = reactive(0)
     network: reactive[bool] = reactive(False)
+    sandbox: reactive[str] = reactive("none")
 
     def render(self) -> Text:
         text = Text()
@@ -106,6 +107,8 @@ class StatusBar(Static):
         text.append(f"│ mode: {self.mode} ", "bold yellow" if self.mode == "yolo" else "")
         text.append("│ net: on " if self.network else "│ net: off ",
                     "bold yellow" if self.network else "")
+        if self.sandbox != "none":
+            text.append(f"│ sandbox: {self.sandbox} ", "bold green")
         text.append(f"│ {self.project} │ session {self.session_id}")
         if self.queued:
             text.append(f" │ {self.queued} queued", "italic")

@@ -7,10 +7,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from rich.markup import escape
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.widgets import DataTable, Static
 
 
@@ -109,11 +110,13 @@ class ToolLog(Vertical):
         raise KeyError(label)
 
     @staticmethod
-    def _cells(record: ToolCallRecord) -> tuple[str, ...]:
+    def _cells(record: ToolCallRecord) -> tuple[str | Text, ...]:
         took = f"{record.duration:.1f}s" if record.duration is not None else ""
+        # Text, not a str the table would parse as markup: `echo [/b]` is a command too.
+        arguments = Text(record.summary.removeprefix(f"{record.name} ").removeprefix(
+            f"{record.name}: ")[:60])
         return (time.strftime("%H:%M:%S", time.localtime(record.started)), record.name,
-                record.summary.removeprefix(f"{record.name} ").removeprefix(
-                    f"{record.name}: ")[:60], record.status, took)
+                arguments, record.status, took)
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -125,6 +128,7 @@ class ToolLog(Vertical):
     def _show(self, record: ToolCallRecord) -> None:
         args = record.args if isinstance(record.args, str) else json.dumps(
             record.args, indent=2, ensure_ascii=False)
-        self.query_one("#tool-detail", Static).update(
-            f"[b]{escape(record.name)}[/b] · {record.status}\n[dim]{escape(args)}[/dim]\n"
-            f"{escape(record.output[-20_000:])}")
+        # Content, not markup: output such as "[INFO]" or "[REDACTED]" must show as it is.
+        self.query_one("#tool-detail", Static).update(Content.assemble(
+            (record.name, "bold"), f" · {record.status}\n", (args, "dim"), "\n",
+            record.output[-20_000:]))

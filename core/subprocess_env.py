@@ -1,0 +1,46 @@
+"""The environment the agent's commands run with: the person's, minus keys and secrets.
+
+A command the model writes could print ``$OPENAI_API_KEY`` or send it anywhere, so shell and
+background commands get the environment without the variables :mod:`.secret_names` calls
+secret, without the variables the settings name as holding keys (``api_key_env``,
+``web_search_key_env``), and with those the person chose to pass anyway (``env_passthrough``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .secret_names import is_secret_name, matches_any, settings_secret_names
+
+
+def filtered_env(environ: Mapping[str, str], *, secret_names: Iterable[str] = (),
+                 passthrough: Iterable[str] = ()) -> dict[str, str]:
+    """``environ`` without its secrets.
+
+    Args:
+        environ: The environment to start from.
+        secret_names: More names (or globs) to withhold, on top of the default patterns.
+        passthrough: Names (or globs) passed even though they look like secrets.
+
+    Returns:
+        A new dict; ``environ`` is not changed.
+    """
+    extra = tuple(secret_names)
+    keep = tuple(passthrough)
+    return {name: value for name, value in environ.items()
+            if matches_any(name, keep) or not is_secret_name(name, extra)}
+
+
+def subprocess_env(settings: Any, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for the agent's shell and background commands under ``settings``.
+
+    Args:
+        settings: The run's settings (``api_key_env``, ``web_search_key_env`` and
+            ``env_passthrough`` are read from it when present).
+        environ: The environment to start from (default: this process's).
+    """
+    return filtered_env(os.environ if environ is None else environ,
+                        secret_names=settings_secret_names(settings),
+                        passthrough=getattr(settings, "env_passthrough", None) or ())

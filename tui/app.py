@@ -40,6 +40,7 @@ from agent_tui.core.events import (
     ToolResultEvent,
     TurnUsage,
 )
+from agent_tui.core.redaction import settings_secrets
 from agent_tui.themes import STYLESHEET, THEMES
 
 from .approver import TuiApprover
@@ -148,6 +149,7 @@ class AgentApp(App[None]):
         status.model = self.settings.model or ""
         status.mode = self.settings.approval_mode
         status.network = self.settings.network
+        status.sandbox = self.settings.sandbox
         status.project = _short_path(self.workdir)
         status.session_id = self.session_id
         self.query_one(TodoPane).show("")
@@ -323,7 +325,8 @@ class AgentApp(App[None]):
             await asyncio.to_thread(load_litellm)
             opened = self.opened
             self.agent = Agent(LitellmProvider(self.settings), ToolRegistry(builtin_tools()),
-                               self.settings, self.workdir, self.approver, EventBridge(self),
+                               self.settings, self.workdir, self.approver,
+                               EventBridge(self, settings_secrets(self.settings)),
                                session_id=self.session_id,
                                session=opened.store if opened else None)
             if opened is not None and opened.log is not None:

@@ -303,6 +303,147 @@ async def test_other_calls_show_their_arguments_and_cannot_be_edited(
     assert app.responses == [ApprovalResponse(False, "denied by the user", by="user")]
 
 
+# --------------------------------------------------------------------------- hunk ticking
+
+
+def two_hunk_request(ctx: ToolContext) -> ApprovalRequest:
+    """A write of app.py changing step_2 and step_25: two hunks far apart."""
+    content = (APP_SOURCE.replace("    return x + 2\n", "    return x + 2  # two\n")
+               .replace("def step_25(x):\n", "def step_25(x, z=0):\n"))
+    return request_for(build(ctx, "write_file", {"file_path": "app.py", "content": content}),
+                       "changes files")
+
+
+async def test_an_edit_with_several_hunks_lists_them_all_ticked(ctx: ToolContext) -> None:
+    screen = ApprovalScreen(two_hunk_request(ctx))
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        view = screen.query_one(DiffView)
+        titles = [line for line in view.plain_lines(100) if "hunk" in line]
+        assert titles[0].startswith("▶ [x] hunk 1 of 2 · line 6 → line 6")
+        assert titles[1].startswith("─ [x] hunk 2 of 2 · line 51 → line 51")
+        assert "space: tick/untick the hunk" in text_of(pilot, "#keys")
+        assert "(all ticked)" in text_of(pilot, "#keys")
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.responses == [ApprovalResponse(True, "approved once", by="user")]
+
+
+async def test_y_writes_only_the_ticked_hunks_and_tells_which_were_left_out(
+    ctx: ToolContext,
+) -> None:
+    screen = ApprovalScreen(two_hunk_request(ctx))
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("j", "space")
+        await pilot.pause()
+        view = screen.query_one(DiffView)
+        assert view.current_hunk == 1
+        title = next(line for line in view.plain_lines(100) if "hunk 2 of 2" in line)
+        assert title.startswith("▶ [ ] hunk 2 of 2") and "left out" in title
+        assert "(1 of 2 ticked: y writes only those)" in text_of(pilot, "#keys")
+        await pilot.press("y")
+        await pilot.pause()
+    (response,) = app.responses
+    assert response.allow and response.reason == "approved 1 of 2 hunks"
+    args = response.edited_args
+    assert args is not None and args["_as_write"] is True and args["file_path"] == "app.py"
+    assert args["content"] == APP_SOURCE.replace("    return x + 2\n", "    return x + 2  # two\n")
+    assert args["_note"].splitlines() == [
+        "the person applied only some hunks of this call: app.py was written with hunk 1 of 2 "
+        "and without hunk 2, which the person left out:",
+        "- hunk 2 (your line 51, line 51 before):",
+        "    - def step_25(x):",
+        "    + def step_25(x, z=0):",
+        "Read the file again before you edit it further; do not redo the left-out hunks "
+        "unless asked.",
+    ]
+
+
+async def test_unticking_every_hunk_denies(ctx: ToolContext) -> None:
+    responses = await run(ApprovalScreen(two_hunk_request(ctx)), "space", "j", "space", "y")
+    assert responses == [ApprovalResponse(
+        False, "denied by the user: every hunk of the change was left out", by="user")]
+
+
+async def test_ticking_again_and_moving_stay_within_the_hunks(ctx: ToolContext) -> None:
+    screen = ApprovalScreen(two_hunk_request(ctx))
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("k", "space", "space", "j", "j", "j")
+        await pilot.pause()
+        assert screen.hunk_cursor == 1 and screen.ticked == [True, True]
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.responses == [ApprovalResponse(True, "approved once", by="user")]
+
+
+async def test_e_after_unticking_edits_what_the_ticks_would_write(ctx: ToolContext) -> None:
+    screen = ApprovalScreen(two_hunk_request(ctx))
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("space", "e")
+        await pilot.pause()
+        editor = screen.query_one("#edit-content", TextArea)
+        assert editor.text == APP_SOURCE.replace("def step_25(x):\n", "def step_25(x, z=0):\n")
+        # Space is text in the editor, not a tick.
+        await pilot.press("space", "ctrl+s")
+        await pilot.pause()
+    (response,) = app.responses
+    assert response.reason == "approved after the user edited it"
+    assert response.edited_args is not None and "_note" not in response.edited_args
+
+
+async def test_a_single_hunk_has_no_tick_boxes(ctx: ToolContext) -> None:
+    screen = ApprovalScreen(edit_request(ctx))
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert screen.hunks == []
+        assert "space" not in text_of(pilot, "#keys")
+        assert not any("hunk" in line for line in screen.query_one(DiffView).plain_lines(100))
+        await pilot.press("space", "y")
+        await pilot.pause()
+    assert app.responses == [ApprovalResponse(True, "approved once", by="user")]
+
+
+async def test_only_the_ticked_hunk_reaches_the_disk_and_the_model(
+    fake_provider: Any, tmp_path: Path,
+) -> None:
+    """Through the workbench and the loop: a CRLF file with a BOM keeps both, byte for byte."""
+    from tests.fakes.providers import Reply, ToolCall
+    from tests.tui.test_app import app_for, type_prompt, until
+
+    lines = [f"line {n}" for n in range(1, 31)]
+    original = "\ufeff" + "\r\n".join(lines) + "\r\n"
+    (tmp_path / "data.txt").write_bytes(original.encode("utf-8"))
+    diff = ("@@ -2,3 +2,3 @@\n line 1\n-line 2\n+line two\n line 3\n"
+            "@@ -24,3 +24,3 @@\n line 24\n-line 25\n+line twenty-five\n line 26\n")
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("read_file", {"file_path": "data.txt"})]),
+        Reply(tool_calls=[ToolCall("str_replace", {"file_path": "data.txt", "diff": diff})]),
+        Reply(text="done"),
+    )
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_prompt(pilot, "rename two lines")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen) and len(screen.hunks) == 2
+        await pilot.press("space", "y")  # leave out the first hunk
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 3)
+    expected = original.replace("line 25\r\n", "line twenty-five\r\n")
+    assert (tmp_path / "data.txt").read_bytes() == expected.encode("utf-8")
+    told = fake_provider.requests[2].tool_results()[-1]["content"]
+    assert told.startswith("Note: the person applied only some hunks of this call: data.txt "
+                           "was written with hunk 2 of 2 and without hunk 1")
+    assert "    - line 2\n    + line two" in told
+
+
 # --------------------------------------------------------------------------- diff view
 
 
@@ -353,6 +494,38 @@ def test_diff_view_shows_control_characters_as_symbols() -> None:
     assert "␛[31mred" in "".join(view.plain_lines(60))
 
 
+def test_diff_view_emphasises_the_changed_characters_of_a_pair() -> None:
+    view = DiffView("app.py", "total = price * count\n", "total = price * amount\n")
+    (row,) = [line for line in view.screen_lines(80)[1:] if "total" in line.plain]
+    emphasised = [(span.style, row.plain[span.start:span.end]) for span in row.spans
+                  if span.style in (".diff-view--removed-text", ".diff-view--added-text")]
+    # count -> amount: "c" went on the left, "am" came on the right; "ount" stayed.
+    assert emphasised == [(".diff-view--removed-text", "c"), (".diff-view--added-text", "am")]
+
+
+def test_diff_view_does_not_emphasise_unlike_lines() -> None:
+    view = DiffView("app.py", "import os\n", "class Spaceship:\n")
+    assert not any(span.style in (".diff-view--removed-text", ".diff-view--added-text")
+                   for line in view.screen_lines(80) for span in line.spans)
+
+
+def test_diff_view_titles_hunks_and_greys_out_dropped_ones() -> None:
+    after = APP_SOURCE.replace("    return x + 2\n", "    return 2\n").replace(
+        "    return x + 25\n", "    return 25\n")
+    view = DiffView("app.py", APP_SOURCE, after, hunk_titles=True)
+    view.set_hunk_labels(["first", "second"], dropped=[1])
+    view.current_hunk = 0
+    lines = view.screen_lines(80)
+    titles = [line.plain.rstrip("─ ") for line in lines if "first" in line.plain
+              or "second" in line.plain]
+    assert titles == ["▶ first", "─ second"]
+    dropped = next(line for line in lines if "return 25" in line.plain)
+    assert any(span.style == ".diff-view--dropped" for span in dropped.spans)
+    kept = next(line for line in lines if "return 2 " in line.plain or
+                line.plain.rstrip().endswith("return 2"))
+    assert not any(span.style == ".diff-view--dropped" for span in kept.spans)
+
+
 # --------------------------------------------------------------------------- snapshots
 
 
@@ -371,7 +544,25 @@ def test_snapshot_edit_with_diff(snap_compare: Any, ctx: ToolContext) -> None:
     changes files", then a side-by-side diff headed "app.py (before)" | "app.py (after)":
     "⋯ 17 unchanged lines", three context lines with Python colours, lines 21-22 marked "-"
     on a red tint on the left beside lines 21-23 marked "+" on a green tint on the right
-    (the new signature, a docstring, `return x + 10 * y`), three more context lines and
-    "⋯ 35 unchanged lines"; the keys at the bottom, with "a: always allow edit_file(app.py)"."""
+    (the new signature with ", y=2" emphasised in a brighter green, a docstring,
+    `return x + 10 * y`), three more context lines and "⋯ 35 unchanged lines"; the keys at
+    the bottom, with "a: always allow edit_file(app.py)". A single hunk has no tick box."""
     screen = ApprovalScreen(edit_request(ctx), rule="edit_file(app.py)")
     assert snap_compare(ApprovalHost(screen), terminal_size=SIZE)
+
+
+def test_snapshot_edit_with_a_hunk_unticked(snap_compare: Any, ctx: ToolContext) -> None:
+    """A write of app.py with two hunks: "[x] hunk 1 of 2 · line 6 → line 6" (`return x + 2`
+    gaining "  # two", emphasised in green) and, highlighted with "▶" as the cursor,
+    "[ ] hunk 2 of 2 · line 51 → line 51 · left out", its lines greyed out with no red or
+    green tint. The keys end with "space: tick/untick the hunk  j/k: next/previous hunk
+    (1 of 2 ticked: y writes only those)" on one line."""
+
+    async def untick_the_second(pilot: Pilot[Any]) -> None:
+        await pilot.pause()
+        await pilot.press("j", "space")
+        await pilot.pause()
+
+    screen = ApprovalScreen(two_hunk_request(ctx))
+    assert snap_compare(ApprovalHost(screen), terminal_size=(100, 40),
+                        run_before=untick_the_second)

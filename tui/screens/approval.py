@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static, TextArea
 
 from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
+from agent_tui.core.hunks import Hunk, apply_hunks, compute_hunks, hunk_numbers
 from agent_tui.tools.files import display_path
 from agent_tui.tui.widgets.diff_view import DiffView
 
@@ -24,6 +25,9 @@ Mode = Literal["menu", "deny", "edit"]
 
 KEY_STYLE = "bold $accent"
 """How key names stand out in the help line."""
+
+TICKABLE_TOOLS = frozenset({"edit_file", "str_replace", "write_file"})
+"""Tools whose hunks can be ticked: the ones an edited call can be rewritten as a write."""
 
 
 class ApprovalScreen(ModalScreen[ApprovalResponse]):
@@ -38,11 +42,17 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
     - ``d`` deny with a reason: type it, ``enter`` sends, ``escape`` goes back.
     - ``e`` edit before running: the command (``enter`` or ``ctrl+s`` runs it), or the
       file's new content (``ctrl+s`` writes it); ``escape`` goes back, dropping the edit.
+    - For an edit with two or more hunks (edit_file, str_replace, write_file), each hunk
+      has a tick box, all ticked at first: ``space`` ticks or unticks the hunk under the
+      cursor, ``j``/``k`` move it. With some unticked, ``y`` (and ``a``) write the file with
+      only the ticked hunks; with none ticked, ``y`` denies.
 
     An edited call comes back as ``edited_args``: the invocation's params with ``command``
     (shell) or ``content`` (write_file) replaced. An edited ``edit_file`` comes back as
     ``{"file_path": ..., "content": <the edited full text>, "_as_write": True}``: the
-    caller drops ``_as_write`` and runs those arguments as a ``write_file`` call.
+    caller drops ``_as_write`` and runs those arguments as a ``write_file`` call. Writing
+    only the ticked hunks comes back the same way, with ``_note`` telling the model which
+    hunks were left out.
 
     Push it from a worker with ``await app.push_screen_wait(ApprovalScreen(...))``, or with
     ``push_screen(screen, callback)``.
@@ -58,6 +68,9 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         Binding("e", "edit", "edit first"),
         Binding("escape", "back_or_deny", "deny / back", show=False),
         Binding("ctrl+s", "run_edited", "run the edit", show=False),
+        Binding("space", "toggle_hunk", "tick or untick the hunk", show=False),
+        Binding("j", "move_hunk(1)", "next hunk", show=False),
+        Binding("k", "move_hunk(-1)", "previous hunk", show=False),
     ]
 
     mode: reactive[Mode] = reactive("menu", init=False)
@@ -85,6 +98,12 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         self.rule = rule
         self.kind = kind
         self.set_reactive(ApprovalScreen.waiting, waiting)
+        self.hunks: list[Hunk] = self._tickable_hunks()
+        """The edit's hunks when they can be ticked (two or more), else empty."""
+        self.ticked: list[bool] = [True] * len(self.hunks)
+        """Which hunks will be written."""
+        self.hunk_cursor = 0
+        """The hunk ``space`` ticks."""
 
     # ------------------------------------------------------------------ layout
 
@@ -118,7 +137,8 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             path = display_path(ctx, confirmation.path) if confirmation.path else "(file)"
             if confirmation.details:
                 yield Static(confirmation.details, id="details", markup=False)
-            yield DiffView(path, confirmation.before or "", confirmation.after or "", id="diff")
+            yield DiffView(path, confirmation.before or "", confirmation.after or "", id="diff",
+                           hunks=self.hunks or None, hunk_titles=bool(self.hunks))
         else:
             arguments = json.dumps(self.request.invocation.params.model_dump(), indent=2,
                                    ensure_ascii=False, default=str)
@@ -160,7 +180,80 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             parts += [(key, KEY_STYLE), f": {what}"]
         if rule_line is not None:
             parts += ["\n", (rule_line[0], KEY_STYLE), f": {rule_line[1]}"]
+        if self.mode == "menu" and self.hunks:
+            ticked = sum(self.ticked)
+            state = ("all ticked" if ticked == len(self.hunks) else
+                     "none ticked: y denies" if not ticked else
+                     f"{ticked} of {len(self.hunks)} ticked: y writes only those")
+            parts += ["\n", ("space", KEY_STYLE), ": tick/untick the hunk  ",
+                      ("j/k", KEY_STYLE), f": next/previous hunk  ({state})"]
         return Content.assemble(*parts)
+
+    # ------------------------------------------------------------------ hunks
+
+    def _tickable_hunks(self) -> list[Hunk]:
+        """The edit's hunks, when there are two or more to choose from."""
+        confirmation = self.request.confirmation
+        if (self.kind != "edit" or confirmation is None or confirmation.after is None
+                or self.request.invocation.tool.name not in TICKABLE_TOOLS):
+            return []
+        hunks = compute_hunks(confirmation.before or "", confirmation.after)
+        return hunks if len(hunks) > 1 else []
+
+    def on_mount(self) -> None:
+        """Word the hunks' tick boxes."""
+        if self.hunks:
+            self._show_ticks()
+
+    def _show_ticks(self) -> None:
+        view = self.query_one("#diff", DiffView)
+        total = len(self.hunks)
+        labels = [
+            f"[{'x' if ticked else ' '}] hunk {h.index + 1} of {total} · {h.old_range} → "
+            f"{h.new_range}" + ("" if ticked else " · left out")
+            for h, ticked in zip(self.hunks, self.ticked, strict=True)
+        ]
+        view.set_hunk_labels(labels, [i for i, ticked in enumerate(self.ticked) if not ticked])
+        view.current_hunk = self.hunk_cursor
+        self.query_one("#keys", Static).update(self._keys_help())
+
+    def action_toggle_hunk(self) -> None:
+        """Tick or untick the hunk under the cursor."""
+        self.ticked[self.hunk_cursor] = not self.ticked[self.hunk_cursor]
+        self._show_ticks()
+
+    def action_move_hunk(self, delta: int) -> None:
+        """Move the cursor to the next (or previous) hunk and scroll it into view."""
+        self.hunk_cursor = max(0, min(len(self.hunks) - 1, self.hunk_cursor + delta))
+        self._show_ticks()
+        self.query_one("#diff", DiffView).scroll_to_hunk(self.hunk_cursor)
+
+    def _ticked_content(self) -> str:
+        """The file's content with only the ticked hunks applied."""
+        confirmation = self.request.confirmation
+        before = confirmation.before if confirmation and confirmation.before else ""
+        return apply_hunks(before, [h for h, t in zip(self.hunks, self.ticked, strict=True) if t])
+
+    def _partial_write(self) -> dict[str, Any] | None:
+        """The write of only the ticked hunks, or None when every hunk is ticked."""
+        if all(self.ticked):
+            return None
+        kept = [h for h, t in zip(self.hunks, self.ticked, strict=True) if t]
+        left = [h for h, t in zip(self.hunks, self.ticked, strict=True) if not t]
+        params = self.request.invocation.params.model_dump()
+        lines = [
+            f"the person applied only some hunks of this call: {params['file_path']} was "
+            f"written with hunk{'s' if len(kept) > 1 else ''} {hunk_numbers(kept)} of "
+            f"{len(self.hunks)} and without hunk{'s' if len(left) > 1 else ''} "
+            f"{hunk_numbers(left)}, which the person left out:"]
+        for hunk in left:
+            lines.append(f"- hunk {hunk.index + 1} (your {hunk.new_range}, {hunk.old_range} "
+                         "before):")
+            lines.extend(f"    {line}" for line in hunk.excerpt())
+        lines.append("Read the file again before you edit it further; do not redo the "
+                     "left-out hunks unless asked.")
+        return {"file_path": params["file_path"], "content": self._ticked_content(),
+                "_as_write": True, "_note": "\n".join(lines)}
 
     # ------------------------------------------------------------------ state
 
@@ -173,6 +266,8 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             self.query_one("#deny-reason", Input).focus()
         elif mode == "edit":
             editor = self.query_one("#edit-command, #edit-content")
+            if isinstance(editor, TextArea) and self.hunks and not all(self.ticked):
+                editor.load_text(self._ticked_content())  # edit what the ticks would write
             editor.focus()
             line = next((view.first_change for view in self.query(DiffView)), None)
             if isinstance(editor, TextArea) and line:
@@ -221,20 +316,36 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             return self.mode == "menu" and self._can_edit()
         if action == "run_edited":
             return self.mode == "edit"
+        if action in ("toggle_hunk", "move_hunk"):
+            return self.mode == "menu" and bool(self.hunks)
         return True
 
     # ------------------------------------------------------------------ answers
 
     def action_allow_once(self) -> None:
-        """Allow this call only."""
+        """Allow this call only (with only the ticked hunks, when some are unticked)."""
+        if self.hunks and not any(self.ticked):
+            self.dismiss(ApprovalResponse(
+                False, "denied by the user: every hunk of the change was left out", by="user"))
+            return
+        partial = self._partial_write()
+        if partial is not None:
+            kept = sum(self.ticked)
+            self.dismiss(ApprovalResponse(
+                True, f"approved {kept} of {len(self.hunks)} hunks", by="user",
+                edited_args=partial))
+            return
         self.dismiss(ApprovalResponse(True, "approved once", by="user"))
 
     def action_allow_always(self) -> None:
         """Allow this call and, from now on, every call the rule matches."""
         if self.rule is None:
             return
+        if self.hunks and not any(self.ticked):
+            self.action_allow_once()  # nothing ticked: the same as denying
+            return
         self.dismiss(ApprovalResponse(True, f"always allowed: {self.rule}", by="user",
-                                      remember=self.rule))
+                                      remember=self.rule, edited_args=self._partial_write()))
 
     def action_deny(self) -> None:
         """Refuse the call."""

@@ -1,8 +1,13 @@
-"""A side-by-side diff of one file: before on the left, after on the right."""
+"""A side-by-side diff of one file: before on the left, after on the right.
+
+Rows come from ``core.hunks``, so the hunks a person ticks or rejects are the ones drawn;
+within a changed pair of lines the characters that differ are emphasised.
+"""
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from fnmatch import fnmatch
@@ -11,23 +16,28 @@ from pathlib import PurePath
 
 from pygments.lexers import get_all_lexers
 from rich.cells import cell_len
+from textual.color import Color
 from textual.content import Content
 from textual.geometry import Region, Size
 from textual.highlight import highlight
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.style import Style
 from textual.visual import Visual
 
+from agent_tui.core.hunks import Hunk, compute_hunks
 from agent_tui.tools.fileio import split_lines
 
-CONTEXT_LINES = 3
-"""Unchanged lines shown around each change; longer unchanged runs are collapsed."""
 TAB_SIZE = 4
 """Cells a tab expands to."""
 HIGHLIGHT_BLOCK = 128
 """Lines of a file highlighted together, when one of them first comes into view."""
 MIN_CODE_WIDTH = 8
 """The narrowest a side's code column gets, however narrow the widget."""
+INTRALINE_MAX_CHARS = 2_000
+"""Longer changed lines are tinted whole: matching their characters would cost too much."""
+INTRALINE_MIN_RATIO = 0.3
+"""Pairs of lines less alike than this are tinted whole: emphasis everywhere is noise."""
 
 
 @lru_cache(maxsize=256)
@@ -54,21 +64,30 @@ class _Row:
         right: The 1-based line of the new file on the right, if any.
         changed: Whether the row is part of a change (tinted) or context.
         skipped: For a collapsed run, how many unchanged lines it stands for.
+        hunk: The index of the hunk the row belongs to (-1 for a collapsed run).
+        title: The row is the hunk's title line (when the view shows them).
     """
 
     left: int | None = None
     right: int | None = None
     changed: bool = False
     skipped: int = 0
+    hunk: int = -1
+    title: bool = False
 
 
 class DiffView(ScrollView, can_focus=True):
     """A side-by-side diff of one file with syntax colours and changed lines tinted.
 
     Removed lines are tinted on the left, added lines on the right, each side with its line
-    numbers. Only the changes and ``CONTEXT_LINES`` of context around them are laid out;
-    longer unchanged runs become one "⋯ N unchanged lines" row. Long lines wrap inside their
-    column and the two sides of a row stay level.
+    numbers; in a changed pair of lines the characters that differ are emphasised on top of
+    the syntax colours. Only the hunks (changes with ``CONTEXT_LINES`` of context around
+    them) are laid out; longer unchanged runs become one "⋯ N unchanged lines" row. Long
+    lines wrap inside their column and the two sides of a row stay level.
+
+    With ``hunk_titles`` each hunk starts with a title line its owner words
+    (``set_hunk_labels``), e.g. a tick box or a verdict; ``current_hunk`` is drawn
+    highlighted and hunks marked ``dropped`` are greyed out.
 
     It draws with the Line API: only the rows in view are rendered, and syntax colours are
     computed ``HIGHLIGHT_BLOCK`` lines at a time as rows come into view, so a 5,000-line
@@ -89,6 +108,12 @@ class DiffView(ScrollView, can_focus=True):
         & > .diff-view--filler { background: $background 50%; }
         & > .diff-view--skipped { color: $text-muted; text-style: italic; }
         & > .diff-view--divider { color: $text-muted; }
+        & > .diff-view--removed-text { background: $error 45%; text-style: bold; }
+        & > .diff-view--added-text { background: $success 45%; text-style: bold; }
+        & > .diff-view--hunk { color: $text-muted; background: $boost; }
+        & > .diff-view--hunk-current { color: $text; background: $accent 40%;
+                                       text-style: bold; }
+        & > .diff-view--dropped { color: $text-disabled; background: $surface; }
     }
     """
 
@@ -102,6 +127,11 @@ class DiffView(ScrollView, can_focus=True):
         "diff-view--filler",
         "diff-view--skipped",
         "diff-view--divider",
+        "diff-view--removed-text",
+        "diff-view--added-text",
+        "diff-view--hunk",
+        "diff-view--hunk-current",
+        "diff-view--dropped",
     }
 
     def __init__(
@@ -110,6 +140,10 @@ class DiffView(ScrollView, can_focus=True):
         before: str,
         after: str,
         *,
+        hunks: Sequence[Hunk] | None = None,
+        hunk_titles: bool = False,
+        left_title: str | None = None,
+        right_title: str | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -120,6 +154,10 @@ class DiffView(ScrollView, can_focus=True):
             path: The file's name as people should read it; its extension picks the syntax.
             before: The file's content before the change ("" for a new file).
             after: The file's content after the change.
+            hunks: ``compute_hunks(before, after)`` when the caller has them already.
+            hunk_titles: Start each hunk with a title line (see ``set_hunk_labels``).
+            left_title: The left header (default: "PATH (before)", "(new file)").
+            right_title: The right header (default: "PATH (after)").
             name: The widget's name.
             id: The widget's id.
             classes: The widget's CSS classes.
@@ -127,15 +165,27 @@ class DiffView(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self.path = path
         self.is_new_file = before == ""
+        self.left_title = left_title or ("(new file)" if self.is_new_file else f"{path} (before)")
+        self.right_title = right_title or f"{path} (after)"
+        self.hunks: list[Hunk] = list(compute_hunks(before, after) if hunks is None else hunks)
+        """The file's hunks, in order; rows and titles refer to them by index."""
         self._language = language_for(path)
         self._before = _displayable(before)
         self._after = _displayable(after)
-        self._rows = _diff_rows(self._before, self._after)
+        self._rows = _diff_rows(self.hunks, len(self._before), hunk_titles)
+        self._labels: list[str] = [f"hunk {h.index + 1} of {len(self.hunks)}" for h in self.hunks]
+        self._dropped: frozenset[int] = frozenset()
+        self._current: int | None = None
+        self._emphasis: dict[str, Style | str] = {}
         self._digits = max(len(str(max(len(self._before), len(self._after), 1))), 3)
         self._highlighted: dict[tuple[bool, int], list[Content]] = {}
         # Per width: the first screen line of each row (the header is screen line 0).
         self._row_starts: tuple[int, list[int], int] = (-1, [], 0)
         self._row_cache: dict[tuple[int, int], list[Content]] = {}
+
+    def on_mount(self) -> None:
+        """Restyle when the theme changes: emphasis colours are resolved per theme."""
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
 
     @property
     def changed_lines(self) -> tuple[int, int]:
@@ -157,6 +207,65 @@ class DiffView(ScrollView, can_focus=True):
     def plain_lines(self, width: int) -> list[str]:
         """The whole diff as plain text at ``width`` cells, one string per screen line."""
         return [line.plain for line in self._screen_lines(width)]
+
+    def screen_lines(self, width: int) -> list[Content]:
+        """The whole diff at ``width`` cells with its styles, one Content per screen line."""
+        return self._screen_lines(width)
+
+    # ------------------------------------------------------------------ hunks
+
+    @property
+    def current_hunk(self) -> int | None:
+        """The hunk drawn highlighted (its title), or None."""
+        return self._current
+
+    @current_hunk.setter
+    def current_hunk(self, index: int | None) -> None:
+        self._current = index
+        self._restyle()
+
+    def set_hunk_labels(self, labels: Sequence[str], dropped: Collection[int] = ()) -> None:
+        """Word each hunk's title line and grey out the ``dropped`` hunks.
+
+        Args:
+            labels: One title per hunk, e.g. ``[x] hunk 1 of 3 · lines 4-6``.
+            dropped: Hunks that will not happen (unticked, rejected): drawn greyed out.
+        """
+        self._labels = list(labels)
+        self._dropped = frozenset(dropped)
+        self._restyle()
+
+    def scroll_to_hunk(self, index: int) -> None:
+        """Scroll so that hunk ``index`` starts near the top of the view."""
+        width = self.scrollable_content_region.width
+        row = next((i for i, r in enumerate(self._rows) if r.hunk == index), None)
+        if row is None or width <= 0:
+            return
+        self._update_virtual_size()
+        starts = self._layout(width)[1]
+        # One line above the hunk: the collapsed run or context it follows.
+        self.scroll_to(y=max(starts[row] - 1, 0), animate=False, immediate=True)
+
+    def _restyle(self) -> None:
+        self._row_cache.clear()
+        self._emphasis.clear()
+        self.refresh()
+
+    def _emphasis_style(self, change: str) -> Style | str:
+        """How the changed characters of a ``removed`` or ``added`` line stand out.
+
+        Resolved against the widget's own background: a ``.class`` span in Content gets a
+        partial style, whose translucent background hardly shows over the row's tint.
+        """
+        name = f"diff-view--{change}-text"
+        style = self._emphasis.get(change)
+        if style is None:
+            if not self.is_mounted:
+                return f".{name}"
+            rich = self.get_component_rich_style(name)
+            background = Color.from_rich_color(rich.bgcolor) if rich.bgcolor else None
+            style = self._emphasis[change] = Style(background=background, bold=rich.bold)
+        return style
 
     # ------------------------------------------------------------------ Line API
 
@@ -209,7 +318,7 @@ class DiffView(ScrollView, can_focus=True):
         line = 1 if self._rows else 2  # the header, and "(no changes)" for an empty diff
         for row in self._rows:
             starts.append(line)
-            if row.skipped:
+            if row.skipped or row.title:
                 line += 1
                 continue
             left = _fold_count(self._before[row.left - 1], left_width) if row.left else 1
@@ -245,23 +354,29 @@ class DiffView(ScrollView, can_focus=True):
 
     def _header(self, width: int) -> Content:
         gutter, left_width, right_width = self._widths(width)
-        left = "(new file)" if self.is_new_file else f"{self.path} (before)"
         return Content.assemble(
-            _title(left, gutter + left_width),
+            _title(self.left_title, gutter + left_width),
             (" ", ".diff-view--header"),
-            _title(f"{self.path} (after)", gutter + right_width),
+            _title(self.right_title, gutter + right_width),
         )
 
     def _render_row(self, row: _Row, width: int) -> list[Content]:
         """The screen lines of one row at ``width``."""
+        if row.title:
+            return [self._hunk_title(row.hunk, width)]
         if row.skipped:
             noun = "line" if row.skipped == 1 else "lines"
             return [_centred(f"⋯ {row.skipped:,} unchanged {noun}", width)]
         _, left_width, right_width = self._widths(width)
-        left, left_blank = self._cell(False, row.left, row.changed, left_width)
-        right, right_blank = self._cell(True, row.right, row.changed, right_width)
+        dropped = row.hunk in self._dropped
+        changed = row.changed and not dropped
+        spans: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
+        if changed and row.left is not None and row.right is not None:
+            spans = _intraline(self._before[row.left - 1], self._after[row.right - 1])
+        left, left_blank = self._cell(False, row.left, changed, left_width, spans[0])
+        right, right_blank = self._cell(True, row.right, changed, right_width, spans[1])
         divider = Content.styled("│", ".diff-view--divider")
-        return [
+        lines = [
             Content.assemble(
                 left[index] if index < len(left) else left_blank,
                 divider,
@@ -269,12 +384,25 @@ class DiffView(ScrollView, can_focus=True):
             )
             for index in range(max(len(left), len(right)))
         ]
+        if dropped and row.changed:
+            return [line.stylize(".diff-view--dropped") for line in lines]
+        return lines
+
+    def _hunk_title(self, index: int, width: int) -> Content:
+        """A hunk's title line: its label on a full-width rule, highlighted when current."""
+        label = self._labels[index] if index < len(self._labels) else f"hunk {index + 1}"
+        marker = "▶" if index == self._current else "─"
+        style = ".diff-view--hunk-current" if index == self._current else ".diff-view--hunk"
+        text = Content(f"{marker} {label} ").truncate(width, ellipsis=True)
+        return text.pad_right(width - text.cell_length, "─").stylize(style)
 
     def _cell(
-        self, after: bool, number: int | None, changed: bool, code_width: int
+        self, after: bool, number: int | None, changed: bool, code_width: int,
+        emphasis: list[tuple[int, int]] | None = None,
     ) -> tuple[list[Content], Content]:
         """One side of a row: its screen lines (code folded to ``code_width``) and a blank.
 
+        ``emphasis`` are the character spans of the line that differ from the other side.
         The blank, tinted like the side, pads it when the other side wraps onto more lines.
         """
         width = self._digits + 3 + code_width
@@ -284,6 +412,8 @@ class DiffView(ScrollView, can_focus=True):
         change = "added" if after else "removed"
         tint = f".diff-view--{change}" if changed else ""
         text = self._highlighted_line(after, number)
+        for start, end in emphasis or ():
+            text = text.stylize(self._emphasis_style(change), start, end)
         pieces = text.fold(code_width) if text else [Content("")]
         out: list[Content] = []
         for index, piece in enumerate(pieces):
@@ -324,28 +454,51 @@ def _displayable(text: str) -> list[str]:
     return [line.expandtabs(TAB_SIZE).translate(_CONTROL_PICTURES) for line in split_lines(text)]
 
 
-def _diff_rows(before: list[str], after: list[str]) -> list[_Row]:
-    """Pair the lines of each change, keep ``CONTEXT_LINES`` of context, collapse the rest."""
-    if before == after:
-        return []
-    matcher = SequenceMatcher(None, before, after, autojunk=False)
+def _diff_rows(hunks: Sequence[Hunk], before_count: int, titles: bool) -> list[_Row]:
+    """Pair the lines of each hunk, context included, and collapse the runs between them."""
     rows: list[_Row] = []
-    shown_to = 0  # lines of ``before`` accounted for so far
-    for group in matcher.get_grouped_opcodes(CONTEXT_LINES):
-        a_start = group[0][1]
+    shown_to = 0  # lines of the before-text accounted for so far
+    for hunk in hunks:
+        a_start = hunk.opcodes[0][1]
         if a_start > shown_to:
             rows.append(_Row(skipped=a_start - shown_to))
-        for tag, i1, i2, j1, j2 in group:
+        if titles:
+            rows.append(_Row(hunk=hunk.index, title=True))
+        for tag, i1, i2, j1, j2 in hunk.opcodes:
             if tag == "equal":
-                rows.extend(_Row(i + 1, j + 1) for i, j in zip(range(i1, i2), range(j1, j2), strict=True))
+                rows.extend(_Row(i + 1, j + 1, hunk=hunk.index)
+                            for i, j in zip(range(i1, i2), range(j1, j2), strict=True))
                 continue
             for k in range(max(i2 - i1, j2 - j1)):
                 i, j = i1 + k, j1 + k
-                rows.append(_Row(i + 1 if i < i2 else None, j + 1 if j < j2 else None, True))
-        shown_to = group[-1][2]
-    if shown_to < len(before):
-        rows.append(_Row(skipped=len(before) - shown_to))
+                rows.append(_Row(i + 1 if i < i2 else None, j + 1 if j < j2 else None, True,
+                                 hunk=hunk.index))
+        shown_to = hunk.opcodes[-1][2]
+    if rows and shown_to < before_count:
+        rows.append(_Row(skipped=before_count - shown_to))
     return rows
+
+
+def _intraline(old: str, new: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The character spans that differ between a changed pair of lines, on each side.
+
+    Empty when the lines are too long or too unlike for emphasis to help.
+    """
+    if old == new or len(old) + len(new) > INTRALINE_MAX_CHARS:
+        return [], []
+    matcher = SequenceMatcher(None, old, new, autojunk=False)
+    if matcher.ratio() < INTRALINE_MIN_RATIO:
+        return [], []
+    left: list[tuple[int, int]] = []
+    right: list[tuple[int, int]] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if i2 > i1:
+            left.append((i1, i2))
+        if j2 > j1:
+            right.append((j1, j2))
+    return left, right
 
 
 def _fold_count(text: str, width: int) -> int:

@@ -21,16 +21,15 @@ from .base import (
     ToolArgumentError,
     ToolContext,
     ToolKind,
-    ToolParams,
 )
 from .fileio import TextFile
 from .files import (
     REDO_EDIT,
     EditError,
     FileChangeInvocation,
+    FileParams,
     display_path,
     edit_snippet,
-    path_field,
     refuse_unseen,
 )
 
@@ -345,10 +344,9 @@ def apply_diff(text: str, diff: str, *, newline: str = "\n", start: int | None =
 # --------------------------------------------------------------------------- the tool
 
 
-class StrReplaceParams(ToolParams):
+class StrReplaceParams(FileParams):
     """Arguments of str_replace."""
 
-    file_path: str = path_field()
     diff: str = Field(
         description="A unified diff of this one file: hunks of ` context`, `-removed` and "
                     "`+added` lines, each after an `@@ -OLD,N +NEW,M @@` line (the numbers "

@@ -183,6 +183,8 @@ TEMP_MARK = ".agent-tui-"
 """Part of every temporary file's name: ``.NAME.agent-tui-PID-RANDOM.tmp``."""
 WRITE_CHUNK_BYTES = 1024 * 1024
 """Bytes handed to one ``write`` call."""
+TEMP_NAME_CHARS = 100
+"""Characters of the target's name a temporary file's name keeps."""
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
@@ -236,8 +238,12 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def temporary_prefix(target: Path) -> str:
-    """The start of the names of ``target``'s temporary files."""
-    return f".{target.name}{TEMP_MARK}"
+    """The start of the names of ``target``'s temporary files.
+
+    A very long name is cut, so that the temporary name stays within the 255 bytes most
+    file systems allow.
+    """
+    return f".{target.name[:TEMP_NAME_CHARS]}{TEMP_MARK}"
 
 
 def _create_sibling(target: Path) -> tuple[Path, int]:

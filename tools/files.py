@@ -205,6 +205,7 @@ def existing_file_refusal(ctx: ToolContext, path: Path, redo: str) -> str | None
 
 
 def too_large_to_check(shown: str, size: int) -> str:
+    """The refusal to change a file over ``MAX_FILE_BYTES``, which is never read whole."""
     return (f"{shown} is {size:,} bytes, more than the {MAX_FILE_BYTES:,} the file tools "
             "read and check before changing a file, so it was not changed. Change it with "
             "the shell tool instead (e.g. `sed -i`, or a script)")
@@ -230,13 +231,18 @@ def path_field() -> Any:
     )
 
 
+class FileParams(ToolParams):
+    """Arguments of a tool that changes one file: at least its ``file_path``."""
+
+    file_path: str = path_field()
+
+
 # --------------------------------------------------------------------------- edit_file
 
 
-class EditFileParams(ToolParams):
+class EditFileParams(FileParams):
     """Arguments of edit_file."""
 
-    file_path: str = path_field()
     old_text: str = Field(
         validation_alias=AliasChoices("old_text", "old_string"),
         description="The exact text to replace, including whitespace and indentation, "
@@ -374,7 +380,7 @@ class ChangedText(Protocol):
 
 
 Out = TypeVar("Out", bound=ChangedText)
-P = TypeVar("P", bound=ToolParams)
+P = TypeVar("P", bound=FileParams)
 
 
 class FileChangeInvocation(Invocation[P], Generic[P, Out]):

@@ -21,7 +21,6 @@ from .base import (
     Tool,
     ToolContext,
     ToolKind,
-    ToolParams,
     ToolResult,
 )
 from .fileio import (
@@ -36,19 +35,18 @@ from .fileio import (
 from .files import (
     MAX_FILE_BYTES,
     REDO_WRITE,
+    FileParams,
     current_stat,
     display_path,
     encoding_for,
-    path_field,
     refuse_unseen,
     too_large_to_check,
 )
 
 
-class WriteFileParams(ToolParams):
+class WriteFileParams(FileParams):
     """Arguments of write_file."""
 
-    file_path: str = path_field()
     content: str = Field(description="The complete new content of the file.")
     create_directories: bool = Field(
         default=True, description="Create missing parent folders (default true).")

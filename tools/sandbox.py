@@ -1,9 +1,9 @@
 """The bubblewrap sandbox that shell and background commands run in (``sandbox = "bwrap"``).
 
 Inside it the whole file system is read-only except the project folder and a private
-``/tmp`` (a folder of the session's, kept across the session's commands); ``.agent-tui`` in
-the project stays read-only too, so a command cannot change agent-tui's own config. The
-network is cut (``--unshare-net``) unless it is on for the session when the command starts.
+``/tmp`` (a folder of the session's, kept across the session's commands). In the project,
+``.agent-tui`` (agent-tui's own config) and git's hooks and config stay read-only too: a
+command must not leave behind something that runs unsandboxed later. The network is cut (``--unshare-net``) unless it is on for the session when the command starts.
 
 The command stays in the process group agent-tui starts it in (no ``--new-session``, no pid
 namespace), so cancelling kills it and its children exactly as without the sandbox, and the
@@ -31,6 +31,9 @@ PROBE_TIMEOUT_S = 10.0
 """How long the one-off check that bwrap can build a sandbox may take."""
 SANDBOX_TMP = Path("/tmp")
 """Where the session's private temp folder appears inside the sandbox."""
+PROTECTED = (PROJECT_DIR_NAME, ".git/hooks", ".git/config")
+"""Paths in the project that stay read-only: agent-tui's own config, and the parts of git
+that run code outside the sandbox later (a hook, or ``core.hooksPath``/``core.fsmonitor``)."""
 _INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf "
                  "install bubblewrap; Arch: pacman -S bubblewrap) or run agent-tui with "
                  "--sandbox none (sandbox = \"none\" in config.toml) to run commands without "
@@ -55,8 +58,6 @@ class BwrapSandbox:
         keep_tmp: Leave ``tmp_dir`` in place at exit (background processes kept running
             after agent-tui exits still use it).
     """
-
-    name = "bwrap"
 
     def __init__(self, tmp_dir: Path, binary: str | None = None, *,
                  keep_tmp: bool = False) -> None:
@@ -103,9 +104,9 @@ class BwrapSandbox:
             if path.is_dir() and _under(path.resolve(), SANDBOX_TMP):
                 args += ["--ro-bind", str(path.resolve()), str(path.resolve())]
         args += ["--bind", str(project), str(project)]
-        own_config = project / PROJECT_DIR_NAME
-        if own_config.is_dir():
-            args += ["--ro-bind", str(own_config), str(own_config)]
+        for name in PROTECTED:
+            if (project / name).exists():
+                args += ["--ro-bind", str(project / name), str(project / name)]
         if not network:
             args.append("--unshare-net")
         if die_with_parent:

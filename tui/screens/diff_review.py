@@ -1,0 +1,340 @@
+"""The diff review screen: every changed file side by side, each hunk accepted or rejected."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from agent_tui.core.file_review import (
+    WHOLE_KINDS,
+    ChangedFile,
+    FileReview,
+    ReviewError,
+    review_note,
+)
+from agent_tui.tui.widgets.diff_view import DiffView
+
+KEY_STYLE = "bold $accent"
+"""How key names stand out in the help line."""
+
+VERDICT_MARK = {"pending": "", "accepted": "✓ ", "rejected": "✗ "}
+"""The sign of each verdict in hunk titles and the file list."""
+
+Scope = Literal["hunk", "file"]
+"""What a pending rejection covers: the hunk under the cursor, or the whole file."""
+
+
+class DiffReviewScreen(Screen[str | None]):
+    """Every file a session (or one turn) changed, before | after, hunk by hunk.
+
+    Keys (the help line lists them): ``j``/``k`` the next/previous hunk (across files),
+    ``n``/``p`` or ``tab``/``shift+tab`` the next/previous file, ``a``/``r`` accept/reject
+    the hunk, ``A``/``R`` the whole file, ``q`` or ``escape`` close. ``r`` and ``R`` ask for
+    an optional reason first (``enter`` rejects, ``escape`` cancels).
+
+    A rejection is reverted on disk at once (``a`` on a rejected hunk puts it back); the
+    file may have changed since, and a hunk whose lines changed is refused with a message.
+    The screen returns the note for the model about what stays rejected (None when nothing
+    does), which the caller hands to ``Agent.add_note``.
+    """
+
+    CSS_PATH = "diff_review.tcss"
+    AUTO_FOCUS = "#diff"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "move(1)", "next hunk", show=False),
+        Binding("k", "move(-1)", "previous hunk", show=False),
+        Binding("n,tab", "switch_file(1)", "next file", show=False),
+        Binding("p,shift+tab", "switch_file(-1)", "previous file", show=False),
+        Binding("a", "accept('hunk')", "accept hunk", show=False),
+        Binding("r", "ask_reason('hunk')", "reject hunk", show=False),
+        Binding("A", "accept('file')", "accept file", show=False),
+        Binding("R", "ask_reason('file')", "reject file", show=False),
+        Binding("q", "close", "close", show=False),
+        Binding("escape", "back_or_close", "back / close", show=False),
+    ]
+
+    asking: reactive[Scope | None] = reactive(None, init=False)
+    """The rejection waiting for its reason, if any."""
+
+    def __init__(self, workdir: Path, changes: Sequence[ChangedFile], title: str) -> None:
+        """Review ``changes`` of the project in ``workdir``.
+
+        Args:
+            workdir: The project folder the changes' paths are relative to.
+            changes: The changed files, e.g. ``Checkpoints.changes()``.
+            title: What is reviewed, e.g. "Changes in this session".
+        """
+        super().__init__(classes="-empty" if not changes else "")
+        self.workdir = workdir
+        self.reviews = [FileReview(workdir, change) for change in changes]
+        self.heading = title
+        self.file_index = 0
+        self.unit = 0
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        """The title, the file list, the current file's diff, the reason input, the keys."""
+        yield Static(self._title_text(), id="review-title", markup=False)
+        files = OptionList(*self._file_options(), id="files")
+        files.can_focus = False
+        yield files
+        with Vertical(id="file-pane"):
+            if not self.reviews:
+                yield Static("No changes yet: no file was changed here. Changes the agent "
+                             "makes appear here, turn by turn (/diff TURN for one turn).",
+                             id="empty", markup=False)
+        yield Input(placeholder="Why reject it? Optional; the model reads it. "
+                    "enter rejects, esc cancels", id="reason")
+        yield Static(self._keys_help(), id="review-keys")
+
+    async def on_mount(self) -> None:
+        """Show the first file."""
+        if self.reviews:
+            await self._show_file(0)
+
+    @property
+    def review(self) -> FileReview:
+        """The file under the cursor."""
+        return self.reviews[self.file_index]
+
+    def _title_text(self) -> str:
+        if not self.reviews:
+            return self.heading
+        files = len(self.reviews)
+        rejected = sum(r.verdicts.count("rejected") for r in self.reviews)
+        left = sum(r.verdicts.count("pending") for r in self.reviews)
+        parts = [f"{files} file{'s' if files != 1 else ''}",
+                 f"file {self.file_index + 1} of {files}"]
+        if rejected:
+            parts.append(f"{rejected} rejected (reverted)")
+        parts.append(f"{left} to review" if left else "all reviewed")
+        return f"{self.heading} · {' · '.join(parts)}"
+
+    def _file_options(self) -> list[Option]:
+        return [Option(self._file_line(review)) for review in self.reviews]
+
+    @staticmethod
+    def _file_line(review: FileReview) -> Content:
+        verdicts = review.verdicts
+        mark = ("✗" if "rejected" in verdicts else "✓" if "pending" not in verdicts
+                else "•" if "accepted" in verdicts else " ")  # • partly reviewed
+        counts = [f"{verdicts.count(v)} {v}" for v in ("accepted", "rejected")
+                  if v in verdicts]
+        if "pending" in verdicts:
+            counts.append(f"{verdicts.count('pending')} to review")
+        return Content.assemble(
+            (f"{mark} ", "bold"), (review.path, "bold"), f"  {review.summary()}",
+            (f"  · {', '.join(counts)}", "$text-muted"))
+
+    def _keys_help(self) -> Content:
+        if self.asking is not None:
+            items = [("enter", "reject and revert it now"), ("esc", "cancel")]
+        elif not self.reviews:
+            items = [("q", "close")]
+        else:
+            items = [("j/k", "hunk"), ("n/p tab", "file"), ("a/r", "accept/reject hunk"),
+                     ("A/R", "whole file"), ("q", "close")]
+        parts: list[str | tuple[str, str]] = []
+        for key, what in items:
+            if parts:
+                parts.append("  ")
+            parts += [(key, KEY_STYLE), f" {what}"]
+        if self.reviews and self.asking is None:
+            parts.append("\nRejecting reverts the file on disk at once (a puts a hunk back); "
+                         "the model is told what you rejected when you close.")
+        return Content.assemble(*parts)
+
+    # ------------------------------------------------------------------ showing
+
+    async def _show_file(self, index: int, unit: int = 0) -> None:
+        """Show file ``index`` with hunk ``unit`` current."""
+        self.file_index, self.unit = index, unit
+        pane = self.query_one("#file-pane", Vertical)
+        await pane.remove_children()
+        review = self.review
+        if review.kind in WHOLE_KINDS:
+            await pane.mount(Static(self._whole_text(), id="whole-file", markup=False))
+            self.set_focus(None)  # the keys belong to the screen, not the hidden input
+        else:
+            right = f"{review.path} (deleted)" if review.kind == "deleted" else None
+            view = DiffView(review.path, review.before_text, review.after_text,
+                            hunks=review.hunks, hunk_titles=True, right_title=right, id="diff")
+            await pane.mount(view)
+            view.focus()
+        self.query_one("#files", OptionList).highlighted = index
+        self._refresh_marks()
+        self.call_after_refresh(self._scroll_to_unit)
+
+    def _whole_text(self) -> str:
+        review = self.review
+        what = {"binary": "A binary file: its bytes are not shown",
+                "symlink": "A symlink",
+                "mode": "Only its mode (the executable bit) changed"}[review.kind]
+        verdict = review.verdicts[0]
+        state = {"pending": "Not reviewed yet.", "accepted": "Accepted.",
+                 "rejected": "Rejected: the old version was put back."}[verdict]
+        if verdict == "rejected" and review.reasons[0]:
+            state += f" Reason: {review.reasons[0]}"
+        return (f"{review.path}: {review.summary()}\n\n{what}; it is accepted or rejected "
+                f"whole (a/A accept, r/R reject).\n\n{state}")
+
+    def _refresh_marks(self) -> None:
+        """Retell the hunk titles, the file list's line, the title and the whole-file text."""
+        review = self.review
+        for view in self.query("#diff").results(DiffView):
+            view.set_hunk_labels(self._hunk_labels(review),
+                                 [u for u, v in enumerate(review.verdicts) if v == "rejected"])
+            view.current_hunk = self.unit
+        for static in self.query("#whole-file").results(Static):
+            static.update(self._whole_text())
+        files = self.query_one("#files", OptionList)
+        files.replace_option_prompt_at_index(self.file_index, self._file_line(review))
+        self.query_one("#review-title", Static).update(self._title_text())
+
+    @staticmethod
+    def _hunk_labels(review: FileReview) -> list[str]:
+        labels = []
+        total = len(review.hunks)
+        for hunk, verdict, reason in zip(review.hunks, review.verdicts, review.reasons,
+                                         strict=True):
+            label = (f"{VERDICT_MARK[verdict]}hunk {hunk.index + 1} of {total} · "
+                     f"{hunk.old_range} → {hunk.new_range}")
+            if verdict != "pending":
+                label += f" · {verdict}"
+            if verdict == "rejected":
+                label += " and reverted" + (f": {reason}" if reason else "")
+            labels.append(label)
+        return labels
+
+    def _scroll_to_unit(self) -> None:
+        for view in self.query("#diff").results(DiffView):
+            view.scroll_to_hunk(self.unit)
+
+    # ------------------------------------------------------------------ moving
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While a reason is typed only ``escape`` works; without files only closing."""
+        if action == "back_or_close":
+            return True
+        if self.asking is not None:
+            return False
+        return bool(self.reviews) or action == "close"
+
+    async def action_move(self, delta: int) -> None:
+        """The next (or previous) hunk, going on into the next (or previous) file."""
+        unit = self.unit + delta
+        if 0 <= unit < self.review.units:
+            self.unit = unit
+            self._refresh_marks()
+            self._scroll_to_unit()
+            return
+        index = self.file_index + delta
+        if 0 <= index < len(self.reviews):
+            await self._show_file(index, 0 if delta > 0 else self.reviews[index].units - 1)
+
+    async def action_switch_file(self, delta: int) -> None:
+        """The next (or previous) file, wrapping around."""
+        await self._show_file((self.file_index + delta) % len(self.reviews))
+
+    @on(OptionList.OptionSelected, "#files")
+    async def _file_clicked(self, event: OptionList.OptionSelected) -> None:
+        if event.option_index != self.file_index:
+            await self._show_file(event.option_index)
+
+    # ------------------------------------------------------------------ verdicts
+
+    def _units(self, scope: Scope) -> list[int]:
+        return list(range(self.review.units)) if scope == "file" else [self.unit]
+
+    async def action_accept(self, scope: Scope) -> None:
+        """Accept the hunk (or file); one rejected before is put back on disk."""
+        review = self.review
+        if await self._carry_out(review.accept, self._units(scope)):
+            await self._after_verdict(scope)
+
+    def action_ask_reason(self, scope: Scope) -> None:
+        """Ask for the reason of a rejection (optional) before reverting."""
+        self.asking = scope
+
+    def watch_asking(self, scope: Scope | None) -> None:
+        """Show the reason input while asking; put the keys back afterwards."""
+        self.set_class(scope is not None, "-asking")
+        reason = self.query_one("#reason", Input)
+        if scope is not None:
+            what = "this hunk" if scope == "hunk" else f"every hunk of {self.review.path}"
+            reason.placeholder = (f"Why reject {what}? Optional; the model reads it. "
+                                  "enter rejects, esc cancels")
+            reason.focus()
+        else:
+            reason.value = ""
+            view = next(iter(self.query("#diff").results(DiffView)), None)
+            self.set_focus(view)  # never leave the keys to the hidden input
+        self.query_one("#review-keys", Static).update(self._keys_help())
+        self.refresh_bindings()
+
+    @on(Input.Submitted, "#reason")
+    async def _reject_with(self, event: Input.Submitted) -> None:
+        event.stop()
+        scope = self.asking
+        if scope is None:
+            return
+        self.asking = None
+        review = self.review
+        if await self._carry_out(review.reject, self._units(scope), event.value):
+            await self._after_verdict(scope)
+
+    async def _carry_out(self, verdict: object, units: list[int], *args: str) -> bool:
+        """Run ``verdict`` (a FileReview method that touches the disk) off the event loop."""
+        try:
+            await asyncio.to_thread(verdict, units, *args)  # type: ignore[arg-type]
+        except ReviewError as error:
+            self.notify(error.message, title="Not reverted", severity="error", timeout=10)
+            return False
+        return True
+
+    async def _after_verdict(self, scope: Scope) -> None:
+        """Retell the marks and go on to the next hunk left to review, if there is one."""
+        self._refresh_marks()
+        after = self.unit + 1 if scope == "hunk" else self.review.units
+        for index in range(self.file_index, len(self.reviews)):
+            verdicts = self.reviews[index].verdicts
+            start = after if index == self.file_index else 0
+            unit = next((u for u in range(start, len(verdicts)) if verdicts[u] == "pending"),
+                        None)
+            if unit is None:
+                continue
+            if index == self.file_index:
+                self.unit = unit
+                self._refresh_marks()
+                self._scroll_to_unit()
+            else:
+                await self._show_file(index, unit)
+            return
+
+    # ------------------------------------------------------------------ closing
+
+    def action_back_or_close(self) -> None:
+        """Escape: cancel the reason being typed, else close."""
+        if self.asking is not None:
+            self.asking = None
+        else:
+            self.action_close()
+
+    def action_close(self) -> None:
+        """Close, returning the note about the rejections for the model."""
+        rejections = [r for review in self.reviews if (r := review.rejection()) is not None]
+        self.dismiss(review_note(rejections))

@@ -137,3 +137,80 @@ def test_each_theme(snap_compare, fake_provider, project, theme):
     assert app.theme == theme
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
+
+
+# --------------------------------------------------------------------------- diff review
+
+REVIEW_PROJECT = Path("/tmp/agent-tui-snapshots/review")
+REVIEW_SOURCE = "".join(f"def step_{i}(x):\n    return x + {i}\n" for i in range(30))
+REVIEW_EDITED = (REVIEW_SOURCE.replace("    return x + 3\n", "    return x + 3  # three\n")
+                 .replace("def step_25(x):\n", "def step_25(x, z=0):\n"))
+
+
+def _review_host(changes):
+    """The review screen over a bare app styled like the workbench."""
+    from textual import work
+    from textual.app import App
+
+    from agent_tui.themes import STYLESHEET
+    from agent_tui.tui.screens.diff_review import DiffReviewScreen
+
+    class ReviewHost(App[None]):
+        CSS_PATH = str(STYLESHEET)
+
+        def __init__(self) -> None:
+            super().__init__()
+            for theme in THEMES:
+                self.register_theme(theme)
+            self.theme = THEMES[0].name
+
+        def on_mount(self) -> None:
+            self.review()
+
+        @work
+        async def review(self) -> None:
+            await self.push_screen_wait(
+                DiffReviewScreen(REVIEW_PROJECT, changes, "Changes in this session"))
+
+    return ReviewHost()
+
+
+def test_diff_review_with_a_rejected_hunk(snap_compare):
+    """The review screen: the title "Changes in this session · 3 files · file 1 of 3 ·
+    1 rejected (reverted) · 3 to review"; the file list with "✗ app.py  +2 -2 · 1 rejected,
+    1 to review" highlighted, "logo.png  binary, 7 → 7 bytes" and "notes.md  new file, +3";
+    app.py side by side with Python colours: "▶ hunk 1 of 2 · line 8 → line 8" highlighted as
+    the cursor, `return x + 3` on a red tint beside `return x + 3  # three` on a green one
+    with "  # three" emphasised, then "─ ✗ hunk 2 of 2 · line 51 → line 51 · rejected and
+    reverted: keep the signature" with its lines greyed out; the keys at the bottom and the
+    line "Rejecting reverts the file on disk at once (a puts a hunk back); the model is told
+    what you rejected when you close."."""
+    from agent_tui.core.checkpoints import FileChange
+
+    REVIEW_PROJECT.mkdir(parents=True, exist_ok=True)
+    (REVIEW_PROJECT / "app.py").write_text(REVIEW_EDITED)
+    (REVIEW_PROJECT / "logo.png").write_bytes(b"\x89PNG\0\0\x02")
+    (REVIEW_PROJECT / "notes.md").write_text("# Notes\n\nbuy milk\n")
+    changes = [
+        FileChange("app.py", REVIEW_SOURCE.encode(), REVIEW_EDITED.encode(), 0o100644, 0o100644),
+        FileChange("logo.png", b"\x89PNG\0\0\x01", b"\x89PNG\0\0\x02", 0o100644, 0o100644),
+        FileChange("notes.md", None, b"# Notes\n\nbuy milk\n", None, 0o100644),
+    ]
+
+    async def reject_the_second_hunk(pilot):
+        await pilot.pause()
+        await pilot.press("j", "r", *"keep the signature", "enter")
+        await pilot.pause()
+        await pilot.press("p")  # back to app.py, at its first hunk
+        await pilot.pause(0.3)
+
+    assert snap_compare(_review_host(changes), terminal_size=SIZE,
+                        run_before=reject_the_second_hunk)
+
+
+def test_diff_review_of_a_session_without_changes(snap_compare):
+    """The review screen with nothing to review: the title "Changes in this session", "No
+    changes yet." in the middle of the screen with "The files the agent changes in this
+    session appear here; /diff TURN shows one turn's." under it, and the keys line reading
+    only "q close"."""
+    assert snap_compare(_review_host([]), terminal_size=SIZE)

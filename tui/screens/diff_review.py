@@ -94,8 +94,8 @@ class DiffReviewScreen(Screen[str | None]):
         yield files
         with Vertical(id="file-pane"):
             if not self.reviews:
-                yield Static("No changes yet: no file was changed here. Changes the agent "
-                             "makes appear here, turn by turn (/diff TURN for one turn).",
+                yield Static("No changes yet.\n\nThe files the agent changes in this "
+                             "session appear here; /diff TURN shows one turn's.",
                              id="empty", markup=False)
         yield Input(placeholder="Why reject it? Optional; the model reads it. "
                     "enter rejects, esc cancels", id="reason")

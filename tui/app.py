@@ -710,6 +710,7 @@ class AgentApp(App[None]):
     async def review_changes(self, arg: str = "") -> None:
         """``/diff [TURN]``: every file the session (or turn TURN) changed, hunk by hunk."""
         from agent_tui.core.checkpoints import CheckpointError, checkpoints_off
+        from agent_tui.core.file_review import FileReview
 
         from .screens.diff_review import DiffReviewScreen
 
@@ -739,7 +740,9 @@ class AgentApp(App[None]):
             self.notice(f"Turn {turn} changed no files. Turns that did: {listed}.", error=True)
             return
         title = "Changes in this session" if turn is None else f"Changes in turn {turn}"
-        await self.push_screen(DiffReviewScreen(self.workdir, changes, title),
+        reviews = await asyncio.to_thread(
+            lambda: [FileReview(self.workdir, change) for change in changes])
+        await self.push_screen(DiffReviewScreen(self.workdir, reviews, title),
                                self._on_review_closed)
 
     async def _on_review_closed(self, note: str | None) -> None:

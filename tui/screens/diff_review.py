@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -69,17 +69,21 @@ class DiffReviewScreen(Screen[str | None]):
     asking: reactive[Scope | None] = reactive(None, init=False)
     """The rejection waiting for its reason, if any."""
 
-    def __init__(self, workdir: Path, changes: Sequence[ChangedFile], title: str) -> None:
+    def __init__(self, workdir: Path, changes: Sequence[ChangedFile | FileReview],
+                 title: str) -> None:
         """Review ``changes`` of the project in ``workdir``.
 
         Args:
             workdir: The project folder the changes' paths are relative to.
-            changes: The changed files, e.g. ``Checkpoints.changes()``.
+            changes: The changed files, e.g. ``Checkpoints.changes()``, or their
+                ``FileReview``s already built (off the event loop: their hunks take time
+                to compute when many or large files changed).
             title: What is reviewed, e.g. "Changes in this session".
         """
         super().__init__(classes="-empty" if not changes else "")
         self.workdir = workdir
-        self.reviews = [FileReview(workdir, change) for change in changes]
+        self.reviews = [change if isinstance(change, FileReview) else FileReview(workdir, change)
+                        for change in changes]
         self.heading = title
         self.file_index = 0
         self.unit = 0
@@ -297,10 +301,11 @@ class DiffReviewScreen(Screen[str | None]):
         if await self._carry_out(review.reject, self._units(scope), event.value):
             await self._after_verdict(scope)
 
-    async def _carry_out(self, verdict: object, units: list[int], *args: str) -> bool:
+    async def _carry_out(self, verdict: Callable[..., None], units: list[int],
+                         *args: str) -> bool:
         """Run ``verdict`` (a FileReview method that touches the disk) off the event loop."""
         try:
-            await asyncio.to_thread(verdict, units, *args)  # type: ignore[arg-type]
+            await asyncio.to_thread(verdict, units, *args)
         except ReviewError as error:
             self.notify(error.message, title="Not reverted", severity="error", timeout=10)
             return False

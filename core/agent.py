@@ -45,6 +45,7 @@ from .events import (
     Usage,
     UserMessage,
 )
+from .permission_rules import RuleSet
 from .prompts import system_prompt
 from .providers.base import Message, ModelReply, Provider, ProviderError, ToolCallRequest
 from .resume import TRANSIENT_EVENTS, RestoredSession, restore, with_notes
@@ -126,6 +127,8 @@ class Agent:
         ]
         self._calls_made = 0
         self._notes: list[str] = []
+        self.session_rules: list[str] = []
+        """Allow rules the person gave for this session only (kept in memory)."""
         self.checkpoints: Checkpoints | None = (
             Checkpoints(workdir, self.session_id) if checkpoints_off(workdir) is None else None)
         """Snapshots of the project around each turn that changes it; None when they are off."""
@@ -411,6 +414,7 @@ class Agent:
         child = Agent(self.provider, registry, self.settings, self.workdir, self.approver,
                       forward, session_id=f"{self.session_id}-sub{self._subagents}")
         child.checkpoints = None  # its changes fall in this turn's checkpoints
+        child.session_rules = self.session_rules  # one session, one set of session rules
         result = await child.run(prompt)
         self.usage = self.usage + result.usage
         if not result.ok:
@@ -450,19 +454,26 @@ class Agent:
     async def _approve_and_execute(
         self, call: ToolCallRequest, invocation: Invocation[Any]
     ) -> ToolResult:
-        decision = permissions.decide(
-            invocation, self.settings.approval_mode, self.workdir, self.settings.allow_rules
-        )
+        rules = RuleSet.from_settings(self.settings, self.session_rules)
+        decision = permissions.decide(invocation, self.settings.approval_mode, self.workdir,
+                                      rules)
         edited: dict[str, Any] | None = None
         if decision.verdict == permissions.Verdict.ASK:
-            response = await self.approver.ask(
-                ApprovalRequest(call.id, invocation, decision.reason, invocation.confirmation())
-            )
+            response = await self.approver.ask(ApprovalRequest(
+                call.id, invocation, decision.reason, invocation.confirmation(),
+                parts=decision.parts, rules=decision.rules, any_mode=decision.any_mode))
             allowed, reason, by = response.allow, response.reason, response.by
             edited = response.edited_args
+            if allowed and response.scope == "session":
+                self.session_rules.extend(
+                    r for r in response.remember if r not in self.session_rules)
         else:
             allowed = decision.verdict == permissions.Verdict.ALLOW
-            reason, by = decision.reason, "policy"
+            reason, by = decision.reason, decision.by
+        if allowed and edited is not None and isinstance(edited.get("command"), str):
+            # The person's edit is theirs to make, but never into a hard-denied command.
+            denial = permissions.hard_denied(edited["command"], self.workdir)
+            allowed, reason = (False, denial) if denial else (allowed, reason)
         self.emit(ApprovalDecided(call.id, "allow" if allowed else "deny", reason, by))
         if not allowed:
             return ToolResult.failure(f"the call was denied: {reason}")

@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from agent_tui.tools.base import Confirmation, Invocation
 
+    from .permission_rules import Scope
+    from .permissions import PartVerdict
+
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
@@ -22,12 +25,19 @@ class ApprovalRequest:
         invocation: The validated call.
         reason: Why it needs approval (e.g. "runs a command").
         confirmation: What the person must see (diff, command), if the tool says.
+        parts: For a command, each simple command with its verdict.
+        rules: The rules "always allow" would save (empty: none can allow it).
+        any_mode: No approval mode would run it without a person (a protected file, an
+            ask rule, a command that does not parse).
     """
 
     call_id: str
     invocation: Invocation[Any]
     reason: str
     confirmation: Confirmation | None
+    parts: tuple[PartVerdict, ...] = ()
+    rules: tuple[str, ...] = ()
+    any_mode: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +48,10 @@ class ApprovalResponse:
         allow: Whether the call may run.
         reason: Why (the model is told when a call is denied).
         by: ``user``, ``policy`` or ``rule``.
-        remember: A rule to save so that such calls no longer ask (``shell(git status)``).
+        remember: Rules that allow such calls from now on (``shell(git status)``).
+        scope: How long ``remember`` lasts: ``once`` (not kept), ``session`` (this
+            session, in memory), ``project`` (this project, saved in the user config) or
+            ``user`` (every project, saved in the user config).
         edited_args: Arguments the person edited before allowing; ``"_as_write": True``
             turns an edit into a write_file of the edited content, and ``"_note"`` (a
             string) replaces the generic "the person edited this call" told to the model.
@@ -47,8 +60,9 @@ class ApprovalResponse:
     allow: bool
     reason: str = ""
     by: str = "user"
-    remember: str | None = None
+    remember: tuple[str, ...] = ()
     edited_args: dict[str, Any] | None = None
+    scope: Scope = "once"
 
 
 class Approver(Protocol):
@@ -75,6 +89,16 @@ class HeadlessApprover:
 
     async def ask(self, request: ApprovalRequest) -> ApprovalResponse:
         """Refuse, telling the model what was refused and how a person could allow it."""
+        if request.any_mode:
+            return ApprovalResponse(
+                allow=False,
+                by="policy",
+                reason=(
+                    f"this call {request.reason}; it needs a person's approval in every "
+                    "approval mode, which a headless run cannot get. Do not retry it; do the "
+                    "task another way if you can, or tell the user what to run themselves."
+                ),
+            )
         return ApprovalResponse(
             allow=False,
             by="policy",

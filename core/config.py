@@ -3,6 +3,11 @@
 
 A project's own file cannot grant anything (approval mode, where requests and keys go)
 until the person trusts that folder; such keys are ignored with a warning.
+
+Rule lists (``allow_rules``, ``ask_rules``, ``deny_rules``) add up across the files instead of
+replacing each other, and the user file's ``[projects."/real/path"]`` table adds the rules
+remembered for that project. An untrusted project's ask and deny rules apply: they only
+restrict.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
@@ -89,6 +94,23 @@ class Settings(BaseSettings):
         description="Calls that never ask, e.g. 'shell(git status)', 'shell(npm run test:*)', "
         "'edit_file(src/**)'.",
     )
+    ask_rules: list[str] = Field(
+        default_factory=list,
+        description="Calls that always ask, yolo mode included, e.g. 'shell(git push *)'.",
+    )
+    deny_rules: list[str] = Field(
+        default_factory=list,
+        description="Calls that are always refused, e.g. 'shell(rm *)', 'read_file(.env)'.",
+    )
+
+    @field_validator("allow_rules", "ask_rules", "deny_rules")
+    @classmethod
+    def _rules_are_rules(cls, rules: list[str]) -> list[str]:
+        from .permission_rules import parse_rules
+
+        parse_rules(rules)  # a RuleError is a ValueError: pydantic reports it with the field
+        return rules
+
     theme: str = Field("agent-tui-dark", description="The workbench's Textual theme.")
     notify_bell: bool = Field(
         True,
@@ -200,6 +222,7 @@ def load_settings(workdir: Path, overrides: dict[str, Any] | None = None) -> Loa
                 f"trusted; add it to trusted_projects in {user_file} to allow it."
             )
             project = {k: v for k, v in project.items() if k not in TRUST_GATED_KEYS}
+    project = {**project, **_merged_rules(user, project, workdir)}
     layers = tuple({k: v for k, v in data.items() if k in known} for data in (user, project))
     token = _file_layers.set(layers)
     try:
@@ -217,10 +240,37 @@ def load_settings(workdir: Path, overrides: dict[str, Any] | None = None) -> Loa
     return LoadedSettings(settings, warnings)
 
 
+RULE_KEYS = ("allow_rules", "ask_rules", "deny_rules")
+
+
+def project_table_key(workdir: Path) -> str:
+    """The key of a project's table in the user config (``[projects."KEY"]``): its real path."""
+    return str(workdir.resolve())
+
+
+def _merged_rules(user: dict[str, Any], project: dict[str, Any],
+                  workdir: Path) -> dict[str, Any]:
+    """Each rule list as the sum of the user file's, the user file's table for this project,
+    and the project file's (``project`` is already stripped of what trust gates)."""
+    tables = user.get("projects")
+    table = tables.get(project_table_key(workdir), {}) if isinstance(tables, dict) else {}
+    merged: dict[str, Any] = {}
+    for key in RULE_KEYS:
+        values = [source[key] for source in (user, table, project) if key in source]
+        if not values:
+            continue
+        # A value that is not a list goes through as it is, for pydantic to report.
+        odd = next((v for v in values if not isinstance(v, list)), None)
+        merged[key] = odd if odd is not None else [rule for v in values for rule in v]
+    return merged
+
+
 def save_user_settings(updates: dict[str, Any], remove: tuple[str, ...] = ()) -> Path:
     """Merge ``updates`` into the user's ``config.toml`` (atomically, with tomli-w).
 
     Keys in ``remove`` are deleted, so a stale value (an old api_base) does not linger.
+    Tables (dict values, e.g. ``{"projects": {"/p": {"allow_rules": [...]}}}``) merge key
+    by key, so saving one project's rules keeps the other projects'.
 
     Returns:
         The path written.
@@ -234,7 +284,7 @@ def save_user_settings(updates: dict[str, Any], remove: tuple[str, ...] = ()) ->
     data = read_toml(path)
     for key in remove:
         data.pop(key, None)
-    data.update({k: v for k, v in updates.items() if v is not None})
+    _merge_tables(data, {k: v for k, v in updates.items() if v is not None})
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config.", suffix=".tmp")
     try:
@@ -247,3 +297,11 @@ def save_user_settings(updates: dict[str, Any], remove: tuple[str, ...] = ()) ->
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _merge_tables(into: dict[str, Any], updates: dict[str, Any]) -> None:
+    for key, value in updates.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge_tables(into[key], value)
+        else:
+            into[key] = value

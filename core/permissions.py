@@ -1,20 +1,34 @@
-"""Whether a tool call may run: approval modes, the workspace boundary, hard-denied commands.
+"""Whether a tool call may run: approval modes, rules, shell analysis, the workspace boundary.
 
-``decide`` answers allow, ask or deny. What "ask" becomes is up to the front end's
-approver: the TUI asks the person, a headless run refuses unless the mode allows.
+``decide`` is the one entry point the agent calls. It answers allow, ask or deny with the
+reason; for a command it judges each simple command (part) on its own and reports every
+part's verdict. What "ask" becomes is up to the front end's approver: the TUI asks the
+person, a headless run refuses.
+
+The order of judgement, for a call or a part: hard-denied commands (every mode, yolo
+included), deny rules, protected paths (``.git`` internals, agent-tui's config: asked in
+every mode, refused in plan mode), plan mode, ask rules, then allow rules, the mode and the
+read-only allowlist.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from agent_tui.tools.base import Invocation, ToolKind
+
+from .permission_rules import READ_RULE_TOOLS, WRITE_RULE_TOOLS, RuleSet
+from .shell_analysis import Part, ShellAnalysis, analyse
+from .shell_policy import access, hard_denial
+from .workspace import Workspace
+
+NEVER_RUNS = "agent-tui never runs it"
+"""The end of every hard denial's reason."""
 
 
 class Verdict(StrEnum):
@@ -26,45 +40,346 @@ class Verdict(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class PartVerdict:
+    """The verdict on one simple command of a command line.
+
+    Attributes:
+        text: The part as written (``timeout 5 rm -rf x``).
+        verdict: Its verdict.
+        reason: Why, for people and the model.
+        suggest: The rule that would allow it from now on (None when no rule can).
+    """
+
+    text: str
+    verdict: Verdict
+    reason: str
+    suggest: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Decision:
-    """A verdict and the reason a person (or the model) is shown."""
+    """A verdict and the reason a person (or the model) is shown.
+
+    Attributes:
+        verdict: Allow, ask or deny.
+        reason: Why.
+        parts: For a command, the verdict on each of its parts.
+        rules: The rules "always allow" would save (one per part that needs one).
+        by: ``policy`` or ``rule`` (a rule decided).
+        any_mode: It asks whatever the approval mode (a protected path, an ask rule): no
+            mode would let it run without a person.
+    """
 
     verdict: Verdict
     reason: str = ""
+    parts: tuple[PartVerdict, ...] = ()
+    rules: tuple[str, ...] = ()
+    by: str = "policy"
+    any_mode: bool = False
 
 
-# Commands refused in every mode, yolo included. The full shell analysis (tree-sitter-bash,
-# wrappers, substitutions) builds on this list.
-HARD_DENIED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), why)
-    for pattern, why in (
-        (
-            r"\brm\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(-[a-zA-Z]+\s+)*"
-            r"(--no-preserve-root\s+)?(/|~|\$HOME)/?(\s|$|\*)",
-            "deletes the root or home folder",
-        ),
-        (r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:", "is a fork bomb"),
-        (r"\bmkfs(\.\w+)?\b", "formats a file system"),
-        (r"\bdd\b[^|;&]*\bof=/dev/(sd|hd|nvme|vd|xvd|mmcblk|disk)", "overwrites a disk device"),
-        (r">\s*/dev/(sd|hd|nvme|vd|xvd|mmcblk)", "overwrites a disk device"),
-        (
-            r"\b(curl|wget)\b[^|;&]*\|\s*(sudo\s+)?(ba|z|da)?sh\b",
-            "runs a script straight from the network",
-        ),
-        (r"\bchmod\s+(-[a-zA-Z]*R[a-zA-Z]*\s+)777\s+/(\s|$)", "opens the whole system to all"),
-    )
-)
+def decide(invocation: Invocation[Any], mode: str, workdir: Path,
+           rules: RuleSet | None = None) -> Decision:
+    """Judge one validated call under approval ``mode`` for the project at ``workdir``."""
+    rules = rules or RuleSet()
+    workspace = Workspace(workdir)
+    command = getattr(invocation.params, "command", None)
+    if invocation.tool.kind == ToolKind.EXECUTE and isinstance(command, str):
+        cwd = getattr(invocation, "working_dir", None) or workdir
+        return decide_command(command, mode, workspace, rules, Path(cwd),
+                              tool=invocation.tool.name)
+    return _decide_tool(invocation, mode, workspace, rules)
 
 
-_SHELL_CONTROL = re.compile(r"[;&|`$<>()\n]")
-
-
-def hard_denied(command: str) -> str | None:
-    """The reason ``command`` is refused in every mode, or None."""
-    for pattern, why in HARD_DENIED:
-        if pattern.search(command):
-            return f"the command {why}; agent-tui never runs it"
+def hard_denied(command: str, cwd: Path | None = None) -> str | None:
+    """Why ``command`` is refused in every mode (judged part by part), or None."""
+    workspace = Workspace(cwd or Path.cwd())
+    analysis = analyse(command, workspace.root)
+    for part in analysis.parts:
+        if why := hard_denial(part, analysis, workspace):
+            return f"`{part.text}`: {why}; {NEVER_RUNS}"
     return None
+
+
+# -- tools other than commands -----------------------------------------------------------
+
+
+def _decide_tool(invocation: Invocation[Any], mode: str, workspace: Workspace,
+                 rules: RuleSet) -> Decision:
+    tool = invocation.tool
+    writes = tool.kind == ToolKind.EDIT
+    if writes:
+        rule_tools = WRITE_RULE_TOOLS | {tool.name}
+    elif tool.read_only:
+        rule_tools = READ_RULE_TOOLS | {tool.name}
+    else:
+        rule_tools = frozenset({tool.name})
+    located = [p for p in (workspace.resolve(str(loc)) for loc in invocation.locations()) if p]
+    subject = _subject(invocation)
+
+    def matching(kind: Any) -> Any:
+        if located:
+            return next((r for p in located if (r := rules.path(kind, rule_tools, p, workspace))),
+                        None)
+        return rules.call(kind, tool.name, subject)
+
+    if denied := matching("deny"):
+        return Decision(Verdict.DENY, f"denied by the rule {denied.text}", by="rule")
+    outside = workspace.first_outside(located)
+    where = f" outside the project ({outside})" if outside else ""
+    if writes and (protected := next(filter(None, map(workspace.protected, located)), None)):
+        if mode == "plan":
+            return Decision(Verdict.DENY, f"plan mode does not write files, and {protected}")
+        return Decision(Verdict.ASK, f"writes a protected file: {protected}", any_mode=True)
+    if mode == "plan":
+        if not tool.read_only:
+            return Decision(Verdict.DENY, "plan mode allows read-only tools only; propose the "
+                                          "change as a plan instead of making it")
+        if outside:
+            return Decision(Verdict.DENY, f"plan mode does not read{where}")
+    if asked := matching("ask"):
+        return Decision(Verdict.ASK, f"the rule {asked.text} asks first", by="rule",
+                        any_mode=True)
+    if located:
+        allowed = all(rules.path("allow", rule_tools, p, workspace) for p in located)
+        rule = rules.path("allow", rule_tools, located[0], workspace) if allowed else None
+    else:
+        rule = rules.call("allow", tool.name, subject)
+    if rule is not None:
+        return Decision(Verdict.ALLOW, f"allowed by the rule {rule.text}", by="rule")
+    if mode == "yolo":
+        return Decision(Verdict.ALLOW, "yolo mode")
+    suggest = _suggest_for_tool(invocation, workspace, located, subject)
+    if tool.read_only:
+        if not outside:
+            return Decision(Verdict.ALLOW, "read-only")
+        return Decision(Verdict.ASK, f"reads{where}", rules=suggest)
+    if writes:
+        if mode == "auto-edit" and not outside:
+            return Decision(Verdict.ALLOW, "auto-edit mode")
+        return Decision(Verdict.ASK, f"changes files{where}", rules=suggest)
+    return Decision(Verdict.ASK, f"{_KIND_REASONS.get(tool.kind, 'is not read-only')}{where}",
+                    rules=suggest)
+
+
+_KIND_REASONS = {
+    ToolKind.EXECUTE: "runs a command",
+    ToolKind.FETCH: "reaches the network",
+    ToolKind.COMPUTER: "controls the computer",
+    ToolKind.MEMORY: "changes the agent's memory",
+}
+
+
+def _subject(invocation: Invocation[Any]) -> str | None:
+    """What a rule's pattern is matched against for a tool without paths: a URL, a query."""
+    params = invocation.params
+    for name in ("url", "query", "command", "name", "path", "file_path"):
+        value = getattr(params, name, None)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _suggest_for_tool(invocation: Invocation[Any], workspace: Workspace, located: list[Path],
+                      subject: str | None) -> tuple[str, ...]:
+    name = invocation.tool.name
+    if located:
+        return tuple(dict.fromkeys(f"{name}({workspace.shown(p)})" for p in located))
+    if subject is not None and getattr(invocation.params, "url", None) == subject:
+        from urllib.parse import urlsplit
+
+        host = urlsplit(subject).hostname
+        return (f"{name}(domain:{host})",) if host else (name,)
+    return (name,)
+
+
+# -- commands ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    verdict: PartVerdict
+    firm: bool = False
+    by_rule: bool = False
+
+
+def decide_command(command: str, mode: str, workspace: Workspace, rules: RuleSet, cwd: Path,
+                   tool: str = "shell") -> Decision:
+    """Judge a command line part by part; the strictest part decides.
+
+    Args:
+        command: The bash command line.
+        mode: The approval mode.
+        workspace: The project.
+        rules: The rules in force.
+        cwd: Where the command starts.
+        tool: The tool running it (``shell``, ``background_process``).
+    """
+    analysis = analyse(command, cwd)
+    judged = [_judge(part, analysis, mode, workspace, rules, tool) for part in analysis.parts]
+    parts = tuple(j.verdict for j in judged)
+    several = len(parts) > 1
+    denied = [p for p in parts if p.verdict == Verdict.DENY]
+    if denied:
+        first = denied[0]
+        reason = f"`{first.text}`: {first.reason}" if several or NEVER_RUNS in first.reason else (
+            first.reason)
+        return Decision(Verdict.DENY, reason, parts,
+                        by="rule" if any(j.by_rule for j in judged if j.verdict in denied)
+                        else "policy")
+    if analysis.error is not None:
+        reason = f"{analysis.error}; rewrite it as plain bash"
+        if mode == "plan":
+            return Decision(Verdict.DENY, reason, parts)
+        return Decision(Verdict.ASK, reason, parts, any_mode=True)
+    asking = [j for j in judged if j.verdict.verdict == Verdict.ASK]
+    if asking:
+        shown = [f"`{j.verdict.text}`: {j.verdict.reason}" if several else j.verdict.reason
+                 for j in asking[:3]]
+        more = f" (and {len(asking) - 3} more parts)" if len(asking) > 3 else ""
+        suggest = tuple(dict.fromkeys(j.verdict.suggest for j in asking if j.verdict.suggest))
+        return Decision(Verdict.ASK, "; ".join(shown) + more, parts, suggest,
+                        any_mode=any(j.firm for j in asking))
+    if not parts:
+        return Decision(Verdict.ALLOW, "runs nothing", parts)
+    reasons = list(dict.fromkeys(p.reason for p in parts))
+    reason = reasons[0] if len(reasons) == 1 else "every part is allowed (" + "; ".join(
+        reasons) + ")"
+    return Decision(Verdict.ALLOW, reason, parts,
+                    by="rule" if all(j.by_rule for j in judged) else "policy")
+
+
+def _judge(part: Part, analysis: ShellAnalysis, mode: str, workspace: Workspace,
+           rules: RuleSet, tool: str) -> _Judged:
+    """The verdict on one part (see the module's docstring for the order)."""
+    text = part.text or part.written
+
+    def verdict(kind: Verdict, reason: str, suggest: str | None = None, *, firm: bool = False,
+                by_rule: bool = False) -> _Judged:
+        return _Judged(PartVerdict(text, kind, reason, suggest), firm, by_rule)
+
+    if why := hard_denial(part, analysis, workspace):
+        return verdict(Verdict.DENY, f"{why}; {NEVER_RUNS}")
+    lines = tuple(dict.fromkeys(x for x in (part.line, part.written) if x))
+    if part.command and (rule := rules.command("deny", tool, lines)):
+        return verdict(Verdict.DENY, f"denied by the rule {rule.text}", by_rule=True)
+    acc = access(part, workspace)
+    reads = _paths(workspace, part.cwd, (*acc.reads, *(r.target for r in part.redirects
+                                                       if r.reads and r.target)))
+    writes = _paths(workspace, part.cwd, (*acc.writes, *(r.target for r in part.redirects
+                                                         if r.writes and r.target)))
+    touches = _paths(workspace, part.cwd, acc.touches)
+    for path, families in ((p, (READ_RULE_TOOLS,)) for p in reads):
+        if path and (rule := rules.path("deny", families[0], path, workspace)):
+            return verdict(Verdict.DENY, f"reads {workspace.shown(path)}, denied by the rule "
+                                         f"{rule.text}", by_rule=True)
+    for path in (*writes, *touches):
+        if path and (rule := rules.path("deny", WRITE_RULE_TOOLS | READ_RULE_TOOLS, path,
+                                        workspace)):
+            return verdict(Verdict.DENY, f"touches {workspace.shown(path)}, denied by the rule "
+                                         f"{rule.text}", by_rule=True)
+    protected = next(filter(None, (workspace.protected(p) for p in (*writes, *touches) if p)),
+                     None)
+    if protected:
+        if mode == "plan":
+            return verdict(Verdict.DENY, f"plan mode does not write files, and {protected}")
+        return verdict(Verdict.ASK, f"writes a protected file: {protected}", firm=True)
+    if mode == "plan":
+        return _judge_plan(part, acc.read_only, acc.why, reads, writes, workspace, verdict)
+    if part.command and (rule := rules.command("ask", tool, lines)) or (
+            rule := _path_rule(rules, "ask", reads, writes, workspace)):
+        return verdict(Verdict.ASK, f"the rule {rule.text} asks first", firm=True, by_rule=True)
+    suggest = f"shell({part.line})"
+    if part.asks:
+        rule = rules.command("allow", tool, (part.written,))
+        if rule is not None and (part.code or part.stdin_code) and (
+                " ".join((rule.pattern or "").split()) != " ".join(part.written.split())):
+            rule = None  # code nobody has seen: only a rule naming it exactly allows it
+        if rule is None and mode != "yolo":
+            return verdict(Verdict.ASK, part.asks[0], f"shell({part.written})")
+        allowed = f"allowed by the rule {rule.text}" if rule else "yolo mode"
+    elif (not acc.read_only and part.command
+          and (part.cwd is None or not workspace.inside(part.cwd)) and mode != "yolo"):
+        where = f"in {part.cwd}, outside the project" if part.cwd else (
+            "in a folder only known at run time")
+        return verdict(Verdict.ASK, f"runs {where}")
+    elif part.command and (rule := rules.command("allow", tool, lines)):
+        allowed = f"allowed by the rule {rule.text}"
+    elif mode == "yolo":
+        allowed = "yolo mode"
+    elif not acc.read_only:
+        return verdict(Verdict.ASK, acc.why, suggest if part.command else None)
+    else:
+        unknown = any(p is None for p in reads)
+        outside = workspace.first_outside(reads)
+        if unknown:
+            return verdict(Verdict.ASK, "reads a path only known at run time", suggest)
+        if outside and not rules.path("allow", READ_RULE_TOOLS, outside, workspace):
+            return verdict(Verdict.ASK, f"reads {outside}, outside the project", suggest)
+        allowed = "read-only"
+    if problem := _write_problem(writes, mode, workspace, rules):
+        reason, target = problem
+        return verdict(Verdict.ASK, reason, f"edit_file({target})" if target else None)
+    return verdict(Verdict.ALLOW, allowed, by_rule=allowed.startswith("allowed by"))
+
+
+def _judge_plan(part: Part, read_only: bool, why: str, reads: list[Path | None],
+                writes: list[Path | None], workspace: Workspace, verdict: Any) -> _Judged:
+    """Plan mode runs read-only commands inside the project, nothing else."""
+    if part.asks:
+        return verdict(Verdict.DENY, f"plan mode runs read-only commands only; this {part.asks[0]}")
+    if not read_only:
+        return verdict(Verdict.DENY, f"plan mode runs read-only commands only ({why}); "
+                                     "propose the change as a plan instead")
+    if [w for w in writes if w is None or not workspace.harmless(w)]:
+        return verdict(Verdict.DENY, "plan mode does not write files; propose the change as a "
+                                     "plan instead")
+    outside = workspace.first_outside(reads)
+    if outside or any(p is None for p in reads):
+        return verdict(Verdict.DENY, f"plan mode does not read outside the project ({outside})")
+    return verdict(Verdict.ALLOW, "read-only")
+
+
+def _write_problem(writes: list[Path | None], mode: str, workspace: Workspace,
+                   rules: RuleSet) -> tuple[str, str | None] | None:
+    """Why the files a part writes need a yes (and what an edit rule would name), or None."""
+    for path in writes:
+        if path is None:
+            return "writes a file whose name is only known at run time", None
+        if workspace.harmless(path) or rules.path("allow", WRITE_RULE_TOOLS, path, workspace):
+            continue
+        if mode == "yolo":
+            continue
+        if not workspace.inside(path):
+            return f"writes {path}, outside the project", str(path)
+        if mode != "auto-edit":
+            shown = workspace.shown(path)
+            return f"writes {shown}", shown
+    return None
+
+
+def _path_rule(rules: RuleSet, kind: Any, reads: list[Path | None], writes: list[Path | None],
+               workspace: Workspace) -> Any:
+    for path in reads:
+        if path and (rule := rules.path(kind, READ_RULE_TOOLS, path, workspace)):
+            return rule
+    for path in writes:
+        if path and (rule := rules.path(kind, WRITE_RULE_TOOLS, path, workspace)):
+            return rule
+    return None
+
+
+def _paths(workspace: Workspace, cwd: Path | None, words: Iterable[Any]) -> list[Path | None]:
+    """The real paths shell words name (globs and braces expanded); None where unknown."""
+    found: list[Path | None] = []
+    for word in words:
+        if word.process:
+            continue
+        if word.dynamic:
+            found.append(None)
+            continue
+        found.extend(workspace.expand(word.text, cwd) if word.text else [])
+    return found
 
 
 def is_inside(path: Path, root: Path) -> bool:
@@ -72,78 +387,3 @@ def is_inside(path: Path, root: Path) -> bool:
     real = Path(os.path.realpath(path))
     real_root = Path(os.path.realpath(root))
     return real == real_root or real_root in real.parents
-
-
-def rule_subject(invocation: Invocation[Any], workdir: Path) -> str | None:
-    """What an allow rule is matched against: the command, or the path in the project."""
-    params = invocation.params
-    command = getattr(params, "command", None)
-    if isinstance(command, str):
-        return command.strip()
-    path = getattr(params, "file_path", None)
-    if isinstance(path, str):
-        resolved = invocation.ctx.resolve(path)
-        return str(resolved.relative_to(workdir)) if is_inside(resolved, workdir) else str(
-            resolved)
-    return None
-
-
-def rule_matches(rule: str, invocation: Invocation[Any], workdir: Path) -> bool:
-    """Whether ``rule`` (``tool(pattern)``, or a bare tool name) covers ``invocation``.
-
-    The pattern is an fnmatch glob over the command (shell) or the project-relative path.
-    """
-    name, _, rest = rule.partition("(")
-    if name.strip() != invocation.tool.name:
-        return False
-    if not rest:
-        return True
-    pattern = rest.removesuffix(")")
-    subject = rule_subject(invocation, workdir)
-    if subject is None:
-        return False
-    if subject == pattern:
-        return True
-    # A glob must never stretch over a second command: `npm run test:*` does not cover
-    # `npm run test:x; rm -rf ~`.
-    if invocation.tool.kind == ToolKind.EXECUTE and _SHELL_CONTROL.search(subject):
-        return False
-    return fnmatch.fnmatchcase(subject, pattern)
-
-
-def decide(invocation: Invocation[Any], mode: str, workdir: Path,
-           allow_rules: list[str] | tuple[str, ...] = ()) -> Decision:
-    """Judge one validated call under approval ``mode`` for the project at ``workdir``."""
-    tool = invocation.tool
-    command = getattr(invocation.params, "command", None)
-    if tool.kind == ToolKind.EXECUTE and isinstance(command, str):
-        reason = hard_denied(command)
-        if reason:
-            return Decision(Verdict.DENY, reason)
-    if mode != "plan" or tool.read_only:
-        for rule in allow_rules:
-            if rule_matches(rule, invocation, workdir):
-                return Decision(Verdict.ALLOW, f"allowed by the rule {rule}")
-    outside = [p for p in invocation.locations() if not is_inside(p, workdir)]
-    where = f" outside the project ({outside[0]})" if outside else ""
-    if mode == "yolo":
-        return Decision(Verdict.ALLOW, "yolo mode")
-    if tool.read_only:
-        if not outside:
-            return Decision(Verdict.ALLOW, "read-only")
-        if mode == "plan":
-            return Decision(Verdict.DENY, f"plan mode does not read{where}")
-        return Decision(Verdict.ASK, f"reads{where}")
-    if mode == "plan":
-        return Decision(
-            Verdict.DENY,
-            "plan mode allows read-only tools only; propose the "
-            "change as a plan instead of making it",
-        )
-    if tool.kind == ToolKind.EDIT:
-        if mode == "auto-edit" and not outside:
-            return Decision(Verdict.ALLOW, "auto-edit mode")
-        return Decision(Verdict.ASK, f"changes files{where}")
-    if tool.kind == ToolKind.EXECUTE:
-        return Decision(Verdict.ASK, "runs a command")
-    return Decision(Verdict.ASK, f"{tool.kind.value} tool{where}")

@@ -450,13 +450,24 @@ class AgentApp(App[None]):
         self._ring_if_away("The agent waits for your approval.")
 
     def remember_rule(self, response: ApprovalResponse) -> None:
-        """Save an "allow always" rule to the user config and apply it now."""
-        if not response.remember:
+        """Apply "always allow" rules now and save them in the user config: for this
+        project (its ``[projects."/path"]`` table) or every project. The agent keeps
+        session rules itself."""
+        if not response.remember or response.scope not in ("project", "user"):
             return
-        rules = [*self.settings.allow_rules, response.remember]
-        self._update_settings(allow_rules=rules)
-        path = save_user_settings({"allow_rules": rules})
-        self.notify(f"Saved the rule {response.remember} to {path}", timeout=4)
+        from agent_tui.core.permission_rules import save_rules
+
+        fresh = [r for r in response.remember if r not in self.settings.allow_rules]
+        self._update_settings(allow_rules=[*self.settings.allow_rules, *fresh])
+        rules = ", ".join(response.remember)
+        try:
+            path = save_rules(response.remember, response.scope, self.workdir)
+        except OSError as exc:
+            self.notify(f"Could not save {rules} ({exc}); it applies until agent-tui exits. "
+                        "Check that the config folder is writable.", severity="error")
+            return
+        where = "this project" if response.scope == "project" else "every project"
+        self.notify(f"Always allowed in {where}: {rules} (saved in {path})", timeout=4)
 
     def _ring_if_away(self, message: str) -> None:
         if not self._window_focused and self.settings.notify_bell:

@@ -49,11 +49,11 @@ class TuiApprover:
             if on_ask is not None:
                 on_ask(request)
             self._screen = ApprovalScreen(request, waiting=self._waiting,
-                                          rule=suggested_rule(request))
+                                          rules=suggested_rules(request))
             response: ApprovalResponse = await self.app.push_screen_wait(self._screen)
             remember = getattr(self.app, "remember_rule", None)
-            if response.remember and remember is not None:
-                remember(response)
+            if response.remember and response.scope in ("project", "user") and remember:
+                remember(response)  # session rules are kept by the agent itself
             return response
         finally:
             self._screen = None
@@ -71,14 +71,13 @@ class TuiApprover:
             return await self.app.push_screen_wait(CompactionScreen(summary))
 
 
-def suggested_rule(request: ApprovalRequest) -> str | None:
-    """The exact rule "allow always" would save, e.g. ``shell(git status)``."""
+def suggested_rules(request: ApprovalRequest) -> tuple[str, ...]:
+    """The rules "allow always" would save: the permission check's proposal (one per part
+    of a command that needs one, e.g. ``shell(npm test)``), else one for the call's file."""
+    if request.rules or request.parts or request.any_mode:
+        return request.rules
     invocation = request.invocation
-    params = invocation.params
-    command = getattr(params, "command", None)
-    if isinstance(command, str):
-        return f"{invocation.tool.name}({command.strip()})"
-    path = getattr(params, "file_path", None)
+    path = getattr(invocation.params, "file_path", None)
     if isinstance(path, str):
-        return f"{invocation.tool.name}({path})"
-    return None
+        return (f"{invocation.tool.name}({path})",)
+    return ()

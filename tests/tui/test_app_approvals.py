@@ -55,17 +55,17 @@ async def test_deny_with_a_reason_reaches_the_model(fake_provider, tmp_path):
 
 async def test_allow_always_saves_the_rule_and_stops_asking(fake_provider, tmp_path):
     fake_provider.script(
-        Reply(tool_calls=[ToolCall("shell", {"command": "echo first"})]),
-        Reply(tool_calls=[ToolCall("shell", {"command": "echo first"})]),
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch first.txt"})]),
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch first.txt"})]),
         Reply(text="done"),
     )
     app = app_for(fake_provider, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await type_prompt(pilot, "echo twice")
+        await type_prompt(pilot, "touch twice")
         await until(pilot, lambda: modal(app) is not None)
-        await pilot.press("a")
+        await pilot.press("a", "u")  # always allow, in every project
         await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 3)
-        assert read_toml(paths.user_config_file())["allow_rules"] == ["shell(echo first)"]
+        assert read_toml(paths.user_config_file())["allow_rules"] == ["shell(touch first.txt)"]
         decisions = [r["content"] for r in fake_provider.requests[2].tool_results()]
         assert all("Exit code: 0" in d for d in decisions)
 

@@ -17,11 +17,20 @@ from textual.widgets import Input, Label, Static, TextArea
 
 from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
 from agent_tui.core.hunks import Hunk, apply_hunks, compute_hunks, hunk_numbers
+from agent_tui.core.permission_rules import Scope
 from agent_tui.tools.files import display_path
 from agent_tui.tui.widgets.diff_view import DiffView
 
-Mode = Literal["menu", "deny", "edit"]
-"""What the keys do: choose an answer, type a reason to deny, or edit the proposal."""
+Mode = Literal["menu", "deny", "edit", "scope"]
+"""What the keys do: choose an answer, type a reason to deny, edit the proposal, or choose
+how long "always allow" lasts."""
+
+SCOPE_KEYS: tuple[tuple[str, Scope, str], ...] = (
+    ("s", "session", "this session"),
+    ("p", "project", "this project"),
+    ("u", "user", "every project"),
+)
+"""The keys that pick how long "always allow" lasts, and what each says."""
 
 KEY_STYLE = "bold $accent"
 """How key names stand out in the help line."""
@@ -34,11 +43,14 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
     """Shows one call that needs approval and returns the person's ``ApprovalResponse``.
 
     The body depends on ``request.confirmation.kind``: ``execute`` shows the command with
-    bash colours and where it runs, ``edit`` a side-by-side ``DiffView``, anything else the
-    arguments as JSON. Keys (the help line lists them):
+    bash colours, where it runs and, for a command of several parts, each part with its
+    verdict; ``edit`` a side-by-side ``DiffView``; anything else the arguments as JSON. Keys
+    (the help line lists them):
 
-    - ``y`` allow once; ``a`` allow always (only when a ``rule`` was given: the response's
-      ``remember`` is that rule); ``n`` or ``escape`` deny.
+    - ``y`` allow once; ``n`` or ``escape`` deny.
+    - ``a`` allow always (only when there are rules to save): then ``s`` for this session,
+      ``p`` for this project or ``u`` for every project (the response's ``remember`` holds
+      the rules and ``scope`` the choice); ``escape`` goes back.
     - ``d`` deny with a reason: type it, ``enter`` sends, ``escape`` goes back.
     - ``e`` edit before running: the command (``enter`` or ``ctrl+s`` runs it), or the
       file's new content (``ctrl+s`` writes it); ``escape`` goes back, dropping the edit.
@@ -68,6 +80,9 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         Binding("e", "edit", "edit first"),
         Binding("escape", "back_or_deny", "deny / back", show=False),
         Binding("ctrl+s", "run_edited", "run the edit", show=False),
+        Binding("s", "remember('session')", "always allow in this session", show=False),
+        Binding("p", "remember('project')", "always allow in this project", show=False),
+        Binding("u", "remember('user')", "always allow in every project", show=False),
         Binding("space", "toggle_hunk", "tick or untick the hunk", show=False),
         Binding("j", "move_hunk(1)", "next hunk", show=False),
         Binding("k", "move_hunk(-1)", "previous hunk", show=False),
@@ -79,15 +94,18 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
     """How many more calls wait for approval after this one (shown when above zero)."""
 
     def __init__(
-        self, request: ApprovalRequest, waiting: int = 0, rule: str | None = None
+        self, request: ApprovalRequest, waiting: int = 0, rule: str | None = None,
+        rules: tuple[str, ...] = (),
     ) -> None:
         """Ask about ``request``.
 
         Args:
             request: The call waiting for a yes or no.
             waiting: How many more calls wait behind this one.
-            rule: The exact rule "always allow" saves (e.g. ``shell(git status)``); without
-                one the ``a`` key does nothing.
+            rule: The exact rule "always allow" saves (e.g. ``shell(git status)``).
+            rules: The rules "always allow" saves (one per part of a command that needs
+                one). Without ``rule`` or ``rules``, ``request.rules``; without any, the
+                ``a`` key does nothing.
         """
         confirmation = request.confirmation
         kind = confirmation.kind if confirmation else "info"
@@ -95,7 +113,7 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             kind = "info"
         super().__init__(classes=f"-{kind}")
         self.request = request
-        self.rule = rule
+        self.rules: tuple[str, ...] = tuple(rules) or ((rule,) if rule else ()) or request.rules
         self.kind = kind
         self.set_reactive(ApprovalScreen.waiting, waiting)
         self.hunks: list[Hunk] = self._tickable_hunks()
@@ -133,6 +151,7 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             if shown == ".":
                 shown = ". (the project folder)"
             yield Static(f"working dir: {shown}", id="working-dir", markup=False)
+            yield from self._compose_parts()
         elif self.kind == "edit" and confirmation:
             path = display_path(ctx, confirmation.path) if confirmation.path else "(file)"
             if confirmation.details:
@@ -144,6 +163,19 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
                                    ensure_ascii=False, default=str)
             with VerticalScroll(id="arguments-block"):
                 yield Static(highlight(arguments, language="json"), id="arguments")
+
+    def _compose_parts(self) -> ComposeResult:
+        """Each part of a command of several, with its verdict and why."""
+        parts = self.request.parts
+        if len(parts) < 2:
+            return
+        with VerticalScroll(id="parts"):
+            for part in parts:
+                with Horizontal(classes=f"part -{part.verdict.value}"):
+                    yield Label(part.verdict.value, classes="verdict")
+                    yield Static(Content.assemble(part.text, ("  " + part.reason,
+                                                              "$text-muted")),
+                                 classes="part-text")
 
     def _compose_editor(self) -> ComposeResult:
         confirmation = self.request.confirmation
@@ -161,6 +193,12 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
     def _keys_help(self) -> Content:
         """The help for the current mode; "always allow" gets its own line with the rule."""
         rule_line: tuple[str, str] | None = None
+        if self.mode == "scope":
+            parts: list[str | tuple[str, str]] = [f"Always allow {', '.join(self.rules)} in:\n"]
+            for key, _, what in SCOPE_KEYS:
+                parts += [(key, KEY_STYLE), f": {what}  "]
+            parts += [("esc", KEY_STYLE), ": back"]
+            return Content.assemble(*parts)
         if self.mode == "deny":
             items = [("enter", "send the reason and deny"), ("esc", "back")]
         elif self.mode == "edit":
@@ -171,9 +209,9 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             if self._can_edit():
                 items.append(("e", "edit first"))
             items.append(("esc", "deny"))
-            if self.rule is not None:
-                rule_line = ("a", f"always allow {self.rule}")
-        parts: list[str | tuple[str, str]] = []
+            if self.rules:
+                rule_line = ("a", f"always allow {', '.join(self.rules)} (then pick how long)")
+        parts = []
         for key, what in items:
             if parts:
                 parts.append("  ")
@@ -261,6 +299,7 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         """Show the input of the mode, focus it, and retell the keys."""
         self.set_class(mode == "deny", "-denying")
         self.set_class(mode == "edit", "-editing")
+        self.set_class(mode == "scope", "-scoping")
         self.query_one("#keys", Static).update(self._keys_help())
         if mode == "deny":
             self.query_one("#deny-reason", Input).focus()
@@ -272,7 +311,7 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             line = next((view.first_change for view in self.query(DiffView)), None)
             if isinstance(editor, TextArea) and line:
                 editor.move_cursor((line - 1, 0), center=True)
-        else:
+        elif mode == "menu":
             self.query_one("#deny-reason", Input).value = ""
             self._reset_editor()
             self.focus_next()
@@ -311,7 +350,9 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         if action in ("allow_once", "deny", "deny_with_reason"):
             return self.mode == "menu"
         if action == "allow_always":
-            return self.mode == "menu" and self.rule is not None
+            return self.mode == "menu" and bool(self.rules)
+        if action == "remember":
+            return self.mode == "scope"
         if action == "edit":
             return self.mode == "menu" and self._can_edit()
         if action == "run_edited":
@@ -338,14 +379,20 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         self.dismiss(ApprovalResponse(True, "approved once", by="user"))
 
     def action_allow_always(self) -> None:
-        """Allow this call and, from now on, every call the rule matches."""
-        if self.rule is None:
+        """Allow this call and every call the rules match: first ask for how long."""
+        if not self.rules:
             return
         if self.hunks and not any(self.ticked):
             self.action_allow_once()  # nothing ticked: the same as denying
             return
-        self.dismiss(ApprovalResponse(True, f"always allowed: {self.rule}", by="user",
-                                      remember=self.rule, edited_args=self._partial_write()))
+        self.mode = "scope"
+
+    def action_remember(self, scope: Scope) -> None:
+        """Allow this call and, for ``scope``, every call the rules match."""
+        what = dict((s, w) for _, s, w in SCOPE_KEYS)[scope]
+        self.dismiss(ApprovalResponse(
+            True, f"always allowed in {what}: {', '.join(self.rules)}", by="user",
+            remember=self.rules, scope=scope, edited_args=self._partial_write()))
 
     def action_deny(self) -> None:
         """Refuse the call."""

@@ -1,0 +1,231 @@
+"""Allow, ask and deny rules, and where remembered rules are saved.
+
+A rule names a tool and, in parentheses, what it covers: ``shell(git status)``,
+``shell(npm run test:*)``, ``edit_file(src/**)``, ``read_file(.env)``,
+``web_fetch(domain:docs.python.org)``; a bare ``web_search`` covers every call of the tool.
+Deny beats ask beats allow.
+
+- ``shell(...)`` patterns match each simple command of a command line, with wrappers
+  (``timeout``, ``env``, ``sudo``…) looked through; ``*`` matches anything, and a pattern
+  ending in `` *`` also matches the command with no more arguments. They cover
+  ``background_process`` commands too.
+- Path patterns match the project-relative path (symlinks resolved): ``*`` within a folder,
+  ``**`` across folders, a trailing ``/`` for everything under a folder; patterns starting
+  with ``/`` or ``~`` match absolute paths. ``read_file(...)`` rules cover every way of
+  reading a file (read tools, shell commands, ``<`` redirections); ``edit_file(...)``,
+  ``write_file(...)`` and ``str_replace(...)`` rules cover every way of writing one (edit
+  tools, ``>`` redirections; deny rules also any path a shell command names).
+- ``domain:HOST`` matches a URL's host and its subdomains.
+
+Scopes: ``once`` (nothing saved), ``session`` (kept by the agent in memory), ``project``
+(the user config's ``[projects."/real/path"]`` table: a repository can never grant itself
+anything), ``user`` (the user config's ``allow_rules``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
+
+Kind = Literal["allow", "ask", "deny"]
+Scope = Literal["once", "session", "project", "user"]
+SCOPES: tuple[Scope, ...] = ("once", "session", "project", "user")
+
+READ_RULE_TOOLS = frozenset({"read_file"})
+"""Rules naming these tools cover every read of a file."""
+WRITE_RULE_TOOLS = frozenset({"edit_file", "write_file", "str_replace"})
+"""Rules naming these tools cover every write of a file."""
+SHELL_RULE_TOOL = "shell"
+"""Rules naming ``shell`` cover the commands of every tool that runs commands."""
+
+_RULE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(?:\((.*)\))?\s*$", re.S)
+_GLOB = re.compile(r"[*?\[]")
+
+
+class RuleError(ValueError):
+    """A rule is not ``tool`` or ``tool(pattern)``; the message shows the fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule, parsed.
+
+    Attributes:
+        text: The rule as written.
+        tool: The tool it names.
+        pattern: What it covers (None: every call of the tool).
+    """
+
+    text: str
+    tool: str
+    pattern: str | None
+
+    @classmethod
+    def parse(cls, text: str) -> Rule:
+        """Parse ``tool`` or ``tool(pattern)``.
+
+        Raises:
+            RuleError: ``text`` is neither.
+        """
+        match = _RULE.match(text)
+        if match is None or (match.group(2) is not None and not match.group(2).strip()):
+            raise RuleError(
+                f"{text!r} is not a rule: write a tool name, optionally with a pattern in "
+                "parentheses, e.g. 'shell(git status)', 'edit_file(src/**)', "
+                "'web_fetch(domain:docs.python.org)' or 'web_search'")
+        pattern = match.group(2)
+        return cls(text.strip(), match.group(1), pattern.strip() if pattern else None)
+
+    def matches_command(self, line: str) -> bool:
+        """Whether this ``shell`` pattern covers one simple command's line."""
+        return self.pattern is None or bool(_command_regex(self.pattern).fullmatch(
+            " ".join(line.split())))
+
+    def matches_path(self, path: Path, workspace: Workspace) -> bool:
+        """Whether this path pattern covers the real ``path``."""
+        if self.pattern is None:
+            return True
+        pattern = os.path.expanduser(self.pattern)
+        if os.path.isabs(pattern):
+            fixed = _GLOB.split(pattern, 1)[0]
+            head = os.path.dirname(fixed) if _GLOB.search(pattern) else pattern
+            real = os.path.realpath(head)
+            pattern = real + pattern[len(head):]
+            return bool(_path_regex(pattern).fullmatch(str(path)))
+        relative = workspace.relative(path)
+        return relative is not None and bool(_path_regex(pattern).fullmatch(relative))
+
+    def matches_call(self, subject: str | None) -> bool:
+        """Whether this rule covers a call whose subject is ``subject`` (a URL, a query)."""
+        if self.pattern is None:
+            return True
+        if subject is None:
+            return False
+        if self.pattern.startswith("domain:"):
+            domain = self.pattern[7:].strip().lower().lstrip(".")
+            host = (urlsplit(subject).hostname or "").lower()
+            return host == domain or host.endswith("." + domain)
+        return bool(_command_regex(self.pattern).fullmatch(subject.strip()))
+
+
+def parse_rules(texts: Iterable[str]) -> tuple[Rule, ...]:
+    """Parse rule strings.
+
+    Raises:
+        RuleError: one is malformed.
+    """
+    return tuple(Rule.parse(text) for text in texts)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """The rules in force, by kind."""
+
+    allow: tuple[Rule, ...] = ()
+    ask: tuple[Rule, ...] = ()
+    deny: tuple[Rule, ...] = ()
+
+    @classmethod
+    def from_settings(cls, settings: Any, session: Iterable[str] = ()) -> RuleSet:
+        """The settings' rules (already merged across config files) plus session rules."""
+        return cls(parse_rules([*settings.allow_rules, *session]),
+                   parse_rules(settings.ask_rules), parse_rules(settings.deny_rules))
+
+    def of(self, kind: Kind) -> tuple[Rule, ...]:
+        """The rules of one kind."""
+        return {"allow": self.allow, "ask": self.ask, "deny": self.deny}[kind]
+
+    def command(self, kind: Kind, tool: str, lines: Sequence[str]) -> Rule | None:
+        """The first ``kind`` rule for ``shell`` (or ``tool``) matching one of ``lines``."""
+        return next((r for r in self.of(kind) if r.tool in (SHELL_RULE_TOOL, tool)
+                     and any(r.matches_command(line) for line in lines)), None)
+
+    def path(self, kind: Kind, tools: Iterable[str], path: Path,
+             workspace: Workspace) -> Rule | None:
+        """The first ``kind`` rule naming one of ``tools`` that covers ``path``."""
+        names = set(tools)
+        return next((r for r in self.of(kind) if r.tool in names
+                     and r.matches_path(path, workspace)), None)
+
+    def call(self, kind: Kind, tool: str, subject: str | None) -> Rule | None:
+        """The first ``kind`` rule naming ``tool`` that covers a call about ``subject``."""
+        return next((r for r in self.of(kind) if r.tool == tool and r.matches_call(subject)),
+                    None)
+
+
+def save_rules(rules: Sequence[str], scope: Scope, workdir: Path, kind: Kind = "allow") -> Path:
+    """Add ``rules`` to the user config: its ``{kind}_rules`` (scope ``user``) or the
+    project's table ``[projects."/real/path"]`` (scope ``project``).
+
+    Returns:
+        The file written.
+
+    Raises:
+        ValueError: ``scope`` is not saved to a file (``once``, ``session``).
+    """
+    from . import paths
+    from .config import project_table_key, read_toml, save_user_settings
+
+    key = f"{kind}_rules"
+    data = read_toml(paths.user_config_file())
+    if scope == "user":
+        current = [str(r) for r in data.get(key, [])]
+        return save_user_settings({key: current + [r for r in rules if r not in current]})
+    if scope == "project":
+        project = project_table_key(workdir)
+        table = data.get("projects", {}).get(project, {})
+        current = [str(r) for r in table.get(key, [])]
+        merged = current + [r for r in rules if r not in current]
+        return save_user_settings({"projects": {project: {key: merged}}})
+    raise ValueError(f"rules of scope {scope!r} are not saved to a file")
+
+
+@lru_cache(maxsize=256)
+def _command_regex(pattern: str) -> re.Pattern[str]:
+    """``npm run test:*`` as a regex over a command line; a trailing `` *`` may be empty."""
+    words = " ".join(pattern.split())
+    optional_tail = words.endswith(" *")
+    if optional_tail:
+        words = words[:-2]
+    regex = ".*".join(re.escape(piece) for piece in words.split("*"))
+    return re.compile(regex + ("(?: .*)?" if optional_tail else ""), re.S)
+
+
+@lru_cache(maxsize=256)
+def _path_regex(pattern: str) -> re.Pattern[str]:
+    """``src/**/*.py`` as a regex over a ``/``-separated path."""
+    if pattern.startswith("./"):
+        pattern = pattern[2:]
+    if pattern.endswith("/"):
+        pattern += "**"
+    out: list[str] = []
+    index = 0
+    while index < len(pattern):
+        if pattern.startswith("**/", index):
+            out.append("(?:.*/)?")
+            index += 3
+        elif pattern.startswith("/**", index) and index + 3 == len(pattern):
+            out.append("(?:/.*)?")
+            index += 3
+        elif pattern.startswith("**", index):
+            out.append(".*")
+            index += 2
+        elif pattern[index] == "*":
+            out.append("[^/]*")
+            index += 1
+        elif pattern[index] == "?":
+            out.append("[^/]")
+            index += 1
+        else:
+            out.append(re.escape(pattern[index]))
+            index += 1
+    return re.compile("".join(out), re.S)

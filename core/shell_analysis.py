@@ -1,0 +1,564 @@
+"""Shell analysis: a bash command split into the simple commands it would run.
+
+``analyse("timeout 5 rm -rf x; echo $(cat ~/.ssh/id_rsa) > out", cwd)`` parses the command
+with tree-sitter-bash and walks it into ``Part`` s: ``rm -rf x`` (looked through
+``timeout``), ``cat ~/.ssh/id_rsa`` (inside ``$( )``) and ``echo …`` with its redirection.
+Parts come from every place bash runs a command: ``;``, ``&&``, ``||``, ``|``, ``&``,
+newlines, subshells, ``{ }``, ``$( )``, backticks, process substitution, strings, heredocs,
+``if``/``for``/``while``/``case`` bodies, function bodies, ``find -exec`` and the strings
+given to ``bash -c``, ``eval`` and ``watch``. ``cd`` moves the parts after it.
+
+The analyser describes; ``shell_policy`` and ``permissions`` judge.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from .shell_parts import Part, Redirect, ShellAnalysis, Word
+from .shell_wrappers import INTERPRETER, SHELLS, inline_code, look_through
+
+MAX_DEPTH = 6
+"""How deep strings given to ``bash -c`` / ``eval`` may nest before the command asks."""
+
+_DYNAMIC_NODES = frozenset({"simple_expansion", "expansion", "command_substitution",
+                            "arithmetic_expansion"})
+
+
+def analyse(command: str, cwd: Path | None) -> ShellAnalysis:
+    """Split ``command`` into the simple commands bash would run from folder ``cwd``."""
+    walker = _Walker()
+    start = Path(os.path.realpath(cwd)) if cwd is not None else None
+    walker.source(command, _Scope(cwd=start), "the command")
+    error = walker.errors[0] if walker.errors else None
+    return ShellAnalysis(command, tuple(walker.parts), error, tuple(walker.fork_bombs))
+
+
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """What the walk knows at one point: folder, inherited redirections, pipeline stage."""
+
+    cwd: Path | None
+    redirects: tuple[Redirect, ...] = ()
+    pipe: tuple[int, int] | None = None
+    wrappers: tuple[str, ...] = ()
+    asks: tuple[str, ...] = ()
+    origin: str = ""
+    depth: int = 0
+
+
+@dataclass
+class _Walker:
+    parts: list[Part] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    fork_bombs: list[str] = field(default_factory=list)
+    _pipes: itertools.count[int] = field(default_factory=itertools.count)
+    _home: str = field(default_factory=lambda: os.path.expanduser("~"))
+
+    # -- statements -------------------------------------------------------------------
+
+    def source(self, text: str, scope: _Scope, what: str) -> _Scope:
+        """Parse ``text`` and walk it; returns the scope after it (``cd`` applied)."""
+        # Parsers are not thread-safe: one per call.
+        from tree_sitter_language_pack import get_parser
+
+        tree = get_parser("bash").parse(text.encode("utf-8", "surrogateescape"))
+        root = tree.root_node
+        if root.has_error:
+            self.errors.append(f"{what} does not parse as bash ({_error_near(root)}), so "
+                               "agent-tui cannot tell what it would run")
+        return self._walk(root, scope)
+
+    def _walk(self, node: Any, scope: _Scope) -> _Scope:
+        kind = node.type
+        handler = _STATEMENTS.get(kind)
+        if handler is not None:
+            return handler(self, node, scope)
+        if kind in ("subshell", "pipeline"):
+            self._isolated(node, scope)
+            return scope
+        if kind in ("command_substitution", "process_substitution"):
+            self._substitution(node, scope)
+            return scope
+        for child in node.named_children:
+            if child.type != "comment":
+                scope = self._walk(child, scope)
+        return scope
+
+    def _isolated(self, node: Any, scope: _Scope) -> None:
+        """A subshell or a pipeline: ``cd`` inside stays inside."""
+        if node.type == "subshell":
+            self._walk_children(node, scope)
+            return
+        pipe = next(self._pipes)
+        stages = [c for c in node.named_children if c.type != "comment"]
+        for index, stage in enumerate(stages):
+            self._walk(stage, replace(scope, pipe=(pipe, index)))
+
+    def _walk_children(self, node: Any, scope: _Scope) -> _Scope:
+        for child in node.named_children:
+            if child.type != "comment":
+                scope = self._walk(child, scope)
+        return scope
+
+    def _function(self, node: Any, scope: _Scope) -> _Scope:
+        name = _text(node.child_by_field_name("name"))
+        before = len(self.parts)
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self._walk(body, scope)
+        calls = [p for p in self.parts[before:] if p.name == name]
+        if len(calls) > 1 or any(p.pipe is not None for p in calls):
+            self.fork_bombs.append(name)
+        return scope
+
+    def _assignment(self, node: Any, scope: _Scope) -> _Scope:
+        """``X=1`` on its own: a part with no command, judged by the name it sets."""
+        names = _assigned_names(node)
+        self._values(node, scope)
+        self.parts.append(Part(_text(node), (), assignments=names, cwd=scope.cwd,
+                               origin=scope.origin, pipe=scope.pipe,
+                               wrappers=scope.wrappers, asks=scope.asks))
+        return scope
+
+    def _declaration(self, node: Any, scope: _Scope) -> _Scope:
+        """``export X=1``, ``local y``: a command whose assignments are judged."""
+        words: list[Word] = []
+        names: list[str] = []
+        for child in node.children:
+            if child.type == "variable_assignment":
+                names.extend(_assigned_names(child))
+                self._values(child, scope)
+                words.append(Word(_text(child)))
+            elif child.is_named and child.type != "comment":
+                words.append(self._word(child, scope))
+            elif child.type in ("export", "declare", "local", "readonly", "typeset"):
+                words.append(Word(child.type))
+        self.parts.append(Part(_text(node), tuple(words), assignments=tuple(names),
+                               cwd=scope.cwd, origin=scope.origin, pipe=scope.pipe,
+                               redirects=scope.redirects, wrappers=scope.wrappers,
+                               asks=scope.asks))
+        return scope
+
+    def _redirected(self, node: Any, scope: _Scope) -> _Scope:
+        """A statement with redirections; they apply to every command in it."""
+        redirects: list[Redirect] = []
+        continuations: list[Any] = []
+        for child in node.children_by_field_name("redirect"):
+            redirects.extend(self._redirect(child, scope, continuations))
+        body = node.child_by_field_name("body")
+        pipe_cont = next((c for c in continuations if c.type == "pipeline"), None)
+        pipe = (next(self._pipes), 0) if pipe_cont is not None else scope.pipe
+        inner = replace(scope, redirects=scope.redirects + tuple(redirects), pipe=pipe)
+        if body is None:  # `> file` alone truncates or creates the file
+            self.parts.append(Part(_text(node), (), redirects=inner.redirects, cwd=scope.cwd,
+                                   origin=scope.origin, pipe=pipe, wrappers=scope.wrappers,
+                                   asks=scope.asks))
+            after = scope
+        else:
+            after = replace(self._walk(body, inner), redirects=scope.redirects, pipe=scope.pipe)
+        for cont in continuations:
+            if cont.type == "pipeline" and pipe is not None:
+                stages = [c for c in cont.named_children if c.type != "comment"]
+                for index, stage in enumerate(stages, start=1):
+                    self._walk(stage, replace(scope, pipe=(pipe[0], index)))
+            else:
+                after = self._walk(cont, after)
+        return after
+
+    def _redirect(self, node: Any, scope: _Scope, continuations: list[Any]) -> list[Redirect]:
+        """The redirections in ``node``; a heredoc's trailing ``| cmd`` or ``&& cmd`` go
+        to ``continuations`` (tree-sitter nests them in the heredoc)."""
+        kind = node.type
+        op = next((_text(c) for c in node.children if not c.is_named), "")
+        if kind == "file_redirect":
+            target = node.child_by_field_name("destination")
+            if target is None:
+                return []
+            return [Redirect(op, self._word(target, scope))]
+        if kind == "herestring_redirect":
+            word_node = next((c for c in node.named_children), None)
+            if word_node is None:
+                return []
+            word = self._word(word_node, scope)
+            return [Redirect("<<<", word, body=word.text + "\n", dynamic_body=word.dynamic)]
+        if kind != "heredoc_redirect":
+            return []
+        found: list[Redirect] = []
+        quoted = False
+        body_text, dynamic = "", False
+        inner: tuple[Part, ...] = ()
+        for child in node.children:
+            if child.type == "heredoc_start":
+                quoted = any(q in _text(child) for q in "'\"\\")
+            elif child.type == "heredoc_body":
+                body_text = _text(child)
+                if op == "<<-":
+                    body_text = re.sub(r"(?m)^\t+", "", body_text)
+                if not quoted:
+                    dynamic = any(c.type in _DYNAMIC_NODES for c in child.named_children)
+                    before = len(self.parts)
+                    self._values(child, scope)
+                    inner = tuple(self.parts[before:])
+            elif child.type in ("file_redirect", "herestring_redirect"):
+                found.extend(self._redirect(child, scope, continuations))
+            elif child.is_named and child.type not in ("heredoc_end", "comment"):
+                continuations.append(child)
+        body = Word(body_text, dynamic, inner)
+        return [Redirect("<<", body, body=body_text, dynamic_body=dynamic), *found]
+
+    # -- simple commands ---------------------------------------------------------------
+
+    def _command(self, node: Any, scope: _Scope) -> _Scope:
+        words: list[Word] = []
+        names: list[str] = []
+        redirects: list[Redirect] = []
+        continuations: list[Any] = []
+        for index, child in enumerate(node.children):
+            kind = child.type
+            if kind == "variable_assignment":
+                names.extend(_assigned_names(child))
+                self._values(child, scope)
+            elif kind == "command_name":
+                target = child.named_children[0] if child.named_children else child
+                words.append(self._word(target, scope))
+            elif kind in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+                redirects.extend(self._redirect(child, scope, continuations))
+            elif node.field_name_for_child(index) == "argument" or (
+                    child.is_named and kind != "comment"):
+                words.append(self._word(child, scope))
+        after = self._simple(_text(node), words, tuple(names),
+                             scope.redirects + tuple(redirects), scope)
+        for cont in continuations:
+            after = self._walk(cont, after)
+        return after
+
+    def _simple(self, text: str, words: list[Word], names: tuple[str, ...],
+                redirects: tuple[Redirect, ...], scope: _Scope) -> _Scope:
+        """Make the part of one simple command, looking through its wrappers."""
+        look = look_through(words)
+        cwd = scope.cwd
+        if look.chdir is not None:
+            cwd = _cd(cwd, look.chdir)
+        redirects = (redirects + tuple(Redirect("<", w) for w in look.reads)
+                     + tuple(Redirect(">", w) for w in look.writes))
+        wrappers = scope.wrappers + look.wrappers
+        asks = scope.asks + look.asks
+        origin = scope.origin or " ".join(w.text for w in words)
+        command = tuple(words[look.start:])
+        part = Part(text, tuple(words), look.start, redirects, cwd, names + look.assignments,
+                    wrappers, asks, origin=origin, pipe=scope.pipe, from_input=look.from_input)
+        name = part.name
+        inner_scope = replace(scope, cwd=cwd, redirects=redirects, wrappers=wrappers, asks=asks,
+                              origin=origin, depth=scope.depth + 1)
+        if name in SHELLS:
+            return self._shell(part, inner_scope, scope)
+        if name == "eval" and len(command) > 1:
+            if any(w.dynamic for w in command[1:]):
+                self.parts.append(replace(part, asks=asks + ("runs code built at run time "
+                                                             "(eval)",), code=command[1:]))
+                return scope
+            code = " ".join(w.text for w in command[1:])
+            after = self._reparse(code, replace(inner_scope, wrappers=wrappers + ("eval",)),
+                                  "the code given to eval")
+            return replace(scope, cwd=after.cwd)
+        if name == "watch" and look.watch_code is not None:
+            if look.watch_dynamic:
+                self.parts.append(replace(part, asks=asks + ("runs code built at run time "
+                                                             "(watch)",)))
+            else:
+                self._reparse(look.watch_code, replace(inner_scope, wrappers=wrappers + (
+                    "watch",)), "the command given to watch")
+            return scope
+        why = inline_code(part.argv) if name and INTERPRETER.match(name) else None
+        if why is not None:
+            part = replace(part, asks=part.asks + (why,), code=command[1:])
+        elif name and INTERPRETER.match(name) and _reads_stdin_code(part):
+            part = self._stdin_code(part, f"runs code it reads from its input ({name})") or part
+        if name == "find":
+            self._find_exec(part, inner_scope)
+        if name in ("source", ".") and len(command) > 1:
+            part = replace(part, code=command[1:])
+        self.parts.append(part)
+        if name in ("cd", "pushd", "popd") and not part.wrappers[len(scope.wrappers):]:
+            return replace(scope, cwd=_cd_target(cwd, part))
+        return scope
+
+    def _shell(self, part: Part, inner: _Scope, outer: _Scope) -> _Scope:
+        """``bash -c STRING``, ``sh script``, ``… | sh``: look into the code it runs."""
+        command = part.command
+        code_at, script = _shell_operands(part.argv)
+        label = f"{part.name} -c"
+        if code_at is not None:
+            if code_at >= len(command):
+                self.parts.append(part)
+            elif command[code_at].dynamic:
+                self.parts.append(replace(part, asks=part.asks + (
+                    f"runs code built at run time ({label})",), code=(command[code_at],)))
+            else:
+                self._reparse(command[code_at].text,
+                              replace(inner, wrappers=inner.wrappers + (label,)),
+                              f"the string given to {label}")
+            return outer
+        if script is not None:
+            word = command[script]
+            if word.process:  # `sh <(curl …)`: runs what the substitution prints
+                self.parts.append(replace(part, code=(word,), asks=part.asks + (
+                    "runs code another command prints (process substitution)",)))
+            else:
+                self.parts.append(part)
+            return outer
+        fed = self._stdin_code(part, f"runs the commands it reads from its input ({part.name})",
+                               inner)
+        if fed is not None:
+            self.parts.append(fed)
+        return outer
+
+    def _stdin_code(self, part: Part, why: str, inner: _Scope | None = None) -> Part | None:
+        """A shell or interpreter reading its program from its input.
+
+        A literal heredoc given to a shell is read like ``bash -c``'s string (and None is
+        returned: its commands are the parts); a file (``bash < x.sh``) runs like a script;
+        anything else asks with ``why``.
+        """
+        feeds = [r for r in part.redirects if r.stdin_text or r.reads]
+        if not feeds:
+            return replace(part, asks=part.asks + (why,), stdin_code=True)
+        last = feeds[-1]
+        if last.reads or last.target is None:
+            return part
+        body = last.target
+        if body.dynamic:
+            return replace(part, asks=part.asks + (
+                f"runs code built at run time ({part.name} <<)",), code=(body,))
+        if inner is None:
+            return replace(part, asks=part.asks + (why,), code=(body,))
+        self._reparse(body.text, replace(inner, wrappers=inner.wrappers + (
+            f"{part.name} <<",)), f"the heredoc given to {part.name}")
+        return None
+
+    def _reparse(self, code: str, scope: _Scope, what: str) -> _Scope:
+        if scope.depth > MAX_DEPTH:
+            self.parts.append(Part(code, (Word(code),), cwd=scope.cwd, origin=scope.origin,
+                                   asks=scope.asks + ("nests commands too deeply to check",)))
+            return scope
+        return self.source(code, scope, what)
+
+    def _find_exec(self, part: Part, scope: _Scope) -> None:
+        """``find … -exec CMD {} ;``: CMD is a part of its own, its arguments unknown."""
+        command = list(part.command)
+        index = 0
+        while index < len(command):
+            if command[index].text in ("-exec", "-execdir", "-ok", "-okdir"):
+                end = index + 1
+                while end < len(command) and command[end].text not in (";", "+"):
+                    end += 1
+                inner = command[index + 1:end]
+                if inner:
+                    text = " ".join(w.text for w in inner)
+                    before = len(self.parts)
+                    self._simple(text, inner, (), (), replace(
+                        scope, pipe=None, wrappers=scope.wrappers + ("find -exec",)))
+                    for i in range(before, len(self.parts)):
+                        self.parts[i] = replace(self.parts[i], from_input=True)
+                index = end
+            index += 1
+
+    # -- words ---------------------------------------------------------------------------
+
+    def _word(self, node: Any, scope: _Scope) -> Word:
+        kind = node.type
+        text = _text(node)
+        if kind == "word":
+            return Word(_unescape(text))
+        if kind in ("number", "brace_expression"):
+            return Word(text)
+        if kind == "raw_string":
+            return Word(text[1:-1])
+        if kind == "ansi_c_string":
+            return _ansi_c(text)
+        if kind in ("string", "translated_string"):
+            return self._string(node, scope)
+        if kind == "concatenation":
+            parts = [self._word(c, scope) for c in node.children]
+            return Word("".join(p.text for p in parts), any(p.dynamic for p in parts),
+                        tuple(i for p in parts for i in p.inner))
+        if kind in ("simple_expansion", "expansion"):
+            return self._expansion(node, scope)
+        if kind in ("command_substitution", "process_substitution"):
+            inner = self._substitution(node, scope)
+            if kind == "process_substitution":
+                return Word(text, False, inner, process=True)
+            return Word(text, True, inner)
+        before = len(self.parts)
+        self._values(node, scope)
+        return Word(text, True, tuple(self.parts[before:]))
+
+    def _string(self, node: Any, scope: _Scope) -> Word:
+        pieces: list[str] = []
+        dynamic = False
+        inner: list[Part] = []
+        for child in node.named_children:
+            if child.type == "string_content":
+                pieces.append(_unescape_dq(_text(child)))
+            else:
+                word = self._word(child, scope)
+                pieces.append(word.text)
+                dynamic = dynamic or word.dynamic
+                inner.extend(word.inner)
+        if dynamic:
+            return Word(_text(node), True, tuple(inner))
+        return Word("".join(pieces), False, tuple(inner))
+
+    def _expansion(self, node: Any, scope: _Scope) -> Word:
+        text = _text(node)
+        name = text.strip("${}")
+        if name == "HOME":
+            return Word(self._home)
+        if name == "PWD" and scope.cwd is not None:
+            return Word(str(scope.cwd))
+        before = len(self.parts)
+        self._values(node, scope)
+        return Word(text, True, tuple(self.parts[before:]))
+
+    def _substitution(self, node: Any, scope: _Scope) -> tuple[Part, ...]:
+        """``$( )``, backticks, ``<( )``: their commands run in a subshell of their own."""
+        before = len(self.parts)
+        inner = replace(scope, redirects=(), pipe=None)
+        for child in node.named_children:
+            if child.type != "comment":
+                inner = self._walk(child, inner)
+        return tuple(self.parts[before:])
+
+    def _values(self, node: Any, scope: _Scope) -> None:
+        """Walk the substitutions inside a value (an assignment, ``${x:-$(cmd)}``)."""
+        for child in node.named_children:
+            if child.type in ("command_substitution", "process_substitution"):
+                self._substitution(child, scope)
+            else:
+                self._values(child, scope)
+
+
+_STATEMENTS = {
+    "command": _Walker._command,
+    "redirected_statement": _Walker._redirected,
+    "function_definition": _Walker._function,
+    "variable_assignment": _Walker._assignment,
+    "variable_assignments": _Walker._assignment,
+    "declaration_command": _Walker._declaration,
+}
+
+
+def _shell_operands(argv: tuple[str, ...]) -> tuple[int | None, int | None]:
+    """For ``bash [options] …``: the index of ``-c``'s string, or of the script file."""
+    index, has_c = 1, False
+    while index < len(argv):
+        arg = argv[index]
+        if arg == "--":
+            index += 1
+            break
+        if arg in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            index += 2
+            continue
+        if arg.startswith("--"):
+            index += 1
+            continue
+        if len(arg) > 1 and arg[0] in "-+":
+            has_c = has_c or "c" in arg[1:]
+            if "s" in arg[1:]:
+                return (index + 1 if has_c else None), None
+            index += 1
+            continue
+        break
+    if has_c:
+        return index, None
+    if index < len(argv) and argv[index] != "-":
+        return None, index
+    return None, None
+
+
+def _reads_stdin_code(part: Part) -> bool:
+    """An interpreter (python, node…) given no script, no module and no inline code."""
+    for arg in part.argv[1:]:
+        if arg == "-":
+            return True
+        if arg in ("-m", "--module") or not arg.startswith("-"):
+            return False
+    return True
+
+
+def _cd_target(cwd: Path | None, part: Part) -> Path | None:
+    command = part.command
+    if part.name == "popd":
+        return None
+    operands = [w for w in command[1:] if not (w.text.startswith("-") and len(w.text) > 1)]
+    if not operands:
+        return Path(os.path.realpath(os.path.expanduser("~")))
+    target = operands[0]
+    if target.dynamic or target.text == "-":
+        return None
+    return _cd(cwd, target.text)
+
+
+def _cd(cwd: Path | None, target: str) -> Path | None:
+    path = os.path.expanduser(target)
+    if not os.path.isabs(path):
+        if cwd is None:
+            return None
+        path = os.path.join(cwd, path)
+    return Path(os.path.realpath(path))
+
+
+def _assigned_names(node: Any) -> tuple[str, ...]:
+    if node.type == "variable_assignments":
+        return tuple(n for c in node.named_children for n in _assigned_names(c))
+    name = node.child_by_field_name("name")
+    if name is None:
+        return ()
+    return (_text(name).split("[", 1)[0],)
+
+
+def _text(node: Any) -> str:
+    if node is None:
+        return ""
+    return node.text.decode("utf-8", "surrogateescape") if node.text is not None else ""
+
+
+def _unescape(text: str) -> str:
+    """An unquoted word: ``\\x`` is ``x``; a backslash-newline disappears."""
+    return re.sub(r"\\(.)", r"\1", text.replace("\\\n", ""), flags=re.S)
+
+
+def _unescape_dq(text: str) -> str:
+    """Inside double quotes only ``\\$``, ``\\```, ``\\"``, ``\\\\`` and newline escape."""
+    return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+def _ansi_c(text: str) -> Word:
+    """``$'\\x72m'`` is ``rm``: decode it, so escapes cannot hide a command's name."""
+    body = text[2:-1]
+    try:
+        decoded = body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except UnicodeDecodeError:
+        return Word(text, True)
+    return Word(decoded.replace("\\'", "'"))
+
+
+def _error_near(root: Any) -> str:
+    """Where the first parse error is, e.g. ``near "then fi" on line 2``."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            line = node.start_point[0] + 1
+            snippet = _text(node).strip().splitlines()[0][:40] if _text(node).strip() else ""
+            if node.is_missing:
+                return f"something is missing on line {line}"
+            return f"near `{snippet}` on line {line}"
+        stack.extend(reversed(node.children))
+    return "somewhere"

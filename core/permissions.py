@@ -24,7 +24,7 @@ from agent_tui.tools.base import Invocation, ToolKind
 
 from .permission_rules import READ_RULE_TOOLS, WRITE_RULE_TOOLS, RuleSet
 from .shell_analysis import Part, ShellAnalysis, analyse
-from .shell_policy import access, hard_denial
+from .shell_policy import access, hard_denial, risky_assignments
 from .workspace import Workspace
 
 NEVER_RUNS = "agent-tui never runs it"
@@ -290,6 +290,8 @@ def _judge(part: Part, analysis: ShellAnalysis, mode: str, workspace: Workspace,
             rule := _path_rule(rules, "ask", reads, writes, workspace)):
         return verdict(Verdict.ASK, f"the rule {rule.text} asks first", firm=True, by_rule=True)
     suggest = f"shell({part.line})"
+    if (risky := risky_assignments(part)) and mode != "yolo":
+        return verdict(Verdict.ASK, f"sets {risky[0]}, which can make commands run other programs")
     if part.asks:
         rule = rules.command("allow", tool, (part.written,))
         if rule is not None and (part.code or part.stdin_code) and (

@@ -50,6 +50,7 @@ class _Scope:
     asks: tuple[str, ...] = ()
     origin: str = ""
     depth: int = 0
+    bindings: tuple[tuple[str, str], ...] = ()  # loop variables over literal words
 
 
 @dataclass
@@ -116,6 +117,20 @@ class _Walker:
         if len(calls) > 1 or any(p.pipe is not None for p in calls):
             self.fork_bombs.append(name)
         return scope
+
+    def _for(self, node: Any, scope: _Scope) -> _Scope:
+        """``for f in *.py; do wc -l "$f"; done``: over literal words, ``$f`` is one of them,
+        judged as the glob or list ``{a,b}`` of them."""
+        name = _text(node.child_by_field_name("variable"))
+        values = [self._word(v, scope) for v in node.children_by_field_name("value")]
+        inner = scope
+        if values and not any(v.dynamic or set(v.text) & set("{},") for v in values):
+            text = values[0].text if len(values) == 1 else "{" + ",".join(
+                v.text for v in values) + "}"
+            inner = replace(scope, bindings=((name, text), *scope.bindings))
+        body = node.child_by_field_name("body")
+        after = self._walk(body, inner) if body is not None else scope
+        return replace(after, bindings=scope.bindings)
 
     def _assignment(self, node: Any, scope: _Scope) -> _Scope:
         """``X=1`` on its own: a part with no command, judged by the name it sets."""
@@ -328,6 +343,8 @@ class _Walker:
         """
         feeds = [r for r in part.redirects if r.stdin_text or r.reads]
         if not feeds:
+            if part.pipe is None or part.pipe[1] == 0:
+                return part  # its input is empty (/dev/null): it reads no program
             return replace(part, asks=part.asks + (why,), stdin_code=True)
         last = feeds[-1]
         if last.reads or last.target is None:
@@ -422,6 +439,9 @@ class _Walker:
             return Word(self._home)
         if name == "PWD" and scope.cwd is not None:
             return Word(str(scope.cwd))
+        bound = next((value for var, value in scope.bindings if var == name), None)
+        if bound is not None:
+            return Word(bound)
         before = len(self.parts)
         self._values(node, scope)
         return Word(text, True, tuple(self.parts[before:]))
@@ -451,6 +471,7 @@ _STATEMENTS = {
     "variable_assignment": _Walker._assignment,
     "variable_assignments": _Walker._assignment,
     "declaration_command": _Walker._declaration,
+    "for_statement": _Walker._for,
 }
 
 
@@ -487,7 +508,8 @@ def _reads_stdin_code(part: Part) -> bool:
     for arg in part.argv[1:]:
         if arg == "-":
             return True
-        if arg in ("-m", "--module") or not arg.startswith("-"):
+        if arg in ("-m", "--module", "-V", "--version", "-h", "--help", "-v") or (
+                not arg.startswith("-")):
             return False
     return True
 

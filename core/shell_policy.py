@@ -43,8 +43,11 @@ SYSTEM_DIRS = frozenset({
 _DISK = re.compile(r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|dm-|md|mapper/|rdisk)|"
                    r"^/proc/sysrq-trigger$")
 _GLOB = re.compile(r"[*?\[]")
-_SAFE_ASSIGNMENTS = re.compile(r"^(LC_\w+|LANG|LANGUAGE|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR\w*"
-                               r"|COLUMNS|LINES|TERM|GREP_COLORS?)$")
+_RISKY_VARIABLES = re.compile(
+    r"^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|CDPATH"
+    r"|HOME|GIT_\w+|\w*PAGER|EDITOR|VISUAL|LESS\w*|PYTHON\w*|NODE_OPTIONS|NODE_PATH"
+    r"|PERL\w*|RUBY\w*|GREP_OPTIONS)$")
+"""Variables that can make a later command run another program (or read another file)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +73,8 @@ _GREP_LONG = frozenset({
 SPECS: dict[str, _Spec] = {
     **{name: _Spec(paths="none") for name in NO_PATHS},
     **{name: _Spec() for name in (
-        "cat", "wc", "file", "rev", "comm", "tac", "md5sum", "sha1sum", "sha224sum",
+        "cat", "wc", "file", "rev", "comm", "tac", "md5sum", "sha1sum", "sha224sum", "base64",
+        "base32",
         "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "expand", "unexpand",
         "paste", "fold", "column", "strings", "od", "hexdump", "nl", "cmp", "stat")},
     "head": _Spec(takes="nc", long_takes=frozenset({"lines", "bytes"})),
@@ -115,10 +119,16 @@ _FIND_FORBIDDEN = {"-exec": "runs a command for each file", "-execdir": "runs a 
                    "command for each file", "-delete": "deletes files", "-fprint": "writes a "
                    "file", "-fprint0": "writes a file", "-fprintf": "writes a file",
                    "-fls": "writes a file"}
+def risky_assignments(part: Part) -> list[str]:
+    """The variables set for ``part`` that can make it run another program (``PATH``,
+    ``LD_PRELOAD``, ``GIT_*``…)."""
+    return [name for name in part.assignments if _RISKY_VARIABLES.match(name)]
+
+
 def access(part: Part, workspace: Workspace) -> Access:
     """Judge ``part`` against the read-only allowlist and find the files it names."""
     name = part.name
-    unsafe = [n for n in part.assignments if not _SAFE_ASSIGNMENTS.match(n)]
+    unsafe = risky_assignments(part)
     if not part.command:
         if unsafe:
             return Access(False, f"sets {unsafe[0]}, which can change what later commands run")

@@ -346,3 +346,95 @@ def test_a_malformed_rule_in_a_config_file_is_a_config_error(project):
     paths.user_config_file().write_text('deny_rules = ["shell("]\n')
     with pytest.raises(ConfigError, match="deny_rules.*is not a rule"):
         load_settings(project)
+
+
+# --------------------------------------------------------------------------- finer points
+
+
+def test_risky_variables_ask_even_when_the_command_is_allowed(build, project):
+    allowed = rules(allow=["shell(git status)"])
+    decision = decide(build("shell", command="LD_PRELOAD=./evil.so git status"), "default",
+                      project, allowed)
+    assert decision.verdict == Verdict.ASK and "sets LD_PRELOAD" in decision.reason
+    assert decision.rules == ()
+    assert decide(build("shell", command="FOO=1 LC_ALL=C git status"), "default", project,
+                  allowed).verdict == Verdict.ALLOW
+
+
+def test_inline_code_is_allowed_only_by_a_rule_naming_it_exactly(build, project):
+    call = build("shell", command="python3 -c 'print(1)'")
+    assert decide(call, "default", project, rules(allow=["shell(python3 *)"])).verdict == (
+        Verdict.ASK)
+    decision = decide(call, "default", project)
+    assert decision.rules == ("shell(python3 -c print(1))",)
+    assert decide(call, "default", project, rules(allow=list(decision.rules))).verdict == (
+        Verdict.ALLOW)
+    assert decide(call, "yolo", project).verdict == Verdict.ALLOW
+
+
+def test_sudo_asks_unless_a_rule_names_the_sudo(build, project):
+    call = build("shell", command="sudo apt-get install -y jq")
+    assert decide(call, "default", project, rules(allow=["shell(apt-get *)"])).verdict == (
+        Verdict.ASK)
+    assert decide(call, "default", project, rules(allow=["shell(sudo apt-get install *)"])
+                  ).verdict == Verdict.ALLOW
+
+
+def test_a_command_that_does_not_parse_asks_in_every_mode(build, project):
+    call = build("shell", command='echo "unterminated')
+    decision = decide(call, "yolo", project)
+    assert decision.verdict == Verdict.ASK and decision.any_mode
+    assert "does not parse as bash" in decision.reason and "rewrite it" in decision.reason
+    assert decide(call, "plan", project).verdict == Verdict.DENY
+    hidden = build("shell", command='rm -rf / "unterminated')
+    assert decide(hidden, "yolo", project).verdict == Verdict.DENY
+
+
+def test_a_working_dir_outside_the_project_is_outside(build, project, tmp_path):
+    call = build("shell", command="make", working_dir=str(tmp_path))
+    decision = decide(call, "default", project, rules(allow=["shell(make)"]))
+    assert decision.verdict == Verdict.ASK and "outside the project" in decision.reason
+    assert decide(build("shell", command="ls", working_dir=str(tmp_path)), "plan",
+                  project).verdict == Verdict.DENY
+
+
+async def test_session_rules_stop_the_asking_for_the_rest_of_the_session(fake_provider,
+                                                                       project):
+    from agent_tui.core.agent import Agent
+    from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
+    from agent_tui.core.providers.litellm import LitellmProvider
+    from tests.core.loop_helpers import settings_for
+    from tests.fakes.providers import Reply, ToolCall
+
+    asked: list[ApprovalRequest] = []
+
+    class SessionApprover:
+        """Answers like a person pressing `a` then `s` (or `e`, editing the command)."""
+
+        async def ask(self, request: ApprovalRequest) -> ApprovalResponse:
+            asked.append(request)
+            if "rm" in request.invocation.params.command:
+                return ApprovalResponse(True, "edited", edited_args={"command": "rm -rf ~"})
+            return ApprovalResponse(True, "always", remember=request.rules, scope="session")
+
+        async def review_summary(self, summary: str) -> str:
+            return summary
+
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch a.txt; ls"})]),
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch a.txt && pwd"})]),
+        Reply(tool_calls=[ToolCall("shell", {"command": "rm b.txt"})]),
+        Reply(text="done"),
+    )
+    settings = settings_for(fake_provider)
+    agent = Agent(LitellmProvider(settings), ToolRegistry(builtin_tools()), settings, project,
+                  SessionApprover(), lambda event: None)
+    result = await agent.run("go")
+    assert result.ok and agent.session_rules == ["shell(touch a.txt)"]
+    assert [r.invocation.params.command for r in asked] == ["touch a.txt; ls", "rm b.txt"]
+    assert asked[0].parts[0].verdict == Verdict.ASK and asked[0].parts[1].verdict == (
+        Verdict.ALLOW)
+    assert "Exit code: 0" in fake_provider.requests[2].tool_results()[-1]["content"]
+    refused = fake_provider.requests[3].tool_results()[-1]["content"]
+    assert "deletes your home folder" in refused and "never runs it" in refused
+    assert not paths.user_config_file().exists()

@@ -399,3 +399,19 @@ def test_ordinary_commands_are_not_hard_denied(project: Path, command: str) -> N
 def test_brace_expansion() -> None:
     assert brace_expand("a{b,c}d{1,2}") == ["abd1", "abd2", "acd1", "acd2"]
     assert brace_expand("plain") == ["plain"]
+
+
+def test_loop_variables_over_literal_words_are_those_words(project: Path) -> None:
+    parts = analyse('for f in src/*.py; do wc -l "$f"; done; for g in a b; do cat $g; done',
+                    project).parts
+    assert [p.line for p in parts] == ["wc -l src/*.py", "cat {a,b}"]
+    assert not any(p.dynamic for p in parts)
+    looped = analyse("for f in $(ls); do cat $f; done", project).parts
+    assert looped[1].dynamic
+
+
+def test_an_interpreter_reads_a_program_only_when_something_feeds_it(project: Path) -> None:
+    assert analyse("python3 --version", project).parts[0].asks == ()
+    assert analyse("python3", project).parts[0].asks == ()
+    piped = analyse("cat x.py | python3", project).parts[1]
+    assert piped.stdin_code and piped.asks == ("runs code it reads from its input (python3)",)

@@ -260,7 +260,9 @@ def _judge(part: Part, analysis: ShellAnalysis, mode: str, workspace: Workspace,
 
     if why := hard_denial(part, analysis, workspace):
         return verdict(Verdict.DENY, f"{why}; {NEVER_RUNS}")
-    lines = tuple(dict.fromkeys(x for x in (part.line, part.written) if x))
+    # As written, inside its wrappers, and with the program's bare name (`/bin/rm` is `rm`).
+    named = " ".join((part.name, *part.argv[1:])) if part.name else ""
+    lines = tuple(dict.fromkeys(x for x in (part.line, part.written, named) if x))
     if part.command and (rule := rules.command("deny", tool, lines)):
         return verdict(Verdict.DENY, f"denied by the rule {rule.text}", by_rule=True)
     acc = access(part, workspace)
@@ -286,6 +288,9 @@ def _judge(part: Part, analysis: ShellAnalysis, mode: str, workspace: Workspace,
         return verdict(Verdict.ASK, f"writes a protected file: {protected}", firm=True)
     if mode == "plan":
         return _judge_plan(part, acc.read_only, acc.why, reads, writes, workspace, verdict)
+    if rules.deny and (unseen := _unseen(part, reads)):
+        return verdict(Verdict.ASK, f"{unseen}, so your deny rules cannot be checked on it",
+                       firm=True)
     if part.command and (rule := rules.command("ask", tool, lines)) or (
             rule := _path_rule(rules, "ask", reads, writes, workspace)):
         return verdict(Verdict.ASK, f"the rule {rule.text} asks first", firm=True, by_rule=True)
@@ -323,6 +328,17 @@ def _judge(part: Part, analysis: ShellAnalysis, mode: str, workspace: Workspace,
         reason, target = problem
         return verdict(Verdict.ASK, reason, f"edit_file({target})" if target else None)
     return verdict(Verdict.ALLOW, allowed, by_rule=allowed.startswith("allowed by"))
+
+
+def _unseen(part: Part, reads: list[Path | None]) -> str | None:
+    """Why agent-tui cannot see what ``part`` runs or reads, or None when it can."""
+    if part.command and not part.name:
+        return "its program's name is only known at run time"
+    if part.code or part.stdin_code or any("env -S" in why for why in part.asks):
+        return "it runs code agent-tui does not analyse"
+    if any(path is None for path in reads):
+        return "it reads a path only known at run time"
+    return None
 
 
 def _judge_plan(part: Part, read_only: bool, why: str, reads: list[Path | None],

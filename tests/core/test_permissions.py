@@ -438,3 +438,24 @@ async def test_session_rules_stop_the_asking_for_the_rest_of_the_session(fake_pr
     refused = fake_provider.requests[3].tool_results()[-1]["content"]
     assert "deletes your home folder" in refused and "never runs it" in refused
     assert not paths.user_config_file().exists()
+
+
+@pytest.mark.parametrize(("command", "unseen"), [
+    ("a=rm; $a -rf x", "its program's name is only known at run time"),
+    ("python3 -c 'print(open(\".env\").read())'", "it runs code agent-tui does not analyse"),
+    ("cat $(echo .env)", "it reads a path only known at run time"),
+    ("env -S 'rm -rf x'", "it runs code agent-tui does not analyse"),
+])
+def test_with_deny_rules_what_cannot_be_seen_asks_in_every_mode(build, project, command, unseen):
+    deny = rules(allow=["shell(*)"], deny=["shell(rm *)", "read_file(.env)"])
+    decision = decide(build("shell", command=command), "yolo", project, deny)
+    assert decision.verdict == Verdict.ASK and decision.any_mode
+    assert f"{unseen}, so your deny rules cannot be checked on it" in decision.reason
+    assert decide(build("shell", command=command), "yolo", project).verdict == Verdict.ALLOW
+
+
+def test_a_deny_rule_catches_the_program_by_any_path(build, project):
+    deny = rules(deny=["shell(rm *)"])
+    for command in ("/bin/rm -rf x", "\\rm -rf x", "r''m -rf x", "command rm x"):
+        assert decide(build("shell", command=command), "yolo", project, deny).verdict == (
+            Verdict.DENY), command

@@ -450,3 +450,30 @@ def fork(source_id: str, upto_event_index: int, *, new_id: str | None = None) ->
         if events:  # one write and one fsync for the lot; they were redacted already
             store._write(b"".join(encode_record(e) for e in events))
     return new_id
+
+
+def turn_starts(events: list[dict[str, Any]]) -> list[int]:
+    """Where each turn begins: the indexes of the ``user_message`` records, in order.
+
+    Turn N (counting from 0) is the N-th prompt of the session and what followed it.
+    """
+    return [i for i, event in enumerate(events) if event.get("type") == "user_message"]
+
+
+def fork_before_turn(source_id: str, turn: int | None = None) -> str:
+    """Fork ``source_id`` keeping the turns before ``turn`` (None: the whole session).
+
+    Raises:
+        SessionNotFound: No such source.
+        SessionError: The session has no such turn.
+    """
+    log = read_events(source_id)
+    if turn is None:
+        return fork(source_id, len(log.events) - 1)
+    starts = turn_starts(log.events)
+    if not 0 <= turn <= len(starts):
+        raise SessionError(
+            f"session {source_id} has turns 0 to {len(starts) - 1}; pick one of them "
+            f"(or {len(starts)} to keep them all)")
+    upto = starts[turn] - 1 if turn < len(starts) else len(log.events) - 1
+    return fork(source_id, upto)

@@ -524,17 +524,10 @@ class AgentApp(App[None]):
             self.notice(f"Already in session {target}.")
             return
         if action.kind == "fork":
-            from agent_tui.core.session import SessionError, fork, read_events
-
-            try:
-                log = await asyncio.to_thread(read_events, target)
-                target = await asyncio.to_thread(fork, target, len(log.events) - 1)
-            except SessionError as exc:
-                self.notice(f"Could not fork: {exc}", error=True)
-                return
+            await self.fork_into(target, action.turn)
+            return
         if await self.switch_session(target):
-            verb = "Forked" if action.kind == "fork" else "Resumed"
-            self.notice(f"{verb}: now in session {target}.")
+            self.notice(f"Resumed: now in session {target}.")
 
     async def inspect_context(self) -> None:
         """``/context``: every item in the context with its tokens; pin, dehydrate, drop."""
@@ -550,35 +543,61 @@ class AgentApp(App[None]):
         await self.push_screen(ContextInspector(await self._ensure_agent()))
 
     async def fork_session(self, arg: str = "") -> None:
-        """``/fork [TURN]``: go on in a copy of this session, whole or up to turn TURN."""
-        from agent_tui.core.session import SessionError, fork, read_events
-
+        """``/fork [TURN]``: go on in a copy of this session, whole or before turn TURN."""
         if self.busy:
             self.notice("Wait for the turn to finish (or press Esc) before forking.", error=True)
             return
         if self.opened is None:
             self.notice("This workbench keeps no session log to fork.", error=True)
             return
-        try:
-            log = await asyncio.to_thread(read_events, self.session_id)
-            prompts = [i for i, e in enumerate(log.events) if e.get("type") == "user_message"]
-            upto = len(log.events) - 1
-            if arg:
-                turn = int(arg)
-                if not 0 <= turn <= len(prompts):
-                    raise ValueError
-                upto = prompts[turn] - 1 if turn < len(prompts) else upto
-            new_id = await asyncio.to_thread(fork, self.session_id, upto)
-        except ValueError:
-            self.notice(f"Usage: /fork [TURN], TURN from 0 to {len(prompts)}", error=True)
+        if arg and not arg.strip().isdigit():
+            self.notice("Usage: /fork [TURN]: TURN is a turn number, 0 for the first prompt.",
+                        error=True)
             return
+        await self.fork_into(self.session_id, int(arg) if arg else None)
+
+    async def fork_into(self, source_id: str, turn: int | None = None, *,
+                        announce: bool = True) -> str | None:
+        """Go on in a copy of ``source_id``: whole, or keeping the turns before ``turn``.
+
+        The copy keeps the checkpoints of the turns it keeps (so /undo and /diff go on
+        working), and the prompt of turn ``turn`` comes back in the prompt box, to edit and
+        send again. Returns the new session's id, or None (the person was told why).
+        """
+        from agent_tui.core.checkpoints import CheckpointError, Checkpoints
+        from agent_tui.core.session import (
+            SessionError,
+            fork_before_turn,
+            read_events,
+            turn_starts,
+        )
+
+        try:
+            log = await asyncio.to_thread(read_events, source_id)
+            new_id = await asyncio.to_thread(fork_before_turn, source_id, turn)
         except SessionError as exc:
             self.notice(f"Could not fork: {exc}", error=True)
-            return
-        old_id = self.session_id
-        if await self.switch_session(new_id):
-            self.notice(f"Forked session {old_id} into {new_id}"
-                        + (f" at turn {arg}." if arg else "."))
+            return None
+        starts = turn_starts(log.events)
+        kept = len(starts) if turn is None else turn
+        if self._checkpoints() is not None:
+            try:
+                await asyncio.to_thread(Checkpoints(self.workdir, new_id).inherit, source_id,
+                                        kept)
+            except CheckpointError as exc:
+                self.notice(f"The copy starts without the checkpoints of {source_id}: {exc}",
+                            error=True)
+        if not await self.switch_session(new_id):
+            return None
+        if announce:
+            where = "" if turn is None else f" before turn {turn}"
+            self.notice(f"Forked session {source_id}{where}: now in session {new_id}; "
+                        f"session {source_id} stays whole in the browser (Ctrl+R).")
+        if turn is not None and turn < len(starts):
+            box = self.query_one(PromptInput)
+            box.text = str(log.events[starts[turn]].get("text", ""))
+            box.focus()
+        return new_id
 
     async def switch_session(self, session_id: str) -> bool:
         """Leave the current session and go on with ``session_id`` (redrawn from its log)."""
@@ -661,8 +680,7 @@ class AgentApp(App[None]):
         await self.push_screen(screen, self._on_rewind)
 
     async def _on_rewind(self, choice: RewindChoice | None) -> None:
-        from agent_tui.core.checkpoints import CheckpointError, Checkpoints
-        from agent_tui.core.session import SessionError, fork, read_events
+        from agent_tui.core.checkpoints import CheckpointError
 
         if choice is None:
             return
@@ -676,8 +694,7 @@ class AgentApp(App[None]):
         try:
             if choice.files and checkpoints is not None:
                 restored = await asyncio.to_thread(checkpoints.restore, turn)
-            log = await asyncio.to_thread(read_events, old_id)
-        except (CheckpointError, SessionError) as exc:
+        except CheckpointError as exc:
             self.notice(f"Could not rewind: {exc}", error=True)
             return
         files = (f" Files: {_file_list(restored)} back as before turn {turn}."
@@ -689,19 +706,15 @@ class AgentApp(App[None]):
                 f"changes of turn {turn} and later are gone; {_file_list(restored)} are back "
                 "as they were. Read a file again before you change it.")
             return
-        starts = [i for i, e in enumerate(log.events) if e.get("type") == "user_message"]
-        prompt = str(log.events[starts[turn]].get("text", ""))
         kept_on_disk: list[str] = []
-        try:
-            new_id = await asyncio.to_thread(fork, old_id, starts[turn] - 1)
-            if checkpoints is not None:
-                await asyncio.to_thread(Checkpoints(self.workdir, new_id).inherit, old_id, turn)
-                if not choice.files:
-                    kept_on_disk = await asyncio.to_thread(_changed_since, checkpoints, turn)
-        except (CheckpointError, SessionError) as exc:
-            self.notice(f"Could not rewind the conversation: {exc}", error=True)
-            return
-        if not await self.switch_session(new_id):
+        if checkpoints is not None and not choice.files:
+            try:
+                kept_on_disk = await asyncio.to_thread(_changed_since, checkpoints, turn)
+            except CheckpointError as exc:
+                self.notice(f"Could not list the files changed since turn {turn}: {exc}",
+                            error=True)
+        new_id = await self.fork_into(old_id, turn, announce=False)
+        if new_id is None:
             return
         self.notice(f"Rewound the conversation to before turn {turn}: now in session {new_id};"
                     f" session {old_id} stays whole in the browser (Ctrl+R).{files}")
@@ -710,9 +723,6 @@ class AgentApp(App[None]):
                 f"The conversation was rewound to before this prompt, but the files were left "
                 f"as they are: changes made after it are still on disk in "
                 f"{', '.join(kept_on_disk)}. Read a file again before you change it.")
-        box = self.query_one(PromptInput)
-        box.text = prompt
-        box.focus()
 
     async def action_review_changes(self) -> None:
         """F7: review the files this session changed (as ``/diff``)."""

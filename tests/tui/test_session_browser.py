@@ -11,12 +11,17 @@ import pytest
 from textual import work
 from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Markdown, Static
+from textual.widgets import DataTable, Markdown, OptionList, Static
 
 from agent_tui.core import paths
 from agent_tui.core.session import SessionStore
 from agent_tui.themes import THEMES
-from agent_tui.tui.screens.session_browser import BrowserAction, ConfirmDelete, SessionBrowser
+from agent_tui.tui.screens.session_browser import (
+    BrowserAction,
+    ConfirmDelete,
+    SessionBrowser,
+    TurnPicker,
+)
 
 SIZE = (120, 36)
 _UNSET: Any = object()
@@ -197,6 +202,39 @@ async def test_f_forks_and_x_exports(tmp_path: Path) -> None:
         await pilot.press("down", "down", "x")
         await pilot.pause()
     assert app.answer == BrowserAction("export", "s-parser")
+
+
+async def test_t_forks_before_a_turn_picked_from_the_list(tmp_path: Path) -> None:
+    with SessionStore.create("s-three", project=tmp_path, model="openai/gpt-4.1") as store:
+        for n in range(3):
+            store.append({"type": "user_message", "text": f"prompt number {n}\nmore"})
+            store.append({"type": "assistant_message", "text": f"answer {n}", "tool_calls": []})
+    app = BrowserHost()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        picker = app.screen
+        assert isinstance(picker, TurnPicker)
+        options = picker.query_one("#turns", OptionList)
+        assert [str(options.get_option_at_index(i).prompt) for i in range(3)] == [
+            "  0 prompt number 0", "  1 prompt number 1", "  2 prompt number 2"]
+        assert options.highlighted == 2  # the newest turn first
+        await pilot.press("up", "enter")
+        await settle(pilot)
+    assert app.answer == BrowserAction("fork", "s-three", 1)
+
+
+async def test_escape_in_the_turn_picker_goes_back_to_the_browser(tmp_path: Path) -> None:
+    three_sessions(tmp_path)
+    app = BrowserHost()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is app.browser and app.answer is _UNSET
 
 
 async def test_d_deletes_after_confirmation(tmp_path: Path) -> None:

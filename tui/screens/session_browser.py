@@ -17,9 +17,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Input, Label, Markdown, Static
+from textual.widgets import DataTable, Input, Label, Markdown, OptionList, Static
+from textual.widgets.option_list import Option
 
-from agent_tui.core.session import SessionError, SessionLocked, read_events
+from agent_tui.core.session import SessionError, SessionLocked, read_events, turn_starts
 from agent_tui.core.session_export import to_markdown
 from agent_tui.core.session_index import SessionIndex, SessionSummary
 
@@ -46,10 +47,12 @@ class BrowserAction:
     Attributes:
         kind: ``resume``, ``fork`` or ``export``.
         session_id: The chosen session.
+        turn: For a fork, keep only the turns before this one (None: the whole session).
     """
 
     kind: ActionKind
     session_id: str
+    turn: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,11 +143,58 @@ class ConfirmDelete(ModalScreen[bool]):
         self.dismiss(yes)
 
 
+class TurnPicker(ModalScreen["int | None"]):
+    """Picks the turn of a session to fork before; ``enter`` picks, ``escape`` goes back.
+
+    Lists every turn (its number and the first line of its prompt), newest last and
+    highlighted; dismisses with the turn's number.
+    """
+
+    CSS_PATH = "session_browser.tcss"
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "back")]
+
+    def __init__(self, session_id: str, events: list[dict[str, Any]]) -> None:
+        """List the turns of ``events``, the records of session ``session_id``."""
+        super().__init__()
+        self.session_id = session_id
+        self.prompts = [str(events[i].get("text", "")) for i in turn_starts(events)]
+
+    def compose(self) -> ComposeResult:
+        """The turns and the keys."""
+        with Vertical(id="turn-dialog"):
+            yield Label("Fork before which turn?", id="turn-title")
+            yield Static("The copy keeps the turns above the one you pick; its prompt comes "
+                         "back in the prompt box to edit. The original stays as it is.",
+                         id="turn-what")
+            yield OptionList(*(Option(Text.assemble((f"{n:>3} ", "bold"), _clip(
+                (prompt.strip().splitlines() or [""])[0], 70)), id=str(n))
+                for n, prompt in enumerate(self.prompts)), id="turns")
+            yield Static(_help([("enter", "fork before it"), ("esc", "back")]),
+                         id="turn-keys")
+
+    def on_mount(self) -> None:
+        """Highlight the newest turn."""
+        turns = self.query_one("#turns", OptionList)
+        if self.prompts:
+            turns.highlighted = len(self.prompts) - 1
+        turns.focus()
+
+    @on(OptionList.OptionSelected, "#turns")
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(int(event.option.id or 0))
+
+    def action_back(self) -> None:
+        """Go back to the browser without forking."""
+        self.dismiss(None)
+
+
 class SessionBrowser(Screen["BrowserAction | None"]):
     """A searchable, sortable table of the recorded sessions with a transcript preview.
 
-    Dismisses with a :class:`BrowserAction` (``enter`` resume, ``f`` fork, ``x`` export)
-    or None (``escape``/``q``); doing the action is the caller's job. ``d`` deletes the
+    Dismisses with a :class:`BrowserAction` (``enter`` resume, ``f`` fork, ``t`` fork before
+    a turn picked in a :class:`TurnPicker`, ``x`` export) or None (``escape``/``q``); doing the action is the caller's job. ``d`` deletes the
     highlighted session after a :class:`ConfirmDelete` (a session open in an agent-tui is
     refused with a note). Search text is matched against message text, or, after
     ``file:``, against the paths of the files a session changed.
@@ -160,6 +210,7 @@ class SessionBrowser(Screen["BrowserAction | None"]):
         Binding("escape", "close", "close", show=False),
         Binding("q", "close", "close", show=False),
         Binding("f", "choose('fork')", "fork", show=False),
+        Binding("t", "fork_at_turn", "fork at a turn", show=False),
         Binding("x", "choose('export')", "export", show=False),
         Binding("d", "delete", "delete", show=False),
         Binding("s", "cycle_sort", "sort", show=False),
@@ -193,7 +244,8 @@ class SessionBrowser(Screen["BrowserAction | None"]):
                 yield Markdown("", id="preview")
         with Horizontal(id="footer"):
             yield Static("Loading sessions…", id="status", markup=False)
-            yield Static(_help([("enter", "resume"), ("f", "fork"), ("x", "export"),
+            yield Static(_help([("enter", "resume"), ("f", "fork"), ("t", "fork at a turn"),
+                                ("x", "export"),
                                 ("d", "delete"), ("s", "sort"), ("/", "search"),
                                 ("esc", "close")]), id="keys")
 
@@ -360,6 +412,27 @@ class SessionBrowser(Screen["BrowserAction | None"]):
                         severity="warning")
             return
         self.dismiss(BrowserAction(kind, session_id))
+
+    @work(exclusive=True, group="turns")
+    async def action_fork_at_turn(self) -> None:
+        """Pick a turn of the highlighted session, then dismiss with a fork before it."""
+        session_id = self.highlighted_id
+        if session_id is None:
+            self.notify("No session is selected: clear the search or press esc.",
+                        severity="warning")
+            return
+        try:
+            log = await asyncio.to_thread(read_events, session_id)
+        except SessionError as exc:
+            self.notify(f"Cannot read this session: {exc}", severity="error")
+            return
+        if not turn_starts(log.events):
+            self.notify("This session has no turns yet; press f to fork it whole.",
+                        severity="warning")
+            return
+        turn = await self.app.push_screen_wait(TurnPicker(session_id, log.events))
+        if turn is not None:
+            self.dismiss(BrowserAction("fork", session_id, turn))
 
     def action_close(self) -> None:
         """Leave without choosing."""

@@ -12,6 +12,9 @@ turn, and the median and minimum are printed:
   lines 1-2000, numbered, with the header's size and line count and the partial-view note;
 * the same for lines 500,001-502,000 (a page deep in the file: the lines before it are
   counted, not decoded);
+* the default page again, read the first time in a session (a fresh context each run, so the
+  whole file is hashed for the read-before-edit record, see tools/read_ledger.py); the rows
+  above read pages of a file the session has read already;
 * ``head -n 2000 FILE`` and ``sed -n 1,2000p FILE`` as subprocesses (output to a pipe that
   is read and dropped): baselines that include process start-up, which read_file does not
   pay, so the fair comparison is against the goal: under 50 ms for the first page.
@@ -72,9 +75,10 @@ def main() -> int:
         ctx = ToolContext(workdir=folder, output_dir=folder)
         tool = ReadFileTool()
 
-        def page(**extra: int) -> Callable[[], object]:
+        def page(*, fresh: bool = False, **extra: int) -> Callable[[], object]:
             def run() -> object:
-                result = tool.build({"file_path": path.name, **extra}, ctx).read()
+                context = ToolContext(workdir=folder, output_dir=folder) if fresh else ctx
+                result = tool.build({"file_path": path.name, **extra}, context).read()
                 assert result.ok, result.error
                 return result
             return run
@@ -86,6 +90,7 @@ def main() -> int:
         rows = [
             ("read_file, lines 1-2000 (in-process)", page()),
             ("read_file, lines 500,001-502,000", page(start_line=500_001)),
+            ("read_file, lines 1-2000, first read", page(fresh=True)),
             ("head -n 2000 (subprocess)", command("head", "-n", "2000")),
             ("sed -n 1,2000p (subprocess)", command("sed", "-n", "1,2000p")),
         ]
@@ -98,7 +103,8 @@ def main() -> int:
         print(f"{name:40} {statistics.median(times):7.1f}ms {min(times):7.1f}ms")
     first = statistics.median(results[rows[0][0]])
     verdict = "PASS" if first < GOAL_MS else "MISS"
-    print(f"goal: first page under {GOAL_MS:.0f} ms: {first:.1f} ms median, {verdict}")
+    print(f"goal: first page under {GOAL_MS:.0f} ms: {first:.1f} ms median, {verdict} "
+          "(a session's first read of the file also hashes it: see the 'first read' row)")
     return 0 if verdict == "PASS" else 1
 
 

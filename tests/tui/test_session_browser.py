@@ -103,6 +103,16 @@ async def settle(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
+async def picker_on(pilot: Pilot[Any]) -> TurnPicker:
+    """Wait for the turn picker (the browser's worker waits on it, so ``settle`` cannot)."""
+    for _ in range(500):
+        if isinstance(pilot.app.screen, TurnPicker):
+            await pilot.pause()
+            return pilot.app.screen
+        await pilot.pause(0.01)
+    raise AssertionError("the turn picker did not open")
+
+
 def listed(pilot: Pilot[Any]) -> list[str]:
     table = pilot.app.screen.query_one("#sessions", DataTable)
     return [str(key.value) for key in table.rows]
@@ -213,8 +223,7 @@ async def test_t_forks_before_a_turn_picked_from_the_list(tmp_path: Path) -> Non
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("t")
-        await settle(pilot)
-        picker = app.screen
+        picker = await picker_on(pilot)
         assert isinstance(picker, TurnPicker)
         options = picker.query_one("#turns", OptionList)
         assert [str(options.get_option_at_index(i).prompt) for i in range(3)] == [
@@ -231,7 +240,7 @@ async def test_escape_in_the_turn_picker_goes_back_to_the_browser(tmp_path: Path
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("t")
-        await settle(pilot)
+        await picker_on(pilot)
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is app.browser and app.answer is _UNSET

@@ -50,7 +50,7 @@ from .prompts import system_prompt
 from .providers.base import Message, ModelReply, Provider, ProviderError, ToolCallRequest
 from .resume import TRANSIENT_EVENTS, RestoredSession, restore, with_notes
 from .retry import RetryPolicy
-from .session import SessionLog, SessionStore
+from .session import SessionLog, SessionStore, turn_starts
 from .subprocess_env import subprocess_env
 
 
@@ -155,7 +155,7 @@ class Agent:
         self.messages[1:] = restored.messages
         self.usage = restored.usage
         self._notes = list(restored.notes)
-        self._next_turn = _prompt_count(log.events)
+        self._next_turn = len(turn_starts(log.events))
         # A crash mid-call leaves calls without results; providers reject such a history.
         self._close_dangling_calls()
         return restored
@@ -220,7 +220,7 @@ class Agent:
         if self._next_turn is None:
             assert self.session is not None
             log = await asyncio.to_thread(self.session.read)
-            self._next_turn = _prompt_count(log.events)
+            self._next_turn = len(turn_starts(log.events))
         self._turn = self._next_turn
         self._next_turn += 1
         self._turn_snapshot = ""
@@ -504,10 +504,6 @@ class Agent:
         if note:
             result.llm_content = note + result.llm_content
         return result
-
-
-def _prompt_count(events: list[dict[str, Any]]) -> int:
-    return sum(1 for event in events if event.get("type") == "user_message")
 
 
 def _loads(arguments: str) -> Any:

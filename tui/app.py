@@ -45,7 +45,9 @@ from agent_tui.themes import STYLESHEET, THEMES
 
 from .approver import TuiApprover
 from .bridge import AgentEvent, EventBridge
+from .change_actions import ChangeActions
 from .commands import SLASH_COMMANDS
+from .session_actions import SessionActions
 from .widgets.conversation import (
     BlockRecord,
     ConversationView,
@@ -65,11 +67,8 @@ NO_MODEL = ("No model is configured. Type /model NAME (e.g. /model openai/gpt-4.
 
 if TYPE_CHECKING:
     from agent_tui.core.agent import Agent
-    from agent_tui.core.checkpoints import Checkpoints
     from agent_tui.core.session import SessionLog
     from agent_tui.core.session_start import OpenedSession
-
-    from .screens.rewind import RewindChoice
 
 
 HELP_TEXT = """\
@@ -90,7 +89,7 @@ of it with your next prompt
                                  SLASH_COMMANDS.items())
 
 
-class AgentApp(App[None]):
+class AgentApp(SessionActions, ChangeActions, App[None]):
     """The agent-tui workbench on one project folder."""
 
     CSS_PATH = str(STYLESHEET)
@@ -504,31 +503,6 @@ class AgentApp(App[None]):
         self.query_one(StatusBar).mode = mode
         self.notify(f"Approval mode: {mode}", timeout=2)
 
-    def action_browse_sessions(self) -> None:
-        """Ctrl+R or ``/sessions``: the session browser; resume, fork or export from it."""
-        from .screens.session_browser import SessionBrowser
-
-        self.push_screen(SessionBrowser(project=None), self._on_browser_action)
-
-    async def _on_browser_action(self, action: Any) -> None:
-        if action is None:
-            return
-        if action.kind == "export":
-            await self.export_session(session_id=action.session_id)
-            return
-        if self.busy:
-            self.notice("Wait for the turn to finish (or press Esc) first.", error=True)
-            return
-        target = action.session_id
-        if action.kind == "resume" and target == self.session_id:
-            self.notice(f"Already in session {target}.")
-            return
-        if action.kind == "fork":
-            await self.fork_into(target, action.turn)
-            return
-        if await self.switch_session(target):
-            self.notice(f"Resumed: now in session {target}.")
-
     async def inspect_context(self) -> None:
         """``/context``: every item in the context with its tokens; pin, dehydrate, drop."""
         if self.busy:
@@ -541,268 +515,6 @@ class AgentApp(App[None]):
         from .screens.context_inspector import ContextInspector
 
         await self.push_screen(ContextInspector(await self._ensure_agent()))
-
-    async def fork_session(self, arg: str = "") -> None:
-        """``/fork [TURN]``: go on in a copy of this session, whole or before turn TURN."""
-        if self.busy:
-            self.notice("Wait for the turn to finish (or press Esc) before forking.", error=True)
-            return
-        if self.opened is None:
-            self.notice("This workbench keeps no session log to fork.", error=True)
-            return
-        if arg and not arg.strip().isdigit():
-            self.notice("Usage: /fork [TURN]: TURN is a turn number, 0 for the first prompt.",
-                        error=True)
-            return
-        await self.fork_into(self.session_id, int(arg) if arg else None)
-
-    async def fork_into(self, source_id: str, turn: int | None = None, *,
-                        announce: bool = True) -> str | None:
-        """Go on in a copy of ``source_id``: whole, or keeping the turns before ``turn``.
-
-        The copy keeps the checkpoints of the turns it keeps (so /undo and /diff go on
-        working), and the prompt of turn ``turn`` comes back in the prompt box, to edit and
-        send again. Returns the new session's id, or None (the person was told why).
-        """
-        from agent_tui.core.checkpoints import CheckpointError, Checkpoints
-        from agent_tui.core.session import (
-            SessionError,
-            fork_before_turn,
-            read_events,
-            turn_starts,
-        )
-
-        try:
-            log = await asyncio.to_thread(read_events, source_id)
-            new_id = await asyncio.to_thread(fork_before_turn, source_id, turn)
-        except SessionError as exc:
-            self.notice(f"Could not fork: {exc}", error=True)
-            return None
-        starts = turn_starts(log.events)
-        kept = len(starts) if turn is None else turn
-        if self._checkpoints() is not None:
-            try:
-                await asyncio.to_thread(Checkpoints(self.workdir, new_id).inherit, source_id,
-                                        kept)
-            except CheckpointError as exc:
-                self.notice(f"The copy starts without the checkpoints of {source_id}: {exc}",
-                            error=True)
-        if not await self.switch_session(new_id):
-            return None
-        if announce:
-            where = "" if turn is None else f" before turn {turn}"
-            self.notice(f"Forked session {source_id}{where}: now in session {new_id}; "
-                        f"session {source_id} stays whole in the browser (Ctrl+R).")
-        if turn is not None and turn < len(starts):
-            box = self.query_one(PromptInput)
-            box.text = str(log.events[starts[turn]].get("text", ""))
-            box.focus()
-        return new_id
-
-    async def switch_session(self, session_id: str) -> bool:
-        """Leave the current session and go on with ``session_id`` (redrawn from its log)."""
-        from agent_tui.core.session import SessionError
-        from agent_tui.core.session_start import close_session, open_session
-
-        try:
-            opened = open_session(self.workdir, self.settings.model or "", resume=session_id)
-        except SessionError as exc:
-            self.notice(f"Could not open session {session_id}: {exc}", error=True)
-            return False
-        if self.opened is not None:
-            close_session(self.opened)
-        self.opened = opened
-        await self._reset_view(session_id)
-        if opened.log is not None:
-            await self.show_restored(opened.log)
-        return True
-
-    # -- checkpoints: /undo and /rewind ------------------------------------------------
-
-    def _checkpoints(self) -> Checkpoints | None:
-        """This session's checkpoints; None when they are off (no git, or a home folder)."""
-        from agent_tui.core.checkpoints import Checkpoints, checkpoints_off
-
-        if self.agent is not None:
-            return self.agent.checkpoints
-        return (Checkpoints(self.workdir, self.session_id)
-                if checkpoints_off(self.workdir) is None else None)
-
-    async def undo_turn(self) -> None:
-        """``/undo``: put back the files of the last turn that changed some, and say so."""
-        from agent_tui.core.checkpoints import CheckpointError, checkpoints_off
-
-        if self.busy:
-            self.notice("Wait for the turn to finish (or press Esc) before undoing.", error=True)
-            return
-        checkpoints = self._checkpoints()
-        if checkpoints is None:
-            self.notice(checkpoints_off(self.workdir) or "Checkpoints are off.", error=True)
-            return
-        try:
-            turn = await asyncio.to_thread(checkpoints.last_undoable)
-            if turn is None:
-                self.notice("Nothing to undo: no turn of this session changed files, or they "
-                            "are all undone already.")
-                return
-            restored = await asyncio.to_thread(checkpoints.restore, turn)
-        except CheckpointError as exc:
-            self.notice(f"Could not undo: {exc}", error=True)
-            return
-        self.notice(f"Undid turn {turn}: {_file_list(restored)} back as before it. "
-                    "/undo again undoes the turn before it.")
-        await self._tell_model(f"The person undid turn {turn} with /undo: its file changes are "
-                               f"gone; {_file_list(restored)} are back as they were before it. "
-                               "Read a file again before you change it.")
-
-    async def rewind(self) -> None:
-        """``/rewind``: pick a turn; go back to before it in the conversation, files or both."""
-        from agent_tui.core.checkpoints import CheckpointError
-        from agent_tui.core.session import SessionError, read_events
-
-        from .screens.rewind import RewindScreen, turn_rows
-
-        if self.busy:
-            self.notice("Wait for the turn to finish (or press Esc) before rewinding.",
-                        error=True)
-            return
-        if self.opened is None:
-            self.notice("This workbench keeps no session log to rewind.", error=True)
-            return
-        checkpoints = self._checkpoints()
-        try:
-            log = await asyncio.to_thread(read_events, self.session_id)
-            rows = await asyncio.to_thread(turn_rows, log.events, checkpoints)
-        except (SessionError, CheckpointError) as exc:
-            self.notice(f"Could not list the turns: {exc}", error=True)
-            return
-        screen = RewindScreen(rows, files_available=checkpoints is not None)
-        await self.push_screen(screen, self._on_rewind)
-
-    async def _on_rewind(self, choice: RewindChoice | None) -> None:
-        from agent_tui.core.checkpoints import CheckpointError
-
-        if choice is None:
-            return
-        if self.busy:
-            self.notice("Wait for the turn to finish (or press Esc) before rewinding.",
-                        error=True)
-            return
-        turn, old_id = choice.turn, self.session_id
-        checkpoints = self._checkpoints()
-        restored: list[str] = []
-        try:
-            if choice.files and checkpoints is not None:
-                restored = await asyncio.to_thread(checkpoints.restore, turn)
-        except CheckpointError as exc:
-            self.notice(f"Could not rewind: {exc}", error=True)
-            return
-        files = (f" Files: {_file_list(restored)} back as before turn {turn}."
-                 if choice.files else "")
-        if not choice.conversation:
-            self.notice(f"Rewound the files to before turn {turn}.{files}")
-            await self._tell_model(
-                f"The person rewound the files to before turn {turn} with /rewind: the file "
-                f"changes of turn {turn} and later are gone; {_file_list(restored)} are back "
-                "as they were. Read a file again before you change it.")
-            return
-        kept_on_disk: list[str] = []
-        if checkpoints is not None and not choice.files:
-            try:
-                kept_on_disk = await asyncio.to_thread(_changed_since, checkpoints, turn)
-            except CheckpointError as exc:
-                self.notice(f"Could not list the files changed since turn {turn}: {exc}",
-                            error=True)
-        new_id = await self.fork_into(old_id, turn, announce=False)
-        if new_id is None:
-            return
-        self.notice(f"Rewound the conversation to before turn {turn}: now in session {new_id};"
-                    f" session {old_id} stays whole in the browser (Ctrl+R).{files}")
-        if kept_on_disk:
-            await self._tell_model(
-                f"The conversation was rewound to before this prompt, but the files were left "
-                f"as they are: changes made after it are still on disk in "
-                f"{', '.join(kept_on_disk)}. Read a file again before you change it.")
-
-    async def action_review_changes(self) -> None:
-        """F7: review the files this session changed (as ``/diff``)."""
-        await self.review_changes()
-
-    async def review_changes(self, arg: str = "") -> None:
-        """``/diff [TURN]``: every file the session (or turn TURN) changed, hunk by hunk."""
-        from agent_tui.core.checkpoints import CheckpointError, checkpoints_off
-        from agent_tui.core.file_review import FileReview
-
-        from .screens.diff_review import DiffReviewScreen
-
-        if len(self.screen_stack) > 1:
-            return  # F7 over another screen (an approval, the browser): not now
-        if self.busy:
-            self.notice("Wait for the turn to finish (or press Esc) before reviewing: the "
-                        "agent may still be changing files.", error=True)
-            return
-        if arg and not arg.isdigit():
-            self.notice("Usage: /diff [TURN]: TURN is a turn number, 0 for the first prompt.",
-                        error=True)
-            return
-        checkpoints = self._checkpoints()
-        if checkpoints is None:
-            self.notice(checkpoints_off(self.workdir) or "Checkpoints are off.", error=True)
-            return
-        turn = int(arg) if arg else None
-        try:
-            changes = await asyncio.to_thread(checkpoints.changes, turn)
-            turns = await asyncio.to_thread(checkpoints.turns) if turn is not None else []
-        except CheckpointError as exc:
-            self.notice(f"Could not read the changes: {exc}", error=True)
-            return
-        if turn is not None and not changes:
-            listed = ", ".join(map(str, turns)) if turns else "none yet"
-            self.notice(f"Turn {turn} changed no files. Turns that did: {listed}.", error=True)
-            return
-        title = "Changes in this session" if turn is None else f"Changes in turn {turn}"
-        reviews = await asyncio.to_thread(
-            lambda: [FileReview(self.workdir, change) for change in changes])
-        await self.push_screen(DiffReviewScreen(self.workdir, reviews, title),
-                               self._on_review_closed)
-
-    async def _on_review_closed(self, note: str | None) -> None:
-        if note:
-            await self._tell_model(note)
-            self.notice("Rejected changes were reverted; the model reads which ones, and "
-                        "why, with your next prompt.")
-
-    async def _tell_model(self, text: str) -> None:
-        """Have the model hear ``text`` with the next prompt (logged in the session now)."""
-        from agent_tui.core.events import ModelNote
-
-        opened = self.opened
-        if self.agent is None and opened is not None and (
-                opened.log is not None or not self.settings.model):
-            # The agent is built later from this log: the note goes there and into the file.
-            record = ModelNote(text).to_dict()
-            await asyncio.to_thread(opened.store.append, record)
-            if opened.log is not None:
-                opened.log.events.append(record)
-            return
-        if self.agent is None and not self.settings.model:
-            return  # no session and no model: nobody will read it
-        (await self._ensure_agent()).add_note(text)
-
-    async def export_session(self, arg: str = "", session_id: str | None = None) -> None:
-        """``/export [FILE]``: a session as Markdown (default: agent-tui-<id>.md here)."""
-        from agent_tui.core.session import SessionError, read_events
-        from agent_tui.core.session_export import to_markdown
-
-        session_id = session_id or self.session_id
-        target = self.workdir / (arg or f"agent-tui-{session_id}.md")
-        try:
-            text = to_markdown(await asyncio.to_thread(read_events, session_id))
-            await asyncio.to_thread(target.write_text, text, encoding="utf-8")
-        except (SessionError, OSError) as exc:
-            self.notice(f"Could not export the session: {exc}", error=True)
-            return
-        self.notice(f"Exported the session to {target}.")
 
     async def show_background_processes(self, arg: str = "") -> None:
         """``/ps``: the processes background_process started; ``/ps stop NAME`` stops one."""
@@ -975,22 +687,6 @@ class AgentApp(App[None]):
                             self.action_toggle_tool_log)
         yield SystemCommand("Toggle todos", "Show or hide the todo list (F4)",
                             self.action_toggle_todos)
-
-
-def _file_list(paths: list[str], shown: int = 8) -> str:
-    """``2 files (a.py, b.py)`` for a notice or a note."""
-    if not paths:
-        return "no files"
-    names = ", ".join(paths[:shown]) + (f" and {len(paths) - shown} more" if len(paths) > shown
-                                        else "")
-    return f"{len(paths)} file{'s' if len(paths) != 1 else ''} ({names})"
-
-
-def _changed_since(checkpoints: Checkpoints, turn: int) -> list[str]:
-    """The files turns from ``turn`` on changed (and not undone): still on disk after a rewind."""
-    undone = checkpoints.undone()
-    return sorted({path for t in checkpoints.turns() if t >= turn and t not in undone
-                   for path in checkpoints.changed_paths(t)})
 
 
 def _short_path(path: Path) -> str:

@@ -191,6 +191,18 @@ async def test_a_command_of_several_parts_shows_each_with_its_verdict(ctx: ToolC
                                          "shell(tee log)")
 
 
+async def test_a_key_in_a_command_is_not_shown(ctx: ToolContext) -> None:
+    key = "sk-ant-api03-abc123def456ghi789jkl012mno"
+    request = decided_request(ctx, f'curl -H "x-api-key: {key}" http://localhost:9/v1; ls')
+    screen = ApprovalScreen(request, rules=request.rules)
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        shown = text_of(pilot, "#command") + "".join(
+            str(row.query_one(".part-text", Static).content) for row in screen.query(".part"))
+        assert key not in shown and "[REDACTED]" in shown
+
+
 async def test_a_single_part_shows_no_list_and_an_unallowable_call_no_a(ctx: ToolContext) -> None:
     (ctx.workdir / ".agent-tui").mkdir()
     request = decided_request(ctx, "echo x >> .agent-tui/config.toml")

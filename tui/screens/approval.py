@@ -18,6 +18,7 @@ from textual.widgets import Input, Label, Static, TextArea
 from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
 from agent_tui.core.hunks import Hunk, apply_hunks, compute_hunks, hunk_numbers
 from agent_tui.core.permission_rules import Scope
+from agent_tui.core.redaction import env_secrets, redact_text, settings_secrets
 from agent_tui.tools.files import display_path
 from agent_tui.tui.widgets.diff_view import DiffView
 
@@ -145,7 +146,8 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         ctx = self.request.invocation.ctx
         if self.kind == "execute" and confirmation and confirmation.command is not None:
             with VerticalScroll(id="command-block"):
-                yield Static(highlight(confirmation.command, language="bash"), id="command")
+                yield Static(highlight(self._shown(confirmation.command), language="bash"),
+                             id="command")
             where = confirmation.working_dir or ctx.workdir
             shown = display_path(ctx, where)
             if shown == ".":
@@ -162,7 +164,12 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             arguments = json.dumps(self.request.invocation.params.model_dump(), indent=2,
                                    ensure_ascii=False, default=str)
             with VerticalScroll(id="arguments-block"):
-                yield Static(highlight(arguments, language="json"), id="arguments")
+                yield Static(highlight(self._shown(arguments), language="json"), id="arguments")
+
+    def _shown(self, text: str) -> str:
+        """``text`` with keys and tokens redacted: the screen never shows a secret."""
+        settings = self.request.invocation.ctx.settings
+        return redact_text(text, settings_secrets(settings) if settings else env_secrets())
 
     def _compose_parts(self) -> ComposeResult:
         """Each part of a command of several, with its verdict and why."""
@@ -173,7 +180,7 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             for part in parts:
                 with Horizontal(classes=f"part -{part.verdict.value}"):
                     yield Label(part.verdict.value, classes="verdict")
-                    yield Static(Content.assemble(part.text, ("  " + part.reason,
+                    yield Static(Content.assemble(self._shown(part.text), ("  " + part.reason,
                                                               "$text-muted")),
                                  classes="part-text")
 

@@ -59,7 +59,7 @@ from .widgets.panels import ContextGauge, StatusBar, TodoPane
 from .widgets.prompt import PromptInput
 from .widgets.tool_log import ToolLog
 
-RESTORED_TOOL_ROWS = 300
+RESTORED_TOOL_ROWS = 100
 """Calls of a resumed session listed in the tool log (the newest); the transcript has all."""
 
 NO_MODEL = ("No model is configured. Type /model NAME (e.g. /model openai/gpt-4.1), or quit "

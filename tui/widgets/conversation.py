@@ -223,8 +223,8 @@ class ConversationView(VerticalScroll):
     """While following, keep only the newest blocks that fill this many screens."""
     PAGE = 20
     """Blocks mounted back at a time when the person scrolls up to them."""
-    RESTORE_MOUNTED = 30
-    """Blocks of a resumed session mounted at once: enough to fill the screen."""
+    RESTORE_MOUNTED = 12
+    """Blocks of a resumed session mounted before its first frame; more follow after it."""
 
     BINDINGS = [
         Binding("j,down", "focus_next_block", "Next block", show=False),
@@ -270,7 +270,24 @@ class ConversationView(VerticalScroll):
         await self._update_marker()
         self._following = True
         self.scroll_end(animate=False)
-        self.call_after_refresh(self._trim)
+        self.call_after_refresh(self._fill_screens if self._earlier else self._trim)
+
+    async def _fill_screens(self) -> None:
+        """After the first frame of a resumed session, mount the earlier blocks that the
+        newest ones need to fill ``KEEP_SCREENS`` screens (as a followed session keeps)."""
+        blocks = self._blocks()
+        if not blocks or not self._earlier:
+            return
+        height = sum(b.outer_size.height + b.styles.margin.top for b in blocks)
+        budget = self.KEEP_SCREENS * max(1, self.scrollable_content_region.height)
+        if height >= budget:
+            return
+        per_block = max(1.0, height / len(blocks))
+        wanted = min(self.MAX_MOUNTED - len(blocks), int((budget - height) / per_block) + 1)
+        if wanted > 0:
+            await self.show_earlier(wanted)
+            if self._following:
+                self.scroll_end(animate=False)
 
     def follow(self) -> None:
         """Keep the newest text in view while it streams, unless the person scrolled up."""

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
+from .events import Event, EventSink, StreamRestart, TextDelta, ToolOutput, ToolResultEvent
 from .secret_names import is_secret_name, settings_secret_names
 
 REDACTED = "[REDACTED]"
@@ -164,3 +165,45 @@ class StreamRedactor:
         """The redacted text still held back; the stream starts afresh."""
         text, self._pending = self._pending, ""
         return redact_text(text, self.secrets) if text else ""
+
+
+class RedactingSink:
+    """An ``EventSink`` that passes every event on to ``sink`` with its secrets redacted.
+
+    What a front end shows (the workbench, headless output) goes through one of these, so no
+    screen or log shows an API key, a bearer token or the value of a secret environment
+    variable. Streamed text (assistant deltas, each call's live output) goes through a
+    :class:`StreamRedactor` per stream, so a key split across two pieces is caught too; what
+    a stream held back is passed on before the event that ends it.
+
+    Args:
+        sink: Where the redacted events go.
+        secrets: Exact values to hide besides key shapes (see :func:`settings_secrets`).
+    """
+
+    def __init__(self, sink: EventSink, secrets: Iterable[str]) -> None:
+        self.sink = sink
+        self.secrets = tuple(secrets)
+        self._text = StreamRedactor(self.secrets)
+        self._outputs: dict[str, StreamRedactor] = {}
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            if text := self._text.feed(event.text):
+                self.sink(TextDelta(text))
+            return
+        if isinstance(event, StreamRestart):
+            self._text.flush()  # the text streamed so far is void; front ends drop it
+        elif isinstance(event, ToolOutput):
+            stream = self._outputs.setdefault(event.id, StreamRedactor(self.secrets))
+            if text := stream.feed(event.text):
+                self.sink(ToolOutput(event.id, text))
+            return
+        # Anything else ends the assistant's stream (its message, a tool call, an error),
+        # so what it held back comes first.
+        if rest := self._text.flush():
+            self.sink(TextDelta(rest))
+        if isinstance(event, ToolResultEvent) and (stream := self._outputs.pop(event.id, None)):
+            if rest := stream.flush():
+                self.sink(ToolOutput(event.id, rest))
+        self.sink(redact_fields(event, self.secrets))

@@ -1,9 +1,8 @@
 """The one seam between the engine and Textual: engine events become Textual messages.
 
-Every event is redacted here, on its way to the screen, so no widget ever shows an API key,
-a bearer token or the value of a secret environment variable. Streamed text (assistant
-deltas, live tool output) goes through a :class:`StreamRedactor` per stream, so a key split
-across two pieces is caught too.
+Every event is redacted here (a :class:`~agent_tui.core.redaction.RedactingSink`), on its
+way to the screen, so no widget ever shows an API key, a bearer token or the value of a
+secret environment variable, not even one split across two streamed pieces.
 """
 
 from __future__ import annotations
@@ -13,8 +12,8 @@ from collections.abc import Iterable
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from agent_tui.core.events import Event, StreamRestart, TextDelta, ToolOutput, ToolResultEvent
-from agent_tui.core.redaction import StreamRedactor, env_secrets, redact_fields
+from agent_tui.core.events import Event
+from agent_tui.core.redaction import RedactingSink, env_secrets
 
 
 class AgentEvent(Message):
@@ -25,7 +24,7 @@ class AgentEvent(Message):
         self.event = event
 
 
-class EventBridge:
+class EventBridge(RedactingSink):
     """An ``EventSink`` that posts each engine event, redacted, to ``target`` as an ``AgentEvent``.
 
     Args:
@@ -36,30 +35,7 @@ class EventBridge:
 
     def __init__(self, target: MessagePump, secrets: Iterable[str] | None = None) -> None:
         self.target = target
-        self.secrets = env_secrets() if secrets is None else tuple(secrets)
-        self._text = StreamRedactor(self.secrets)
-        self._outputs: dict[str, StreamRedactor] = {}
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, TextDelta):
-            if text := self._text.feed(event.text):
-                self._post(TextDelta(text))
-            return
-        if isinstance(event, StreamRestart):
-            self._text.flush()  # the text streamed so far is void; the app drops it
-        elif isinstance(event, ToolOutput):
-            stream = self._outputs.setdefault(event.id, StreamRedactor(self.secrets))
-            if text := stream.feed(event.text):
-                self._post(ToolOutput(event.id, text))
-            return
-        # Anything else ends the assistant's stream (its message, a tool call, an error),
-        # so what it held back is shown first.
-        if rest := self._text.flush():
-            self._post(TextDelta(rest))
-        if isinstance(event, ToolResultEvent) and (stream := self._outputs.pop(event.id, None)):
-            if rest := stream.flush():
-                self._post(ToolOutput(event.id, rest))
-        self._post(redact_fields(event, self.secrets))
+        super().__init__(self._post, env_secrets() if secrets is None else secrets)
 
     def _post(self, event: Event) -> None:
         self.target.post_message(AgentEvent(event))

@@ -23,6 +23,7 @@ from agent_tui.core.events import (
     ToolResultEvent,
 )
 from agent_tui.core.providers.litellm import LitellmProvider
+from agent_tui.core.redaction import RedactingSink, settings_secrets
 from agent_tui.core.session_start import OpenedSession
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.registry import ToolRegistry
@@ -98,8 +99,10 @@ async def run_headless(
     """
     printer = HeadlessPrinter(output_format, out, err)
     provider = LitellmProvider(settings)
+    # stdout ends up in CI logs and pipes: it shows no key, as the workbench shows none.
+    shown = RedactingSink(printer.handle, settings_secrets(settings))
     agent = Agent(provider, ToolRegistry(builtin_tools()), settings, workdir,
-                  HeadlessApprover(settings.approval_mode), printer.handle,
+                  HeadlessApprover(settings.approval_mode), shown,
                   session=session.store if session else None)
     if session is not None:
         for warning in session.warnings:

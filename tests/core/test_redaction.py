@@ -83,3 +83,32 @@ def test_redact_fields_copies_only_when_something_changed():
     assert redact_fields(usage, ["secret-value"]) is usage
     plain = ToolCallStarted("c2", "read_file", {"file_path": "a.py"}, "read_file a.py")
     assert redact_fields(plain, ["secret-value"]) is plain
+
+
+async def test_headless_output_shows_no_key_in_any_format(fake_provider, tmp_path):
+    import io
+
+    from agent_tui.tui.headless import run_headless
+    from tests.core.loop_helpers import run, settings_for
+    from tests.fakes.providers import Reply, ToolCall
+
+    key = "sk-proj-abcdef0123456789abcdef"
+    (tmp_path / "k.txt").write_text(f"token={key}\n")
+    script = (Reply(tool_calls=[ToolCall("shell", {"command": "cat k.txt"})]),
+              Reply(text=f"The file holds {key}, a key."))
+    fake_provider.script(*script)
+    streamed = await run(fake_provider, tmp_path, approval_mode="yolo")
+    assert streamed.code == 0, streamed.stderr
+    lines = "\n".join(str(e) for e in streamed.events)
+    assert key not in lines and REDACTED in lines
+    assert streamed.result["text"] == f"The file holds {REDACTED}, a key."
+
+    fake_provider.script(*script)
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_headless(settings_for(fake_provider, approval_mode="yolo"), tmp_path,
+                              "what is in k.txt?", "text", out, err)
+    assert code == 0
+    assert key not in out.getvalue() + err.getvalue()
+    assert out.getvalue() == f"The file holds {REDACTED}, a key.\n"
+    # The model itself still saw the real output: redaction is for what people see.
+    assert key in fake_provider.requests[-1].tool_results()[0]["content"]

@@ -160,6 +160,18 @@ class Agent:
         self._close_dangling_calls()
         return restored
 
+    def adopt(self, previous: Agent) -> None:
+        """Go on from ``previous`` (e.g. after a switch of model): the conversation so far,
+        the rules the person gave for this session and the notes still waiting for a prompt.
+
+        What the previous agent had read is not carried: the model reads files again before
+        it changes them, as after a resume.
+        """
+        self.messages[1:] = previous.messages[1:]
+        self.session_rules[:] = previous.session_rules
+        self._notes = list(previous._notes)
+        self._next_turn = previous._next_turn
+
     def add_note(self, text: str) -> None:
         """Tell the model ``text`` along with the person's next prompt.
 

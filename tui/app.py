@@ -620,15 +620,14 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
     def _switch_model(self, model: str) -> None:
         self._update_settings(model=model)
         self.query_one(StatusBar).model = model
-        history = self.agent.messages[1:] if self.agent is not None else []
-        self.agent = None
-        if history:
-            self.call_later(self._carry_history, history)
+        previous, self.agent = self.agent, None
+        if previous is not None:
+            self.call_later(self._carry_over, previous)
         self.notify(f"Model: {model}", timeout=2)
 
-    async def _carry_history(self, history: list[dict[str, Any]]) -> None:
-        agent = await self._ensure_agent()
-        agent.messages.extend(history)
+    async def _carry_over(self, previous: Agent) -> None:
+        """The agent for the new model goes on from ``previous``'s conversation."""
+        (await self._ensure_agent()).adopt(previous)
 
     async def new_session(self) -> None:
         """Forget the conversation and start a new session."""

@@ -70,6 +70,31 @@ async def test_allow_always_saves_the_rule_and_stops_asking(fake_provider, tmp_p
         assert all("Exit code: 0" in d for d in decisions)
 
 
+async def test_a_switch_of_model_keeps_the_conversation_and_the_session_rules(
+        fake_provider, tmp_path):
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch first.txt"})]),
+        Reply(text="touched"),
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch first.txt"})]),
+        Reply(text="touched again"),
+    )
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "touch it")
+        await until(pilot, lambda: modal(app) is not None)
+        await pilot.press("a", "s")  # always allow, for this session
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
+        await type_prompt(pilot, "/model openai/other-model")
+        await type_prompt(pilot, "touch it again")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 4)
+        assert modal(app) is None  # the session's rule still holds under the new model
+    again = fake_provider.requests[2]
+    assert again.body["model"] == "other-model"
+    sent = [m.get("content") for m in again.messages]
+    assert "touch it" in sent and "touched" in sent and "touch it again" in sent
+    assert "Exit code: 0" in fake_provider.requests[3].tool_results()[0]["content"]
+
+
 async def test_edit_the_command_before_it_runs(fake_provider, tmp_path):
     fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch wrong.txt"})]),
                          Reply(text="ok"))

@@ -248,6 +248,18 @@ class Checkpoints:
                     copied += 1
             return copied
 
+    def forget(self) -> int:
+        """Drop this session's checkpoints (its session was deleted); returns how many refs.
+
+        The snapshots' objects go with the repository's next ``gc`` once no other session
+        (a fork, say) still points at them.
+        """
+        with self._lock, _reported("delete the checkpoints"):
+            names = list(self._git.refs(self._prefix))
+            self._git.delete_refs(names)
+            self._git.index.unlink(missing_ok=True)
+            return len(names)
+
     # -- reading the refs --------------------------------------------------------------
 
     def _snapshots(self) -> _Snapshots:

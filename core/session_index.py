@@ -9,6 +9,7 @@ stale or corrupt index heals itself.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 import os
 import re
@@ -424,8 +425,11 @@ class SessionIndex:
             self._forget(session_id)
             raise SessionNotFound(session_id)
         with SessionLock(session_id):
+            project = _project_of(folder / LOG_NAME)
             self._forget(session_id)
             shutil.rmtree(folder)
+        if project is not None:
+            _forget_checkpoints(project, session_id)
 
     # --- rows ---------------------------------------------------------------------------
 
@@ -542,3 +546,24 @@ def _scan_logs() -> dict[str, tuple[int, int]]:
             continue
         found[entry.name] = (stat.st_size, stat.st_mtime_ns)
     return found
+
+
+def _project_of(log: Path) -> Path | None:
+    """The project folder named in a session log's header line, if it names one."""
+    try:
+        with log.open("rb") as handle:
+            header = json.loads(handle.readline())
+    except (OSError, ValueError):
+        return None
+    project = header.get("project") if isinstance(header, dict) else None
+    return Path(project) if isinstance(project, str) and project else None
+
+
+def _forget_checkpoints(project: Path, session_id: str) -> None:
+    """Drop a deleted session's checkpoints; the session is gone whether or not this works."""
+    from .checkpoints import CheckpointError, Checkpoints
+
+    if not paths.checkpoints_dir(project).is_dir():
+        return
+    with contextlib.suppress(CheckpointError):
+        Checkpoints(project, session_id).forget()

@@ -167,6 +167,12 @@ class ShadowGit:
         """Point ``ref`` at ``commit``."""
         self.run("update-ref", ref, commit)
 
+    def delete_refs(self, names: list[str]) -> None:
+        """Delete the refs ``names`` (one git call for all)."""
+        if names:
+            self.run("update-ref", "--stdin", stdin="".join(
+                f"delete {name}\n" for name in names).encode())
+
     def refs(self, prefix: str) -> dict[str, tuple[str, str]]:
         """Refs under ``prefix``: name -> (commit id, tree id)."""
         if not (self.git_dir / "HEAD").is_file():

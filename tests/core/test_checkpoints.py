@@ -404,3 +404,25 @@ async def test_a_turn_of_reads_only_takes_no_checkpoint(fake_provider, tmp_path)
     outcome = await run(fake_provider, tmp_path, approval_mode="yolo")
     assert outcome.code == 0
     assert outcome.of_type("checkpoint") == []
+
+
+def test_deleting_a_session_drops_its_checkpoints_and_leaves_a_fork_s(project: Path) -> None:
+    from agent_tui.core.session import SessionStore
+    from agent_tui.core.session_index import SessionIndex
+
+    SessionStore.create("doomed", project=project, model="openai/m").close()
+    SessionStore.create("kept", project=project, model="openai/m").close()
+    doomed = Checkpoints(project, "doomed")
+    doomed.snapshot(0, "before")
+    (project / "new.txt").write_text("new\n")
+    doomed.snapshot(0, "after")
+    assert Checkpoints(project, "kept").inherit("doomed", 1) == 2
+
+    with SessionIndex() as index:
+        index.delete("doomed")
+
+    assert Checkpoints(project, "doomed").turns() == []
+    assert not doomed._git.index.exists()
+    kept = Checkpoints(project, "kept")
+    assert kept.turns() == [0]
+    assert [c.path for c in kept.changes(0)] == ["new.txt"]

@@ -48,6 +48,7 @@ from .events import (
 from .permission_rules import RuleSet
 from .prompts import system_prompt
 from .providers.base import Message, ModelReply, Provider, ProviderError, ToolCallRequest
+from .redaction import settings_secrets
 from .resume import TRANSIENT_EVENTS, RestoredSession, restore, with_notes
 from .retry import RetryPolicy
 from .session import SessionLog, SessionStore, turn_starts
@@ -87,6 +88,8 @@ class Agent:
         self.approver = approver
         self.on_event = on_event
         self.session = session
+        if session is not None:
+            session.hide(settings_secrets(settings))
         self.session_id = session.session_id if session else (
             session_id or paths.new_session_id())
         self.native_tools = provider.supports_native_tools()

@@ -15,7 +15,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -321,6 +321,11 @@ class SessionStore:
     def closed(self) -> bool:
         """Whether :meth:`close` was called."""
         return self._fd is None
+
+    def hide(self, secrets: Iterable[str]) -> None:
+        """Redact ``secrets`` too from now on (e.g. an ``--api-key`` of no known key shape)."""
+        found = set(self._secrets) | {s for s in secrets if s}
+        self._secrets = tuple(sorted(found, key=len, reverse=True))
 
     def append(self, record: Mapping[str, Any]) -> None:
         """Redact ``record``, write it as one line and fsync it before returning.

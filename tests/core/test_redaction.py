@@ -112,3 +112,26 @@ async def test_headless_output_shows_no_key_in_any_format(fake_provider, tmp_pat
     assert out.getvalue() == f"The file holds {REDACTED}, a key.\n"
     # The model itself still saw the real output: redaction is for what people see.
     assert key in fake_provider.requests[-1].tool_results()[0]["content"]
+
+
+async def test_an_api_key_of_no_known_shape_stays_out_of_the_session_log(fake_provider,
+                                                                         tmp_path):
+    import io
+
+    from agent_tui.core.session import read_events
+    from agent_tui.core.session_start import close_session, open_session
+    from agent_tui.tui.headless import run_headless
+    from tests.core.loop_helpers import settings_for
+    from tests.fakes.providers import Reply
+
+    key = "local-gateway-key-0042"  # what --api-key gave: no provider's key shape
+    fake_provider.script(Reply(text=f"I was told the key is {key}."))
+    settings = settings_for(fake_provider, api_key=key)
+    opened = open_session(tmp_path, settings.model)
+    await run_headless(settings, tmp_path, f"the key is {key}", "text", io.StringIO(),
+                       io.StringIO(), session=opened)
+    close_session(opened)
+
+    written = opened.store.path.read_text()
+    assert key not in written and REDACTED in written
+    assert read_events(opened.store.session_id).events[0]["text"] == f"the key is {REDACTED}"

@@ -24,6 +24,7 @@ anything), ``user`` (the user config's ``allow_rules``).
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -96,13 +97,32 @@ class Rule:
             return True
         pattern = os.path.expanduser(self.pattern)
         if os.path.isabs(pattern):
-            fixed = _GLOB.split(pattern, 1)[0]
-            head = os.path.dirname(fixed) if _GLOB.search(pattern) else pattern
-            real = os.path.realpath(head)
-            pattern = real + pattern[len(head):]
-            return bool(_path_regex(pattern).fullmatch(str(path)))
+            return bool(_path_regex(_real_pattern(pattern)).fullmatch(str(path)))
         relative = workspace.relative(path)
         return relative is not None and bool(_path_regex(pattern).fullmatch(relative))
+
+    def may_cover_inside(self, folder: Path, workspace: Workspace) -> bool:
+        """Whether this path pattern may cover ``folder`` or a path inside it.
+
+        For a command that searches a whole folder (``grep -r``, ``rg``): it reads every
+        file in it, so a deny rule about any of them concerns the search too.
+        """
+        if self.pattern is None:
+            return True
+        pattern = os.path.expanduser(self.pattern)
+        pattern = _real_pattern(pattern) if os.path.isabs(pattern) else (
+            f"{workspace.root}/{pattern.removeprefix('./')}")
+        if pattern.endswith("/"):
+            pattern += "**"
+        wanted = [segment for segment in pattern.split("/") if segment]
+        for index, segment in enumerate(part for part in str(folder).split("/") if part):
+            if index >= len(wanted):
+                return False  # the pattern names a folder above this one, not inside it
+            if "**" in wanted[index]:
+                return True
+            if not fnmatch.fnmatchcase(segment, wanted[index]):
+                return False
+        return True
 
     def matches_call(self, subject: str | None) -> bool:
         """Whether this rule covers a call whose subject is ``subject`` (a URL, a query)."""
@@ -156,6 +176,13 @@ class RuleSet:
         return next((r for r in self.of(kind) if r.tool in names
                      and r.matches_path(path, workspace)), None)
 
+    def inside(self, kind: Kind, tools: Iterable[str], folder: Path,
+               workspace: Workspace) -> Rule | None:
+        """The first ``kind`` rule naming one of ``tools`` that may cover a path in ``folder``."""
+        names = set(tools)
+        return next((r for r in self.of(kind) if r.tool in names
+                     and r.may_cover_inside(folder, workspace)), None)
+
     def call(self, kind: Kind, tool: str, subject: str | None) -> Rule | None:
         """The first ``kind`` rule naming ``tool`` that covers a call about ``subject``."""
         return next((r for r in self.of(kind) if r.tool == tool and r.matches_call(subject)),
@@ -201,6 +228,13 @@ def _command_regex(pattern: str) -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=256)
+def _real_pattern(pattern: str) -> str:
+    """An absolute pattern with the symlinks of its fixed leading folders resolved."""
+    fixed = _GLOB.split(pattern, 1)[0]
+    head = os.path.dirname(fixed) if _GLOB.search(pattern) else pattern
+    return os.path.realpath(head) + pattern[len(head):]
+
+
 def _path_regex(pattern: str) -> re.Pattern[str]:
     """``src/**/*.py`` as a regex over a ``/``-separated path."""
     if pattern.startswith("./"):

@@ -14,6 +14,7 @@ read-only allowlist.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -24,10 +25,13 @@ from agent_tui.tools.base import Invocation, ToolKind
 
 from .permission_rules import READ_RULE_TOOLS, WRITE_RULE_TOOLS, RuleSet
 from .shell_analysis import Part, ShellAnalysis, analyse
-from .shell_policy import access, hard_denial, risky_assignments
+from .shell_policy import access, hard_denial, risky_assignments, searched_folders
 from .workspace import Workspace
 
 NEVER_RUNS = "agent-tui never runs it"
+_GLOB_CHARS = re.compile(r"[*?\[]")
+FOLDER_READING_TOOLS = frozenset({"grep", "code_search", "read_many_files"})
+"""Tools that read the files of a whole folder; a deny rule on any of those files asks."""
 """The end of every hard denial's reason."""
 
 
@@ -125,6 +129,11 @@ def _decide_tool(invocation: Invocation[Any], mode: str, workspace: Workspace,
 
     if denied := matching("deny"):
         return Decision(Verdict.DENY, f"denied by the rule {denied.text}", by="rule")
+    if tool.name in FOLDER_READING_TOOLS and rules.deny:
+        for folder in _searched(located or [workspace.root]):
+            if rule := rules.inside("deny", rule_tools, folder, workspace):
+                return Decision(Verdict.ASK, _searches_denied(folder, rule, workspace),
+                                by="rule", any_mode=True)
     outside = workspace.first_outside(located)
     where = f" outside the project ({outside})" if outside else ""
     if writes and (protected := next(filter(None, map(workspace.protected, located)), None)):
@@ -280,6 +289,11 @@ def _judge(part: Part, analysis: ShellAnalysis, mode: str, workspace: Workspace,
                                         workspace)):
             return verdict(Verdict.DENY, f"touches {workspace.shown(path)}, denied by the rule "
                                          f"{rule.text}", by_rule=True)
+    if rules.deny:
+        for folder in searched_folders(part, reads):
+            if rule := rules.inside("deny", READ_RULE_TOOLS, folder, workspace):
+                return verdict(Verdict.ASK, _searches_denied(folder, rule, workspace),
+                               firm=True, by_rule=True)
     protected = next(filter(None, (workspace.protected(p) for p in (*writes, *touches) if p)),
                      None)
     if protected:
@@ -328,6 +342,26 @@ def _judge(part: Part, analysis: ShellAnalysis, mode: str, workspace: Workspace,
         reason, target = problem
         return verdict(Verdict.ASK, reason, f"edit_file({target})" if target else None)
     return verdict(Verdict.ALLOW, allowed, by_rule=allowed.startswith("allowed by"))
+
+
+def _searched(located: list[Path]) -> list[Path]:
+    """The folders a folder-reading tool reads files in: folders it names, and the fixed
+    leading folder of each glob (``src/**/*.py`` reads in ``src``)."""
+    folders = []
+    for path in located:
+        text = str(path)
+        if glob := _GLOB_CHARS.search(text):
+            folders.append(Path(os.path.dirname(text[:glob.start()]) or "/"))
+        elif path.is_dir():
+            folders.append(path)
+    return folders
+
+
+def _searches_denied(folder: Path, rule: Any, workspace: Workspace) -> str:
+    """Why a search of ``folder`` asks: a deny rule covers some of the files in it."""
+    shown = "the project" if folder == workspace.root else workspace.shown(folder)
+    return (f"searches every file in {shown}, and the rule {rule.text} denies reading some "
+            "of them; name the files or folders to search instead")
 
 
 def _unseen(part: Part, reads: list[Path | None]) -> str | None:

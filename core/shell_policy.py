@@ -119,6 +119,34 @@ _FIND_FORBIDDEN = {"-exec": "runs a command for each file", "-execdir": "runs a 
                    "command for each file", "-delete": "deletes files", "-fprint": "writes a "
                    "file", "-fprint0": "writes a file", "-fprintf": "writes a file",
                    "-fls": "writes a file"}
+_SEARCHERS = frozenset({"rg", "ag", "ack"})
+"""Programs that search folders recursively by default."""
+_GREPS = frozenset({"grep", "egrep", "fgrep"})
+
+
+def searched_folders(part: Part, reads: list[Path | None]) -> list[Path]:
+    """The folders whose every file ``part`` reads: ``grep -r``, ``rg`` and ``git grep``.
+
+    ``reads`` are the real paths the part names (see :func:`access`); a recursive grep
+    without any searches the folder it runs in.
+    """
+    name, argv = part.name, part.argv
+    if name == "git" and argv[1:2] == ("grep",):
+        return [part.cwd] if part.cwd is not None else []
+    greps = name in _GREPS and any(_recursive_option(w) for w in argv[1:])
+    if not greps and name not in _SEARCHERS:
+        return []
+    if greps and not reads:
+        return [part.cwd] if part.cwd is not None else []
+    return [p for p in reads if p is not None and p.is_dir()]
+
+
+def _recursive_option(word: str) -> bool:
+    if word in ("--recursive", "--dereference-recursive", "--directories=recurse"):
+        return True
+    return word.startswith("-") and not word.startswith("--") and bool({"r", "R"} & set(word))
+
+
 def risky_assignments(part: Part) -> list[str]:
     """The variables set for ``part`` that can make it run another program (``PATH``,
     ``LD_PRELOAD``, ``GIT_*``…)."""

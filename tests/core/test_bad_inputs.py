@@ -109,6 +109,38 @@ async def test_dot_env_read_through_the_shell_when_read_file_of_it_is_denied(
     assert "secret" not in told
 
 
+@pytest.mark.parametrize(("tool", "args"), [
+    ("shell", {"command": "grep -r KEY ."}),
+    ("shell", {"command": "grep -rn KEY"}),
+    ("shell", {"command": "rg KEY"}),
+    ("shell", {"command": "git grep KEY"}),
+    ("grep", {"pattern": "KEY"}),
+    ("read_many_files", {"paths": ["**/*"]}),
+])
+async def test_a_search_of_a_folder_holding_a_denied_file_asks_even_in_yolo(
+        fake_provider, project, tool, args):
+    (project / ".env").write_text("KEY=secret\n")
+    outcome, told = await one_call(fake_provider, project, tool, args, approval_mode="yolo",
+                                   deny_rules=["read_file(.env)"])
+    assert refused(outcome)
+    assert "the rule read_file(.env) denies reading some of them" in told
+    assert "secret" not in told
+
+
+@pytest.mark.parametrize(("tool", "args"), [
+    ("shell", {"command": "grep -r keep x"}),
+    ("shell", {"command": "rg keep x"}),
+    ("grep", {"pattern": "keep", "path": "x"}),
+])
+async def test_a_search_of_a_folder_no_deny_rule_concerns_runs(fake_provider, project, tool,
+                                                                args):
+    (project / ".env").write_text("KEY=secret\n")
+    outcome, told = await one_call(fake_provider, project, tool, args,
+                                   deny_rules=["read_file(.env)"])
+    assert [a["decision"] for a in outcome.of_type("approval")] == ["allow"]
+    assert "keep" in told
+
+
 async def test_a_symlink_in_the_project_pointing_outside(fake_provider, project, tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("s3cret\n")

@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
+from .workspace import GLOB_CHARS
+
 if TYPE_CHECKING:
     from .workspace import Workspace
 
@@ -49,7 +51,6 @@ SHELL_RULE_TOOL = "shell"
 """Rules naming ``shell`` cover the commands of every tool that runs commands."""
 
 _RULE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(?:\((.*)\))?\s*$", re.S)
-_GLOB = re.compile(r"[*?\[]")
 
 
 class RuleError(ValueError):
@@ -230,8 +231,8 @@ def _command_regex(pattern: str) -> re.Pattern[str]:
 @lru_cache(maxsize=256)
 def _real_pattern(pattern: str) -> str:
     """An absolute pattern with the symlinks of its fixed leading folders resolved."""
-    fixed = _GLOB.split(pattern, 1)[0]
-    head = os.path.dirname(fixed) if _GLOB.search(pattern) else pattern
+    fixed = GLOB_CHARS.split(pattern, 1)[0]
+    head = os.path.dirname(fixed) if GLOB_CHARS.search(pattern) else pattern
     return os.path.realpath(head) + pattern[len(head):]
 
 

@@ -14,7 +14,6 @@ read-only allowlist.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -26,10 +25,9 @@ from agent_tui.tools.base import Invocation, ToolKind
 from .permission_rules import READ_RULE_TOOLS, WRITE_RULE_TOOLS, RuleSet
 from .shell_analysis import Part, ShellAnalysis, analyse
 from .shell_policy import access, hard_denial, risky_assignments, searched_folders
-from .workspace import Workspace
+from .workspace import GLOB_CHARS, Workspace, glob_root
 
 NEVER_RUNS = "agent-tui never runs it"
-_GLOB_CHARS = re.compile(r"[*?\[]")
 FOLDER_READING_TOOLS = frozenset({"grep", "code_search", "read_many_files"})
 """Tools that read the files of a whole folder; a deny rule on any of those files asks."""
 """The end of every hard denial's reason."""
@@ -349,9 +347,8 @@ def _searched(located: list[Path]) -> list[Path]:
     leading folder of each glob (``src/**/*.py`` reads in ``src``)."""
     folders = []
     for path in located:
-        text = str(path)
-        if glob := _GLOB_CHARS.search(text):
-            folders.append(Path(os.path.dirname(text[:glob.start()]) or "/"))
+        if GLOB_CHARS.search(str(path)):
+            folders.append(Path(glob_root(str(path))))
         elif path.is_dir():
             folders.append(path)
     return folders

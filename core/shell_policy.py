@@ -17,7 +17,7 @@ from pathlib import Path
 from .git_commands import git_access
 from .shell_parts import Access, Part, ShellAnalysis, Word, path_like
 from .shell_wrappers import options
-from .workspace import Workspace, brace_expand
+from .workspace import GLOB_CHARS, Workspace, brace_expand
 
 NO_PATHS = frozenset({
     "echo", "printf", "pwd", "true", "false", ":", "which", "type", "basename", "dirname",
@@ -42,7 +42,6 @@ SYSTEM_DIRS = frozenset({
 
 _DISK = re.compile(r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|dm-|md|mapper/|rdisk)|"
                    r"^/proc/sysrq-trigger$")
-_GLOB = re.compile(r"[*?\[]")
 _RISKY_VARIABLES = re.compile(
     r"^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|CDPATH"
     r"|HOME|GIT_\w+|\w*PAGER|EDITOR|VISUAL|LESS\w*|PYTHON\w*|NODE_OPTIONS|NODE_PATH"
@@ -122,6 +121,8 @@ _FIND_FORBIDDEN = {"-exec": "runs a command for each file", "-execdir": "runs a 
 _SEARCHERS = frozenset({"rg", "ag", "ack"})
 """Programs that search folders recursively by default."""
 _GREPS = frozenset({"grep", "egrep", "fgrep"})
+_RECURSIVE_OPTIONS = frozenset({"--recursive", "--dereference-recursive",
+                                "--directories=recurse"})
 
 
 def searched_folders(part: Part, reads: list[Path | None]) -> list[Path]:
@@ -133,18 +134,12 @@ def searched_folders(part: Part, reads: list[Path | None]) -> list[Path]:
     name, argv = part.name, part.argv
     if name == "git" and argv[1:2] == ("grep",):
         return [part.cwd] if part.cwd is not None else []
-    greps = name in _GREPS and any(_recursive_option(w) for w in argv[1:])
+    greps = name in _GREPS and _recursive(argv)
     if not greps and name not in _SEARCHERS:
         return []
     if greps and not reads:
         return [part.cwd] if part.cwd is not None else []
     return [p for p in reads if p is not None and p.is_dir()]
-
-
-def _recursive_option(word: str) -> bool:
-    if word in ("--recursive", "--dereference-recursive", "--directories=recurse"):
-        return True
-    return word.startswith("-") and not word.startswith("--") and bool({"r", "R"} & set(word))
 
 
 def risky_assignments(part: Part) -> list[str]:
@@ -406,8 +401,10 @@ def _find_deletes(argv: tuple[str, ...]) -> bool:
 
 
 def _recursive(argv: tuple[str, ...]) -> bool:
-    return any(a == "--recursive" or (a.startswith("-") and not a.startswith("--")
-                                      and set(a[1:]) & {"r", "R"}) for a in argv[1:])
+    """Whether a command's options ask it to descend into folders (``-r``, ``-R``, grep's
+    long spellings)."""
+    return any(a in _RECURSIVE_OPTIONS or (a.startswith("-") and not a.startswith("--")
+                                           and set(a[1:]) & {"r", "R"}) for a in argv[1:])
 
 
 def _doomed(word: Word, cwd: Path | None, workspace: Workspace, *, project: bool) -> str | None:
@@ -416,10 +413,10 @@ def _doomed(word: Word, cwd: Path | None, workspace: Workspace, *, project: bool
     if word.dynamic:
         return None
     for candidate in brace_expand(word.text):
-        globbed = bool(_GLOB.search(candidate))
+        globbed = bool(GLOB_CHARS.search(candidate))
         base = candidate
         if globbed:
-            prefix = _GLOB.split(candidate, 1)[0]
+            prefix = GLOB_CHARS.split(candidate, 1)[0]
             base = os.path.dirname(prefix) if "/" in prefix else "."
         path = workspace.resolve(base, cwd)
         if path is None:

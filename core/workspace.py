@@ -23,8 +23,14 @@ SAFE_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin
 MAX_EXPANSIONS = 512
 """How many paths a glob or brace pattern expands to before the rest are ignored."""
 
-_GLOB_CHARS = re.compile(r"[*?\[]")
+GLOB_CHARS = re.compile(r"[*?\[]")
+"""The characters that make a path a glob pattern."""
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
+
+
+def glob_root(pattern: str) -> str:
+    """The folder an absolute glob starts in: ``/p/src/**/*.py`` searches ``/p/src``."""
+    return os.path.dirname(GLOB_CHARS.split(pattern, 1)[0]) or "/"
 
 
 class Workspace:
@@ -56,7 +62,7 @@ class Workspace:
         """
         found: list[Path | None] = []
         for candidate in brace_expand(text):
-            if not _GLOB_CHARS.search(candidate):
+            if not GLOB_CHARS.search(candidate):
                 found.append(self.resolve(candidate, cwd))
                 continue
             base = os.path.expanduser(candidate)
@@ -66,8 +72,7 @@ class Workspace:
             pattern = base if os.path.isabs(base) else os.path.join(cwd or "", base)
             matches = itertools.islice(glob.iglob(pattern), MAX_EXPANSIONS)
             found.extend(Path(os.path.realpath(m)) for m in matches)
-            fixed = _GLOB_CHARS.split(pattern, 1)[0]
-            found.append(Path(os.path.realpath(os.path.dirname(fixed) or "/")))
+            found.append(Path(os.path.realpath(glob_root(pattern))))
         return found
 
     def inside(self, path: Path) -> bool:

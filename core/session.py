@@ -418,7 +418,8 @@ def _cut_torn_tail(fd: int, path: Path) -> str | None:
 # --- forks ------------------------------------------------------------------------------
 
 
-def fork(source_id: str, upto_event_index: int, *, new_id: str | None = None) -> str:
+def fork(source_id: str, upto_event_index: int, *, new_id: str | None = None,
+         log: SessionLog | None = None) -> str:
     """A new session holding ``source_id``'s events up to and including one index.
 
     The source is only read, so it may be open in another process. Its header's project,
@@ -428,6 +429,7 @@ def fork(source_id: str, upto_event_index: int, *, new_id: str | None = None) ->
         source_id: The session to fork.
         upto_event_index: Index into the source's :attr:`SessionLog.events`; -1 keeps none.
         new_id: The new session's id; a fresh one by default.
+        log: The source's log when the caller has read it already (it is read otherwise).
 
     Returns:
         The new session's id.
@@ -436,7 +438,7 @@ def fork(source_id: str, upto_event_index: int, *, new_id: str | None = None) ->
         SessionNotFound: No such source.
         SessionError: The index is outside the source's events.
     """
-    log = read_events(source_id)
+    log = read_events(source_id) if log is None else log
     if not -1 <= upto_event_index < len(log.events):
         raise SessionError(
             f"session {source_id} has {len(log.events)} events; "
@@ -465,20 +467,23 @@ def turn_starts(events: list[dict[str, Any]]) -> list[int]:
     return [i for i, event in enumerate(events) if event.get("type") == "user_message"]
 
 
-def fork_before_turn(source_id: str, turn: int | None = None) -> str:
+def fork_before_turn(source_id: str, turn: int | None = None, *,
+                     log: SessionLog | None = None) -> str:
     """Fork ``source_id`` keeping the turns before ``turn`` (None: the whole session).
+
+    ``log`` is the source's log when the caller has read it already.
 
     Raises:
         SessionNotFound: No such source.
         SessionError: The session has no such turn.
     """
-    log = read_events(source_id)
+    log = read_events(source_id) if log is None else log
     if turn is None:
-        return fork(source_id, len(log.events) - 1)
+        return fork(source_id, len(log.events) - 1, log=log)
     starts = turn_starts(log.events)
     if not 0 <= turn <= len(starts):
         raise SessionError(
             f"session {source_id} has turns 0 to {len(starts) - 1}; pick one of them "
             f"(or {len(starts)} to keep them all)")
     upto = starts[turn] - 1 if turn < len(starts) else len(log.events) - 1
-    return fork(source_id, upto)
+    return fork(source_id, upto, log=log)

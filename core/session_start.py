@@ -40,7 +40,8 @@ def open_session(workdir: Path, model: str, *, resume: str | None = None,
         return OpenedSession(SessionStore.create(paths.new_session_id(), project=workdir,
                                                  model=model))
     if forked:
-        source = fork(source, len(read_events(source).events) - 1)
+        log = read_events(source)
+        source = fork(source, len(log.events) - 1, log=log)
     store = SessionStore.open(source)
     log = read_events(source)
     return OpenedSession(store, log, [*store.warnings, *log.warnings])

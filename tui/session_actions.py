@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from typing import Any
 
 from .widgets.prompt import PromptInput
@@ -72,7 +73,7 @@ class SessionActions:
 
         try:
             log = await asyncio.to_thread(read_events, source_id)
-            new_id = await asyncio.to_thread(fork_before_turn, source_id, turn)
+            new_id = await asyncio.to_thread(partial(fork_before_turn, source_id, turn, log=log))
         except SessionError as exc:
             self.notice(f"Could not fork: {exc}", error=True)
             return None

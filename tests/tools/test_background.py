@@ -23,6 +23,7 @@ from agent_tui.tools.background import (
     BackgroundProcessTool,
 )
 from agent_tui.tools.base import ToolArgumentError, ToolContext, ToolKind
+from tests.processes import alive
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -43,15 +44,6 @@ def ctx(tmp_path: Path) -> ToolContext:
 
 async def start(ctx: ToolContext, **args: Any):
     return await BackgroundProcessTool().build(args, ctx).execute()
-
-
-def alive(pid: int) -> bool:
-    """True while ``pid`` runs; a zombie awaiting its reaper counts as gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def group_of(pid: int) -> int:

@@ -29,6 +29,7 @@ from agent_tui.tools.sandbox import (
     sandbox_problem,
 )
 from agent_tui.tools.shell import ShellTool
+from tests.processes import alive, gone
 
 
 def _bwrap_problem() -> str | None:
@@ -102,24 +103,6 @@ def connect(port: int) -> str:
     """A bash command that prints whether it could connect to ``port``."""
     return (f"if exec 3<>/dev/tcp/127.0.0.1/{port}; then echo connected; "
             "else echo refused; fi 2>/dev/null")
-
-
-def alive(pid: int) -> bool:
-    """True while ``pid`` runs; a zombie awaiting its reaper counts as gone."""
-    try:
-        status = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return status.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-async def gone(pid: int, within: float = 5.0) -> bool:
-    deadline = time.monotonic() + within
-    while alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.02)
-    return True
 
 
 @needs_bwrap
@@ -216,7 +199,7 @@ async def test_cancelling_kills_the_sandboxed_process_group(ctx: ToolContext) ->
     with pytest.raises(asyncio.CancelledError):
         await task
     for pid in sleepers:
-        assert await gone(pid)
+        assert await gone(pid, 5.0)
 
 
 @needs_bwrap
@@ -253,7 +236,7 @@ async def test_a_background_process_is_sandboxed(
     sleeper = await _running(f"sleep {SLEEP}.3", 1)
     assert proc.alive
     registry.stop("srv", grace=0.5)
-    assert await gone(sleeper[0])
+    assert await gone(sleeper[0], 5.0)
 
 
 async def test_missing_bwrap_on_path_is_a_clear_error_and_nothing_runs(

@@ -12,6 +12,7 @@ import pytest
 
 from agent_tui.tools.base import ToolArgumentError, ToolContext, ToolKind
 from agent_tui.tools.shell import ShellTool
+from tests.processes import gone
 
 
 @pytest.fixture
@@ -21,24 +22,6 @@ def ctx(tmp_path: Path) -> ToolContext:
 
 async def run(ctx: ToolContext, on_output=None, **args):
     return await ShellTool().build(args, ctx).execute(on_output)
-
-
-def alive(pid: int) -> bool:
-    """True while ``pid`` runs; a zombie awaiting its reaper counts as gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-async def gone(pid: int, within: float = 2.0) -> bool:
-    deadline = time.monotonic() + within
-    while alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.02)
-    return True
 
 
 def pids_in(text: str) -> list[int]:
@@ -88,7 +71,7 @@ async def test_timeout_kills_the_process_group(ctx: ToolContext) -> None:
     assert "timed out after 0.3 s" in result.error
     assert "timed out after 0.3 s" in result.llm_content and "timeout" in result.llm_content
     [child] = pids_in(result.llm_content)  # the partial output is kept
-    assert await gone(child)
+    assert await gone(child, 2.0)
 
 
 async def test_cancellation_kills_the_process_group(ctx: ToolContext) -> None:
@@ -107,7 +90,7 @@ async def test_cancellation_kills_the_process_group(ctx: ToolContext) -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     for pid in pids_in("".join(seen)):
-        assert await gone(pid)
+        assert await gone(pid, 2.0)
 
 
 async def test_background_child_does_not_hang(ctx: ToolContext) -> None:

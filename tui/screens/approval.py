@@ -22,6 +22,8 @@ from agent_tui.core.redaction import env_secrets, redact_text, settings_secrets
 from agent_tui.tools.files import display_path
 from agent_tui.tui.widgets.diff_view import DiffView
 
+from .key_help import KEY_STYLE
+
 Mode = Literal["menu", "deny", "edit", "scope"]
 """What the keys do: choose an answer, type a reason to deny, edit the proposal, or choose
 how long "always allow" lasts."""
@@ -32,9 +34,6 @@ SCOPE_KEYS: tuple[tuple[str, Scope, str], ...] = (
     ("u", "user", "every project"),
 )
 """The keys that pick how long "always allow" lasts, and what each says."""
-
-KEY_STYLE = "bold $accent"
-"""How key names stand out in the help line."""
 
 TICKABLE_TOOLS = frozenset({"edit_file", "str_replace", "write_file"})
 """Tools whose hunks can be ticked: the ones an edited call can be rewritten as a write."""

@@ -26,8 +26,7 @@ from agent_tui.core.file_review import (
 )
 from agent_tui.tui.widgets.diff_view import DiffView
 
-KEY_STYLE = "bold $accent"
-"""How key names stand out in the help line."""
+from .key_help import key_help
 
 VERDICT_MARK = {"pending": "", "accepted": "✓ ", "rejected": "✗ "}
 """The sign of each verdict in hunk titles and the file list."""
@@ -152,15 +151,11 @@ class DiffReviewScreen(Screen[str | None]):
         else:
             items = [("j/k", "hunk"), ("n/p tab", "file"), ("a/r", "accept/reject hunk"),
                      ("A/R", "whole file"), ("q", "close")]
-        parts: list[str | tuple[str, str]] = []
-        for key, what in items:
-            if parts:
-                parts.append("  ")
-            parts += [(key, KEY_STYLE), f" {what}"]
+        keys = key_help(items)
         if self.reviews and self.asking is None:
-            parts.append("\nRejecting reverts the file on disk at once (a puts a hunk back); "
-                         "the model is told what you rejected when you close.")
-        return Content.assemble(*parts)
+            keys += ("\nRejecting reverts the file on disk at once (a puts a hunk back); "
+                     "the model is told what you rejected when you close.")
+        return keys
 
     # ------------------------------------------------------------------ showing
 

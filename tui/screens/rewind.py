@@ -10,15 +10,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent_tui.core.checkpoints import Checkpoints
 
-KEY_STYLE = "bold $accent"
-"""How key names stand out in the help line."""
+from .key_help import key_help
 
 PROMPT_WIDTH = 60
 """The first line of a prompt is cut to this many characters in the list."""
@@ -94,7 +92,7 @@ class RewindScreen(ModalScreen["RewindChoice | None"]):
             keys = [("c", "conversation"), ("f", "files"), ("b", "both"), ("esc", "cancel")]
             if not self.files_available:
                 keys = [("c", "conversation"), ("esc", "cancel")]
-            yield Static(_help(keys), id="rewind-keys")
+            yield Static(key_help(keys), id="rewind-keys")
 
     def on_mount(self) -> None:
         """Highlight the newest turn."""
@@ -152,15 +150,6 @@ class RewindScreen(ModalScreen["RewindChoice | None"]):
     def action_cancel(self) -> None:
         """Leave without rewinding anything."""
         self.dismiss(None)
-
-
-def _help(items: list[tuple[str, str]]) -> Content:
-    parts: list[str | tuple[str, str]] = []
-    for key, what in items:
-        if parts:
-            parts.append("  ")
-        parts += [(key, KEY_STYLE), f" {what}"]
-    return Content.assemble(*parts)
 
 
 def turn_rows(events: list[dict[str, Any]], checkpoints: Checkpoints | None) -> list[TurnRow]:

@@ -14,7 +14,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.content import Content
 from textual.css.query import NoMatches
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Input, Label, Markdown, OptionList, Static
@@ -24,11 +23,10 @@ from agent_tui.core.session import SessionError, SessionLocked, read_events, tur
 from agent_tui.core.session_export import to_markdown
 from agent_tui.core.session_index import SessionIndex, SessionSummary
 
+from .key_help import key_help
+
 ActionKind = Literal["resume", "fork", "export"]
 """What the caller should do with the chosen session."""
-
-KEY_STYLE = "bold $accent"
-"""How key names stand out in the help line."""
 
 PREVIEW_LINES = 200
 """The preview shows at most this many lines of the transcript."""
@@ -105,15 +103,6 @@ SORT_CYCLE: tuple[str, ...] = ("updated", "title", "project", "model", "turns", 
 """The order ``s`` steps through the sort columns."""
 
 
-def _help(items: list[tuple[str, str]]) -> Content:
-    parts: list[str | tuple[str, str]] = []
-    for key, what in items:
-        if parts:
-            parts.append("  ")
-        parts += [(key, KEY_STYLE), f" {what}"]
-    return Content.assemble(*parts)
-
-
 class ConfirmDelete(ModalScreen[bool]):
     """Asks whether to delete one session for good; ``y`` is yes, ``n`` or ``escape`` no."""
 
@@ -136,7 +125,7 @@ class ConfirmDelete(ModalScreen[bool]):
             yield Static(f"{self.summary.title}\n{self.summary.id}: its log and files are "
                          "removed from disk; this cannot be undone.", id="confirm-what",
                          markup=False)
-            yield Static(_help([("y", "delete"), ("n/esc", "keep it")]), id="confirm-keys")
+            yield Static(key_help([("y", "delete"), ("n/esc", "keep it")]), id="confirm-keys")
 
     def action_answer(self, yes: bool) -> None:
         """Dismiss with the answer."""
@@ -170,7 +159,7 @@ class TurnPicker(ModalScreen["int | None"]):
             yield OptionList(*(Option(Text.assemble((f"{n:>3} ", "bold"), _clip(
                 (prompt.strip().splitlines() or [""])[0], 70)), id=str(n))
                 for n, prompt in enumerate(self.prompts)), id="turns")
-            yield Static(_help([("enter", "fork before it"), ("esc", "back")]),
+            yield Static(key_help([("enter", "fork before it"), ("esc", "back")]),
                          id="turn-keys")
 
     def on_mount(self) -> None:
@@ -244,7 +233,7 @@ class SessionBrowser(Screen["BrowserAction | None"]):
                 yield Markdown("", id="preview")
         with Horizontal(id="footer"):
             yield Static("Loading sessions…", id="status", markup=False)
-            yield Static(_help([("enter", "resume"), ("f", "fork"), ("t", "fork at a turn"),
+            yield Static(key_help([("enter", "resume"), ("f", "fork"), ("t", "fork at a turn"),
                                 ("x", "export"),
                                 ("d", "delete"), ("s", "sort"), ("/", "search"),
                                 ("esc", "close")]), id="keys")

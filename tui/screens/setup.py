@@ -17,8 +17,7 @@ from textual.widgets.option_list import Option
 
 from agent_tui.core.model_setup import PROVIDERS, ProviderInfo, SetupChoice, check_choice
 
-KEY_STYLE = "bold $accent"
-"""How key names stand out in the help line."""
+from .key_help import key_help
 
 
 class SetupScreen(ModalScreen[SetupChoice | None]):
@@ -93,17 +92,8 @@ class SetupScreen(ModalScreen[SetupChoice | None]):
                 yield Button("Skip", id="skip", compact=True)
 
     def _keys_help(self) -> Content:
-        parts: list[str | tuple[str, str]] = []
-        for key, what in (
-            ("↑↓", "provider"),
-            ("tab", "next field"),
-            ("enter", "save"),
-            ("esc", "skip"),
-        ):
-            if parts:
-                parts.append("  ")
-            parts += [(key, KEY_STYLE), f" {what}"]
-        return Content.assemble(*parts)
+        return key_help((("↑↓", "provider"), ("tab", "next field"), ("enter", "save"),
+                         ("esc", "skip")))
 
     def on_mount(self) -> None:
         """Start on the first provider, with its defaults filled in."""

@@ -278,7 +278,7 @@ class ConversationView(VerticalScroll):
         blocks = self._blocks()
         if not blocks or not self._earlier:
             return
-        height = sum(b.outer_size.height + b.styles.margin.top for b in blocks)
+        height = sum(map(_rows, blocks))
         budget = self.KEEP_SCREENS * max(1, self.scrollable_content_region.height)
         if height >= budget:
             return
@@ -341,7 +341,7 @@ class ConversationView(VerticalScroll):
             if keep >= self.MAX_MOUNTED or height >= budget:
                 break
             keep += 1
-            height += block.outer_size.height + block.styles.margin.top
+            height += _rows(block)
         old = blocks[: len(blocks) - keep]
         if not old:
             return
@@ -399,3 +399,8 @@ class ConversationView(VerticalScroll):
 
     async def action_focus_previous_block(self) -> None:
         await self._move(-1)
+
+
+def _rows(block: Widget) -> int:
+    """The rows a mounted block takes in the conversation, its top margin included."""
+    return block.outer_size.height + block.styles.margin.top

@@ -23,9 +23,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from agent_tui.core.permission_rules import RuleSet, parse_rules
-from agent_tui.core.permissions import decide_command
-from agent_tui.core.workspace import Workspace
+from agent_tui.core.safety.permission_rules import RuleSet, parse_rules
+from agent_tui.core.safety.permissions import decide_command
+from agent_tui.core.safety.workspace import Workspace
 
 COMMANDS = {
     "simple": "git status",

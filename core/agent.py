@@ -18,7 +18,7 @@ from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tools.sandbox import make_sandbox
 from agent_tui.tools.todo import TodoStore
 
-from . import paths, permissions, text_protocol
+from . import paths, text_protocol
 from .approval import ApprovalRequest, Approver
 from .checkpoints import CheckpointError, Checkpoints, checkpoints_off
 from .config import Settings
@@ -45,14 +45,15 @@ from .events import (
     Usage,
     UserMessage,
 )
-from .permission_rules import RuleSet
 from .prompts import system_prompt
 from .providers.base import Message, ModelReply, Provider, ProviderError, ToolCallRequest
-from .redaction import settings_secrets
 from .resume import TRANSIENT_EVENTS, RestoredSession, restore, with_notes
 from .retry import RetryPolicy
+from .safety import permissions
+from .safety.permission_rules import RuleSet
+from .safety.redaction import settings_secrets
+from .safety.subprocess_env import subprocess_env
 from .session import SessionLog, SessionStore, turn_starts
-from .subprocess_env import subprocess_env
 
 
 class LimitsExceeded(Exception):

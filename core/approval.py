@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from agent_tui.tools.base import Confirmation, Invocation
 
-    from .permission_rules import Scope
-    from .permissions import PartVerdict
+    from .safety.permission_rules import Scope
+    from .safety.permissions import PartVerdict
 
 
 @dataclass(frozen=True, slots=True)

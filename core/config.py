@@ -13,6 +13,7 @@ restrict.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from . import paths
+from .safety.permission_rules import Kind, Scope, parse_rules
 
 ApprovalMode = Literal["default", "auto-edit", "plan", "yolo"]
 APPROVAL_MODES: tuple[str, ...] = ("default", "auto-edit", "plan", "yolo")
@@ -106,8 +108,6 @@ class Settings(BaseSettings):
     @field_validator("allow_rules", "ask_rules", "deny_rules")
     @classmethod
     def _rules_are_rules(cls, rules: list[str]) -> list[str]:
-        from .permission_rules import parse_rules
-
         parse_rules(rules)  # a RuleError is a ValueError: pydantic reports it with the field
         return rules
 
@@ -297,6 +297,30 @@ def save_user_settings(updates: dict[str, Any], remove: tuple[str, ...] = ()) ->
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def save_rules(rules: Sequence[str], scope: Scope, workdir: Path, kind: Kind = "allow") -> Path:
+    """Add ``rules`` to the user config: its ``{kind}_rules`` (scope ``user``) or the
+    project's table ``[projects."/real/path"]`` (scope ``project``).
+
+    Returns:
+        The file written.
+
+    Raises:
+        ValueError: ``scope`` is not saved to a file (``once``, ``session``).
+    """
+    key = f"{kind}_rules"
+    data = read_toml(paths.user_config_file())
+    if scope == "user":
+        current = [str(r) for r in data.get(key, [])]
+        return save_user_settings({key: current + [r for r in rules if r not in current]})
+    if scope == "project":
+        project = project_table_key(workdir)
+        table = data.get("projects", {}).get(project, {})
+        current = [str(r) for r in table.get(key, [])]
+        merged = current + [r for r in rules if r not in current]
+        return save_user_settings({"projects": {project: {key: merged}}})
+    raise ValueError(f"rules of scope {scope!r} are not saved to a file")
 
 
 def _merge_tables(into: dict[str, Any], updates: dict[str, Any]) -> None:

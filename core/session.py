@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import paths
-from .redaction import env_secrets, redact
+from .safety.redaction import env_secrets, redact
 
 LOG_NAME = "events.jsonl"
 LOCK_NAME = "lock"

@@ -40,7 +40,7 @@ from agent_tui.core.events import (
     ToolResultEvent,
     TurnUsage,
 )
-from agent_tui.core.redaction import settings_secrets
+from agent_tui.core.safety.redaction import settings_secrets
 from agent_tui.themes import STYLESHEET, THEMES
 
 from .approver import TuiApprover
@@ -454,7 +454,7 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
         session rules itself."""
         if not response.remember or response.scope not in ("project", "user"):
             return
-        from agent_tui.core.permission_rules import save_rules
+        from agent_tui.core.config import save_rules
 
         fresh = [r for r in response.remember if r not in self.settings.allow_rules]
         self._update_settings(allow_rules=[*self.settings.allow_rules, *fresh])

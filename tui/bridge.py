@@ -1,6 +1,6 @@
 """The one seam between the engine and Textual: engine events become Textual messages.
 
-Every event is redacted here (a :class:`~agent_tui.core.redaction.RedactingSink`), on its
+Every event is redacted here (a :class:`~agent_tui.core.safety.redaction.RedactingSink`), on its
 way to the screen, so no widget ever shows an API key, a bearer token or the value of a
 secret environment variable, not even one split across two streamed pieces.
 """
@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from agent_tui.core.events import Event
-from agent_tui.core.redaction import RedactingSink, env_secrets
+from agent_tui.core.safety.redaction import RedactingSink, env_secrets
 
 
 class AgentEvent(Message):

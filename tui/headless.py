@@ -23,7 +23,7 @@ from agent_tui.core.events import (
     ToolResultEvent,
 )
 from agent_tui.core.providers.litellm import LitellmProvider
-from agent_tui.core.redaction import RedactingSink, settings_secrets
+from agent_tui.core.safety.redaction import RedactingSink, settings_secrets
 from agent_tui.core.session_start import OpenedSession
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.registry import ToolRegistry

@@ -12,7 +12,7 @@ import pytest
 
 from agent_tui.core import paths
 from agent_tui.core.events import AssistantMessage, TodoUpdated, ToolCallStarted, ToolResultEvent
-from agent_tui.core.redaction import REDACTED, redact
+from agent_tui.core.safety.redaction import REDACTED, redact
 from agent_tui.core.session import (
     SessionError,
     SessionLocked,

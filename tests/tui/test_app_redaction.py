@@ -10,7 +10,7 @@ from agent_tui.core.events import (
     ToolOutput,
     ToolResultEvent,
 )
-from agent_tui.core.redaction import REDACTED
+from agent_tui.core.safety.redaction import REDACTED
 from agent_tui.tui.app import make_app
 from agent_tui.tui.bridge import EventBridge
 from agent_tui.tui.widgets.assistant_block import AssistantBlock

@@ -12,8 +12,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Label, Static, TextArea
 
 from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
-from agent_tui.core.permission_rules import RuleSet, parse_rules
-from agent_tui.core.permissions import decide
+from agent_tui.core.safety.permission_rules import RuleSet, parse_rules
+from agent_tui.core.safety.permissions import decide
 from agent_tui.tools.base import Invocation, ToolContext
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.registry import ToolRegistry

@@ -17,8 +17,8 @@ from textual.widgets import Input, Label, Static, TextArea
 
 from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
 from agent_tui.core.hunks import Hunk, apply_hunks, compute_hunks, hunk_numbers
-from agent_tui.core.permission_rules import Scope
-from agent_tui.core.redaction import env_secrets, redact_text, settings_secrets
+from agent_tui.core.safety.permission_rules import Scope
+from agent_tui.core.safety.redaction import env_secrets, redact_text, settings_secrets
 from agent_tui.tools.files import display_path
 from agent_tui.tui.widgets.diff_view import DiffView
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core import paths
-from agent_tui.core.config import ConfigError, Settings, load_settings, read_toml
-from agent_tui.core.permission_rules import Rule, RuleError, RuleSet, parse_rules, save_rules
-from agent_tui.core.permissions import Verdict, decide, hard_denied
-from agent_tui.core.workspace import Workspace
+from agent_tui.core.config import ConfigError, Settings, load_settings, read_toml, save_rules
+from agent_tui.core.safety.permission_rules import Rule, RuleError, RuleSet, parse_rules
+from agent_tui.core.safety.permissions import Verdict, decide, hard_denied
+from agent_tui.core.safety.workspace import Workspace
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.registry import ToolRegistry

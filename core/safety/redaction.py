@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
-from .events import Event, EventSink, StreamRestart, TextDelta, ToolOutput, ToolResultEvent
+from ..events import Event, EventSink, StreamRestart, TextDelta, ToolOutput, ToolResultEvent
 from .secret_names import is_secret_name, settings_secret_names
 
 REDACTED = "[REDACTED]"
@@ -42,7 +42,7 @@ def env_secrets(environ: Mapping[str, str] | None = None, *, extra_names: Iterab
     """The secret values to hide, longest first.
 
     Values of environment variables named like secrets (see
-    :data:`~agent_tui.core.secret_names.SECRET_NAME_PATTERNS`) or named in ``extra_names``,
+    :data:`~agent_tui.core.safety.secret_names.SECRET_NAME_PATTERNS`) or named in ``extra_names``,
     plus ``extra_values`` (e.g. a key given on the command line). Values shorter than 8
     characters are left alone (hiding them would blank ordinary words), and so are paths:
     for ``GOOGLE_APPLICATION_CREDENTIALS=/path`` the file is the secret, not its name.

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.config import Settings, load_settings
-from agent_tui.core.secret_names import is_secret_name
-from agent_tui.core.subprocess_env import filtered_env, subprocess_env
+from agent_tui.core.safety.secret_names import is_secret_name
+from agent_tui.core.safety.subprocess_env import filtered_env, subprocess_env
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.shell import ShellTool
 from tests.core.loop_helpers import run

@@ -19,7 +19,8 @@ Deny beats ask beats allow.
 
 Scopes: ``once`` (nothing saved), ``session`` (kept by the agent in memory), ``project``
 (the user config's ``[projects."/real/path"]`` table: a repository can never grant itself
-anything), ``user`` (the user config's ``allow_rules``).
+anything), ``user`` (the user config's ``allow_rules``); ``config.save_rules`` writes the last
+two.
 """
 
 from __future__ import annotations
@@ -188,33 +189,6 @@ class RuleSet:
         """The first ``kind`` rule naming ``tool`` that covers a call about ``subject``."""
         return next((r for r in self.of(kind) if r.tool == tool and r.matches_call(subject)),
                     None)
-
-
-def save_rules(rules: Sequence[str], scope: Scope, workdir: Path, kind: Kind = "allow") -> Path:
-    """Add ``rules`` to the user config: its ``{kind}_rules`` (scope ``user``) or the
-    project's table ``[projects."/real/path"]`` (scope ``project``).
-
-    Returns:
-        The file written.
-
-    Raises:
-        ValueError: ``scope`` is not saved to a file (``once``, ``session``).
-    """
-    from . import paths
-    from .config import project_table_key, read_toml, save_user_settings
-
-    key = f"{kind}_rules"
-    data = read_toml(paths.user_config_file())
-    if scope == "user":
-        current = [str(r) for r in data.get(key, [])]
-        return save_user_settings({key: current + [r for r in rules if r not in current]})
-    if scope == "project":
-        project = project_table_key(workdir)
-        table = data.get("projects", {}).get(project, {})
-        current = [str(r) for r in table.get(key, [])]
-        merged = current + [r for r in rules if r not in current]
-        return save_user_settings({"projects": {project: {key: merged}}})
-    raise ValueError(f"rules of scope {scope!r} are not saved to a file")
 
 
 @lru_cache(maxsize=256)

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from . import paths
+from .. import paths
 
 SAFE_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty",
                           "/dev/zero", "/dev/random", "/dev/urandom", "/dev/full"})

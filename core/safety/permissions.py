@@ -20,8 +20,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from agent_tui.tools.base import Invocation, ToolKind
-
+from ...tools.base import Invocation, ToolKind
 from .permission_rules import READ_RULE_TOOLS, WRITE_RULE_TOOLS, RuleSet
 from .shell_analysis import Part, ShellAnalysis, analyse
 from .shell_policy import access, hard_denial, risky_assignments, searched_folders

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent_tui.core.config import Settings
 from agent_tui.core.events import ToolCallStarted, TurnUsage, Usage
-from agent_tui.core.redaction import (
+from agent_tui.core.safety.redaction import (
     REDACTED,
     StreamRedactor,
     env_secrets,

@@ -1,0 +1,465 @@
+"""Previewing a command: run it in bubblewrap over a scratch copy of the project and report
+what it would change, before anyone approves it.
+
+The project (and each ``watch`` folder) is copied to a scratch folder and the copy is bound
+writable at the original's own path, so absolute paths in the command land in the copy; the
+rest of the file system is read-only, ``/tmp`` is a private tmpfs and the network is cut.
+The command runs under a small wrapper, the sandbox's first process, that runs ``bash -c``,
+waits for it and then lists the processes still alive; leaving the sandbox kills them. On
+the time box the whole process group is killed. Afterwards each copy is compared with its
+original: regular files and symlinks created, modified (content or mode) or deleted, with a
+unified diff. The real tree is never written.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ...tools.fileio import decode_text, is_binary
+from ...tools.sandbox import _INSTALL_HINT, SandboxUnavailable, find_bwrap
+
+MAX_FILES = 20_000
+"""The most files (project and watch folders together) a preview copies."""
+MAX_BYTES = 500 * 1024 * 1024
+"""The most bytes a preview copies."""
+MAX_OUTPUT_BYTES = 64 * 1024
+"""Output kept: the first and last halves of this many bytes."""
+MAX_DIFF_CHARS = 20_000
+"""A longer diff of one file is cut with a note."""
+MAX_TOTAL_DIFF_CHARS = 200_000
+"""Past this many characters of diffs, further changes are listed without theirs."""
+MAX_DIFF_FILE_BYTES = 1024 * 1024
+"""A bigger file is reported by size, not diffed."""
+_INSTALL_BUBBLEWRAP = _INSTALL_HINT.split(" or run agent-tui")[0]
+# A write in the same tick of the kernel's coarse clock as the copy can leave ctime
+# unchanged; waiting one tick (at most 10 ms at HZ=100) makes every later write visible.
+_CLOCK_TICK_S = 0.011
+_WRAPPER = r"""
+import json, os, subprocess, sys
+report, bash, command = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+code = subprocess.call([bash, "-c", command])
+me, left = os.getpid(), []
+for name in os.listdir("/proc"):
+    if name.isdigit() and int(name) not in (1, me):
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                raw = f.read()
+        except OSError:
+            continue
+        if raw:
+            left.append(raw.rstrip(b"\0").replace(b"\0", b" ").decode(errors="replace"))
+os.write(report, json.dumps({"exit_code": code if code >= 0 else 128 - code,
+                             "left_running": left}).encode())
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+ChangeKind = Literal["created", "modified", "deleted"]
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file a previewed command would change.
+
+    Attributes:
+        path: Project-relative for files in the project, absolute for ``watch`` folders.
+        kind: ``created``, ``modified`` or ``deleted``.
+        diff: A unified diff for text; for binary files and symlinks a line that says what
+            changed (e.g. ``binary file, 120 bytes``).
+    """
+
+    path: str
+    kind: ChangeKind
+    diff: str
+
+
+@dataclass(frozen=True, slots=True)
+class CommandPreview:
+    """What a command did in the preview sandbox.
+
+    Attributes:
+        command: The command previewed.
+        changes: Files created, modified or deleted, sorted by path.
+        output: stdout and stderr together, truncated with a note.
+        exit_code: The command's exit code; None when the time box killed it.
+        timed_out: The time box ran out.
+        left_running: Command lines of processes still alive after the command exited
+            (the sandbox then killed them).
+        duration_s: How long the command ran.
+    """
+
+    command: str
+    changes: tuple[FileChange, ...]
+    output: str
+    exit_code: int | None
+    timed_out: bool
+    left_running: tuple[str, ...]
+    duration_s: float
+
+
+class PreviewUnavailable(Exception):
+    """The command cannot be previewed here; the message says why and what to do."""
+
+
+class PreviewCancelled(Exception):
+    """The preview was cancelled before the command finished; its processes were killed."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Mount:
+    original: Path
+    copy: Path
+    label: Callable[[str], str]
+
+
+def preview_command(command: str, project: Path, cwd: Path | None = None, *,
+                    timeout_s: float = 10.0, env: Mapping[str, str] | None = None,
+                    watch: Sequence[Path] = (), bwrap: str | None = None,
+                    cancel: threading.Event | None = None) -> CommandPreview:
+    """Run ``command`` in a sandbox over a scratch copy of ``project`` and report its effect.
+
+    Synchronous and slow (it copies the project): call it off the event loop.
+
+    Args:
+        command: The shell command, run as ``bash -c command``.
+        project: The project folder; copied, and the copy bound at this path.
+        cwd: Where the command starts (default: the project).
+        timeout_s: The time box; then the command's process group is killed.
+        env: The command's environment (default: the current one).
+        watch: More folders to copy and compare (e.g. a home folder); changes there are
+            reported with absolute paths.
+        bwrap: The bwrap executable (a path or a name on PATH; default ``bwrap``).
+        cancel: Set it to stop the preview early: the command is killed and
+            :class:`PreviewCancelled` raised.
+
+    Raises:
+        PreviewUnavailable: bwrap is missing or cannot build a sandbox, or a folder is too
+            big to copy or cannot be copied.
+        PreviewCancelled: ``cancel`` was set.
+    """
+    exe = _find_bwrap(bwrap)
+    project = project.resolve()
+    where = (cwd or project).resolve()
+    originals = sorted({project, *(Path(w).resolve() for w in watch)},
+                       key=lambda p: len(p.parts))
+    if _under(where, Path("/tmp")) and not any(_under(where, o) for o in originals):
+        raise PreviewUnavailable(
+            f"cannot preview in {where}: the preview replaces /tmp with an empty one; run "
+            "the command from the project or a watched folder")
+    _check_size(originals)
+    scratch = Path(tempfile.mkdtemp(prefix="agent-tui-preview-"))
+    try:
+        mounts = [_Mount(original, scratch / f"copy{i}", _labeller(original, project))
+                  for i, original in enumerate(originals)]
+        for mount in mounts:
+            _copy(mount.original, mount.copy, skip={m.original for m in mounts})
+        before = {m.original: dict(_walk(m.copy, _skips(m, mounts))) for m in mounts}
+        time.sleep(_CLOCK_TICK_S)
+        args = [exe, "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--dev", "/dev",
+                "--proc", "/proc"]
+        for mount in mounts:
+            args += ["--bind", str(mount.copy), str(mount.original)]
+        args += ["--unshare-pid", "--unshare-net", "--die-with-parent", "--chdir", str(where),
+                 "--", sys.executable, "-I", "-c", _WRAPPER]
+        run = _run(args, command, env, timeout_s, cancel)
+        changes: list[FileChange] = []
+        budget = [MAX_TOTAL_DIFF_CHARS]
+        for mount in mounts:
+            after = dict(_walk(mount.copy, _skips(mount, mounts)))
+            changes += _compare(mount, before[mount.original], after, budget)
+    finally:
+        _remove(scratch)
+    exit_code, left = run.report
+    return CommandPreview(command=command, changes=tuple(sorted(changes, key=lambda c: c.path)),
+                          output=run.output, exit_code=exit_code, timed_out=run.timed_out,
+                          left_running=left, duration_s=run.duration_s)
+
+
+def _find_bwrap(binary: str | None) -> str:
+    try:
+        return find_bwrap(binary)
+    except SandboxUnavailable:
+        name = binary or "bwrap"
+        raise PreviewUnavailable(
+            f"preview needs bubblewrap, and {name} is not installed or not executable; "
+            f"{_INSTALL_BUBBLEWRAP} (or set bwrap_path in config.toml to its path)") from None
+
+
+def _labeller(original: Path, project: Path) -> Callable[[str], str]:
+    if original == project:
+        return lambda relative: relative
+    return lambda relative: str(original / relative)
+
+
+def _check_size(originals: Sequence[Path]) -> None:
+    files = size = 0
+    for original in originals:
+        if not original.is_dir():
+            raise PreviewUnavailable(
+                f"cannot preview: {original} is not a folder; check the path and try again")
+        for _, info in _walk(original, set(originals) - {original}):
+            files += 1
+            size += info.st_size
+            if files > MAX_FILES or size > MAX_BYTES:
+                raise PreviewUnavailable(
+                    f"cannot preview: {original} holds more than {MAX_FILES:,} files or "
+                    f"{MAX_BYTES // (1024 * 1024)} MB, too much to copy quickly; approve or "
+                    "deny the command without a preview")
+
+
+def _copy(source: Path, target: Path, skip: set[Path]) -> None:
+    """Copy ``source`` to ``target`` as ``cp -a`` does (a real copy, never hard links to
+    the original), leaving the folders in ``skip`` empty: they are bound on their own."""
+    target.mkdir()
+    shutil.copystat(source, target)
+    inside = [s for s in skip if source in s.parents]
+    names = sorted(os.listdir(source))
+    plain = []
+    for name in names:
+        path = source / name
+        if path in skip:
+            (target / name).mkdir()
+        elif any(path in s.parents for s in inside):
+            _copy(path, target / name, skip)
+        else:
+            plain.append(str(path))
+    if not plain:
+        return
+    done = subprocess.run(["cp", "-a", "--reflink=auto", "--", *plain, str(target)],
+                          stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    if done.returncode != 0:
+        said = done.stderr.decode(errors="replace").strip()
+        raise PreviewUnavailable(
+            f"cannot preview: copying {source} failed: {said}; fix the file named, or "
+            "approve or deny the command without a preview")
+
+
+def _skips(mount: _Mount, mounts: Sequence[_Mount]) -> set[Path]:
+    return {mount.copy / m.original.relative_to(mount.original) for m in mounts
+            if mount.original in m.original.parents}
+
+
+def _walk(root: Path, skip: set[Path]) -> Iterator[tuple[str, os.stat_result]]:
+    """Regular files and symlinks under ``root`` (not following links), by relative path."""
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                if path not in skip:
+                    stack.append(path)
+            elif stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode):
+                yield str(path.relative_to(root)), info
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    output: str
+    timed_out: bool
+    report: tuple[int | None, tuple[str, ...]]
+    duration_s: float
+
+
+def _run(args: list[str], command: str, env: Mapping[str, str] | None, timeout_s: float,
+         cancel: threading.Event | None) -> _Run:
+    bash = shutil.which("bash") or "/bin/bash"
+    read_end, write_end = os.pipe()
+    started = time.monotonic()
+    try:
+        process = subprocess.Popen(
+            [*args, str(write_end), bash, command], stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(write_end,),
+            env=dict(os.environ if env is None else env), start_new_session=True)
+    except OSError as exc:
+        os.close(read_end)
+        os.close(write_end)
+        raise PreviewUnavailable(f"cannot start bubblewrap ({args[0]}): {exc}; "
+                                 f"reinstall it: {_INSTALL_BUBBLEWRAP}") from None
+    os.close(write_end)
+    output = _OutputTail()
+    reader = threading.Thread(target=output.read_all, args=(process.stdout,), daemon=True)
+    reader.start()
+    timed_out = cancelled = False
+    deadline = started + timeout_s
+    while process.poll() is None:
+        if cancel is not None and cancel.is_set():
+            cancelled = True
+        elif time.monotonic() >= deadline:
+            timed_out = True
+        else:
+            try:
+                process.wait(timeout=min(0.05, max(deadline - time.monotonic(), 0.001)))
+            except subprocess.TimeoutExpired:
+                pass
+            continue
+        _kill_group(process.pid)
+        process.wait()
+    duration = time.monotonic() - started
+    reader.join()
+    with os.fdopen(read_end, "rb") as report_file:
+        raw = report_file.read()
+    if cancelled:
+        raise PreviewCancelled("the preview was cancelled and its command killed")
+    if timed_out:
+        return _Run(output.text(), True, (None, ()), duration)
+    try:
+        report = json.loads(raw)
+    except ValueError:
+        raise PreviewUnavailable(
+            f"bubblewrap cannot build the preview sandbox here: {output.text().strip()}. It "
+            "needs user namespaces (run as root, or enable them: "
+            "kernel.unprivileged_userns_clone=1, user.max_user_namespaces above 0); approve "
+            "or deny the command without a preview") from None
+    return _Run(output.text(), False,
+                (int(report["exit_code"]), tuple(report["left_running"])), duration)
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+class _OutputTail:
+    """Keeps the first and last halves of :data:`MAX_OUTPUT_BYTES` of a stream."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def read_all(self, stream: object) -> None:
+        half = MAX_OUTPUT_BYTES // 2
+        reader = stream.read1 if hasattr(stream, "read1") else stream.read  # type: ignore[attr-defined]
+        while chunk := reader(65536):
+            room = half - len(self.head)
+            self.head += chunk[:room]
+            self.tail += chunk[max(room, 0):]
+            if len(self.tail) > half:
+                self.dropped += len(self.tail) - half
+                del self.tail[:len(self.tail) - half]
+
+    def text(self) -> str:
+        head = self.head.decode(errors="replace")
+        tail = self.tail.decode(errors="replace")
+        if not self.dropped:
+            return head + tail
+        return f"{head}\n… {self.dropped:,} bytes of output not shown …\n{tail}"
+
+
+def _compare(mount: _Mount, before: dict[str, os.stat_result],
+             after: dict[str, os.stat_result], budget: list[int]) -> list[FileChange]:
+    """Changes in ``mount``'s copy: ``before`` is the copy as made, ``after`` as left."""
+    changes: list[FileChange] = []
+    for relative in sorted(before.keys() | after.keys()):
+        old, new = before.get(relative), after.get(relative)
+        original, copy = mount.original / relative, mount.copy / relative
+        if new is None:
+            kind: ChangeKind = "deleted"
+        elif old is None:
+            kind = "created"
+        elif _same_stat(old, new) or not _differs(original, copy):
+            continue
+        else:
+            kind = "modified"
+        diff = _describe(mount.label(relative), original if old else None,
+                         copy if new else None)
+        if len(diff) > budget[0]:
+            diff = "diff not shown: the preview's diff limit is reached"
+        budget[0] -= len(diff)
+        changes.append(FileChange(mount.label(relative), kind, diff))
+    return changes
+
+
+def _same_stat(old: os.stat_result, new: os.stat_result) -> bool:
+    return ((old.st_ino, old.st_mode, old.st_size, old.st_mtime_ns, old.st_ctime_ns)
+            == (new.st_ino, new.st_mode, new.st_size, new.st_mtime_ns, new.st_ctime_ns))
+
+
+def _differs(original: Path, copy: Path) -> bool:
+    a, b = original.lstat(), copy.lstat()
+    if stat.S_IFMT(a.st_mode) != stat.S_IFMT(b.st_mode) or a.st_mode != b.st_mode:
+        return True
+    if stat.S_ISLNK(a.st_mode):
+        return os.readlink(original) != os.readlink(copy)
+    return a.st_size != b.st_size or original.read_bytes() != copy.read_bytes()
+
+
+def _describe(label: str, old: Path | None, new: Path | None) -> str:
+    """A unified diff from ``old`` to ``new`` (None: absent), or a line saying what changed."""
+    notes: list[str] = []
+    old_info = old.lstat() if old else None
+    new_info = new.lstat() if new else None
+    if old_info and new_info and old_info.st_mode != new_info.st_mode:
+        notes.append(f"mode {old_info.st_mode:o} → {new_info.st_mode:o}")
+    old_text, old_note = _text(old, old_info)
+    new_text, new_note = _text(new, new_info)
+    if old_text is None or new_text is None:
+        if old_note != new_note:
+            notes.append(" → ".join(n for n in (old_note, new_note) if n))
+        return "\n".join(notes)
+    lines = list(difflib.unified_diff(
+        old_text.splitlines(keepends=True), new_text.splitlines(keepends=True),
+        fromfile=f"a/{label}" if old else "/dev/null",
+        tofile=f"b/{label}" if new else "/dev/null"))
+    diff = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                   for line in lines)
+    if len(diff) > MAX_DIFF_CHARS:
+        cut = diff.rfind("\n", 0, MAX_DIFF_CHARS) + 1
+        diff = f"{diff[:cut]}… diff cut: {diff.count(chr(10), cut):,} more lines\n"
+    return "\n".join(part for part in (*notes, diff.rstrip("\n")) if part)
+
+
+def _text(path: Path | None, info: os.stat_result | None) -> tuple[str | None, str]:
+    """``path``'s text for a diff (``""`` when absent), or None and a note saying what it is."""
+    if path is None or info is None:
+        return "", ""
+    if stat.S_ISLNK(info.st_mode):
+        return None, f"symlink to {os.readlink(path)}"
+    if info.st_size > MAX_DIFF_FILE_BYTES:
+        return None, f"file of {info.st_size:,} bytes, too big to diff"
+    data = path.read_bytes()
+    if is_binary(data):
+        return None, f"binary file, {len(data):,} bytes"
+    return decode_text(data).text, ""
+
+
+def _under(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _remove(folder: Path) -> None:
+    def unlock(function: object, path: str, _exc: object) -> None:
+        # A command may leave folders without write permission behind in the copy.
+        parent = os.path.dirname(path)
+        os.chmod(parent, 0o700)
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.chmod(path, 0o700)
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.unlink(path)
+
+    shutil.rmtree(folder, onerror=unlock)

@@ -1,0 +1,227 @@
+"""Previewing a command in bubblewrap over a scratch copy of a real project."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+
+from agent_tui.core.safety.preview import (
+    MAX_FILES,
+    CommandPreview,
+    PreviewCancelled,
+    PreviewUnavailable,
+    preview_command,
+)
+
+
+def tree_digest(root: Path) -> dict[str, tuple[int, str]]:
+    """Every entry under ``root``: its mode and its content (or link target)."""
+    seen: dict[str, tuple[int, str]] = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(folder, name)
+            info = path.lstat()
+            if path.is_symlink():
+                body = os.readlink(path)
+            elif path.is_file():
+                body = hashlib.sha256(path.read_bytes()).hexdigest()
+            else:
+                body = ""
+            seen[str(path.relative_to(root))] = (info.st_mode, body)
+    return seen
+
+
+def processes_with(marker: str) -> list[int]:
+    """Pids of processes on this machine whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("print('hello')\nx = 1\n")
+    (root / "notes.txt").write_text("keep me\n")
+    (root / "old.log").write_text("stale\n")
+    (root / "run.sh").write_text("#!/bin/sh\necho run\n")
+    (root / "blob.bin").write_bytes(b"\0\1\2" * 10)
+    os.symlink("notes.txt", root / "link")
+    return root
+
+
+def by_path(preview: CommandPreview) -> dict[str, tuple[str, str]]:
+    return {c.path: (c.kind, c.diff) for c in preview.changes}
+
+
+def test_created_modified_and_deleted_files_are_reported_with_diffs(project: Path):
+    before = tree_digest(project)
+
+    preview = preview_command(
+        "echo new > fresh.txt && sed -i 's/x = 1/x = 2/' src/app.py && rm old.log "
+        "&& chmod +x notes.txt && echo done",
+        project)
+
+    changes = by_path(preview)
+    assert set(changes) == {"fresh.txt", "src/app.py", "old.log", "notes.txt"}
+    assert changes["fresh.txt"][0] == "created"
+    assert "+new" in changes["fresh.txt"][1]
+    kind, diff = changes["src/app.py"]
+    assert kind == "modified"
+    assert "--- a/src/app.py" in diff and "+++ b/src/app.py" in diff
+    assert "-x = 1" in diff and "+x = 2" in diff
+    assert changes["old.log"][0] == "deleted" and "-stale" in changes["old.log"][1]
+    assert changes["notes.txt"] == ("modified", "mode 100644 → 100755")
+    assert preview.exit_code == 0 and not preview.timed_out
+    assert preview.output == "done\n"
+    assert tree_digest(project) == before
+
+
+def test_the_real_project_is_untouched_even_by_in_place_writes_and_rm_rf(project: Path):
+    before = tree_digest(project)
+
+    preview = preview_command(
+        "printf more >> notes.txt; dd if=/dev/zero of=blob.bin bs=1 count=4 conv=notrunc "
+        "2>/dev/null; rm -rf ./*", project)
+
+    assert {c.kind for c in preview.changes} == {"deleted"}
+    assert "src/app.py" in by_path(preview)
+    assert tree_digest(project) == before
+
+
+def test_absolute_paths_into_the_project_land_in_the_copy(project: Path):
+    target = project / "src" / "abs.txt"
+
+    preview = preview_command(f"echo absolute > {target}", project, project / "src")
+
+    assert by_path(preview)["src/abs.txt"][0] == "created"
+    assert not target.exists()
+
+
+def test_output_keeps_stdout_and_stderr_and_the_exit_code(project: Path):
+    preview = preview_command("echo out; echo err >&2; exit 3", project)
+
+    assert "out\n" in preview.output and "err\n" in preview.output
+    assert preview.exit_code == 3
+    assert preview.changes == ()
+
+
+def test_binary_and_symlink_changes_are_described_not_diffed(project: Path):
+    preview = preview_command("printf '\\0\\0' >> blob.bin; ln -sfn src/app.py link", project)
+
+    changes = by_path(preview)
+    assert changes["blob.bin"] == ("modified", "binary file, 30 bytes → binary file, 32 bytes")
+    assert changes["link"] == ("modified", "symlink to notes.txt → symlink to src/app.py")
+
+
+def test_writes_outside_the_project_fail_unless_the_folder_is_watched(tmp_path: Path,
+                                                                       project: Path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bashrc").write_text("# rc\n")
+
+    unwatched = preview_command(f"echo x > {home}/.bashrc", project)
+    watched = preview_command(f"echo x >> {home}/.bashrc; touch {tmp_path}/beside",
+                              project, watch=[home, tmp_path])
+
+    assert unwatched.exit_code != 0 and unwatched.changes == ()
+    assert by_path(watched) == {
+        f"{home}/.bashrc": ("modified",
+                            f"--- a/{home}/.bashrc\n+++ b/{home}/.bashrc\n"
+                            "@@ -1 +1,2 @@\n # rc\n+x"),
+        f"{tmp_path}/beside": ("created", ""),
+    }
+    assert (home / ".bashrc").read_text() == "# rc\n"
+    assert not (tmp_path / "beside").exists()
+
+
+def test_a_command_past_the_time_box_is_killed_with_its_group(project: Path):
+    marker = f"{uuid.uuid4().int % 1000}.{uuid.uuid4().int % 100000}"
+
+    preview = preview_command(f"echo started; sleep 6{marker}", project, timeout_s=0.5)
+
+    assert preview.timed_out and preview.exit_code is None
+    assert "started" in preview.output
+    assert processes_with(f"sleep 6{marker}") == []
+
+
+def test_processes_left_running_are_listed_and_then_killed(project: Path):
+    marker = f"6{uuid.uuid4().int % 100000}"
+
+    preview = preview_command(f"sleep {marker} & echo bye", project)
+
+    assert preview.exit_code == 0 and not preview.timed_out
+    assert preview.left_running == (f"sleep {marker}",)
+    assert processes_with(f"sleep {marker}") == []
+
+
+def test_the_network_is_cut(project: Path):
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+
+        preview = preview_command(
+            f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected || echo refused", project)
+
+    assert "refused" in preview.output and "connected" not in preview.output
+
+
+def test_tmp_is_private_holding_only_the_way_to_the_project(project: Path):
+    outside = Path("/tmp") / f"outside-{uuid.uuid4().hex}"
+    outside.touch()
+    try:
+        preview = preview_command("ls -A /tmp", project)
+    finally:
+        outside.unlink()
+
+    first = project.parts[2] if project.parts[1] == "tmp" else None
+    assert preview.output.split() == ([first] if first else [])
+
+
+def test_a_missing_bwrap_says_to_install_bubblewrap(project: Path):
+    with pytest.raises(PreviewUnavailable, match="apt-get install bubblewrap"):
+        preview_command("true", project, bwrap="/nonexistent")
+
+
+def test_a_project_too_big_to_copy_is_refused(tmp_path: Path):
+    big = tmp_path / "big"
+    big.mkdir()
+    for i in range(MAX_FILES + 1):
+        (big / f"{i}").touch()
+
+    with pytest.raises(PreviewUnavailable, match="too much to copy"):
+        preview_command("true", big)
+
+
+def test_cancelling_kills_the_command(project: Path):
+    marker = f"7{uuid.uuid4().int % 100000}"
+    cancel = threading.Event()
+    timer = threading.Timer(0.3, cancel.set)
+    timer.start()
+
+    with pytest.raises(PreviewCancelled):
+        preview_command(f"sleep {marker}", project, timeout_s=30, cancel=cancel)
+
+    assert processes_with(f"sleep {marker}") == []
+
+
+def test_the_environment_given_is_the_commands(project: Path):
+    preview = preview_command("echo $GREETING", project,
+                              env={"PATH": os.environ["PATH"], "GREETING": "hi there"})
+
+    assert preview.output == "hi there\n"

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .shell_parts import Part, Redirect, ShellAnalysis, Word
+from .shell_words import WordText, expand
 from .shell_wrappers import INTERPRETER, SHELLS, inline_code, look_through
 
 MAX_DEPTH = 6
@@ -122,9 +123,10 @@ class _Walker:
         """``for f in *.py; do wc -l "$f"; done``: over literal words, ``$f`` is one of them,
         judged as the glob or list ``{a,b}`` of them."""
         name = _text(node.child_by_field_name("variable"))
-        values = [self._word(v, scope) for v in node.children_by_field_name("value")]
+        values = [w for v in node.children_by_field_name("value") for w in self._fields(v, scope)]
         inner = scope
-        if values and not any(v.dynamic or set(v.text) & set("{},") for v in values):
+        if values and not any(v.dynamic or set(v.text) & set("{},") or v.text.startswith("-")
+                              for v in values):
             text = values[0].text if len(values) == 1 else "{" + ",".join(
                 v.text for v in values) + "}"
             inner = replace(scope, bindings=((name, text), *scope.bindings))
@@ -241,12 +243,12 @@ class _Walker:
                 self._values(child, scope)
             elif kind == "command_name":
                 target = child.named_children[0] if child.named_children else child
-                words.append(self._word(target, scope))
+                words.extend(self._fields(target, scope))
             elif kind in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
                 redirects.extend(self._redirect(child, scope, continuations))
             elif node.field_name_for_child(index) == "argument" or (
                     child.is_named and kind != "comment"):
-                words.append(self._word(child, scope))
+                words.extend(self._fields(child, scope))
         after = self._simple(_text(node), words, tuple(names),
                              scope.redirects + tuple(redirects), scope)
         for cont in continuations:
@@ -389,62 +391,83 @@ class _Walker:
     # -- words ---------------------------------------------------------------------------
 
     def _word(self, node: Any, scope: _Scope) -> Word:
+        """One word as written, quotes removed (a redirection's target, a ``-c`` string)."""
+        return self._written(node, scope).word()
+
+    def _fields(self, node: Any, scope: _Scope) -> list[Word]:
+        """The arguments one written word becomes (braces, ``~``, splitting, globs)."""
+        return expand(self._written(node, scope), scope.cwd, self._home)
+
+    def _written(self, node: Any, scope: _Scope, quoted: bool = False) -> WordText:
         kind = node.type
         text = _text(node)
         if kind == "word":
-            return Word(_unescape(text))
+            return _unquoted(text)
         if kind in ("number", "brace_expression"):
-            return Word(text)
+            return WordText.of(text, "q" if quoted else "u")
         if kind == "raw_string":
-            return Word(text[1:-1])
+            return WordText.of(text[1:-1], "q")
         if kind == "ansi_c_string":
             return _ansi_c(text)
         if kind in ("string", "translated_string"):
             return self._string(node, scope)
         if kind == "concatenation":
-            parts = [self._word(c, scope) for c in node.children]
-            return Word("".join(p.text for p in parts), any(p.dynamic for p in parts),
-                        tuple(i for p in parts for i in p.inner))
+            joined = WordText()
+            for child in node.children:
+                joined = joined + self._written(child, scope, quoted)
+            return joined
         if kind in ("simple_expansion", "expansion"):
-            return self._expansion(node, scope)
+            return self._expansion(node, scope, quoted)
         if kind in ("command_substitution", "process_substitution"):
             inner = self._substitution(node, scope)
             if kind == "process_substitution":
-                return Word(text, False, inner, process=True)
-            return Word(text, True, inner)
+                return WordText(text, "q" * len(text), inner, process=True)
+            return WordText.of(text, "d", inner)
         before = len(self.parts)
         self._values(node, scope)
-        return Word(text, True, tuple(self.parts[before:]))
+        return WordText.of(text, "d", tuple(self.parts[before:]))
 
-    def _string(self, node: Any, scope: _Scope) -> Word:
-        pieces: list[str] = []
-        dynamic = False
-        inner: list[Part] = []
+    def _string(self, node: Any, scope: _Scope) -> WordText:
+        """A double-quoted string. The text between its pieces (newlines: tree-sitter leaves
+        them out of ``string_content``) is read from the source, so no line is lost."""
+        source = node.text or b""
+        base = node.start_byte
+        at = base + 1
+        joined = WordText()
         for child in node.named_children:
+            gap = source[at - base:child.start_byte - base].decode("utf-8", "surrogateescape")
+            joined = joined + WordText.of(_unescape_dq(gap), "q")
             if child.type == "string_content":
-                pieces.append(_unescape_dq(_text(child)))
+                joined = joined + WordText.of(_unescape_dq(_text(child)), "q")
             else:
-                word = self._word(child, scope)
-                pieces.append(word.text)
-                dynamic = dynamic or word.dynamic
-                inner.extend(word.inner)
-        if dynamic:
-            return Word(_text(node), True, tuple(inner))
-        return Word("".join(pieces), False, tuple(inner))
+                joined = joined + self._written(child, scope, quoted=True)
+            at = child.end_byte
+        gap = source[at - base:len(source) - 1].decode("utf-8", "surrogateescape")
+        joined = joined + WordText.of(_unescape_dq(gap), "q")
+        if joined.dynamic:
+            return WordText.of(_text(node), "d", joined.inner)
+        return joined
 
-    def _expansion(self, node: Any, scope: _Scope) -> Word:
+    def _expansion(self, node: Any, scope: _Scope, quoted: bool) -> WordText:
         text = _text(node)
+        if re.search(r"@P\}$", text):
+            self.parts.append(Part(text, (), cwd=scope.cwd, origin=scope.origin or text,
+                                   pipe=scope.pipe, asks=scope.asks + (
+                                       f"expands {text} as a prompt string, which runs the "
+                                       "commands written in the variable",)))
         name = text.strip("${}")
+        value = None
         if name == "HOME":
-            return Word(self._home)
-        if name == "PWD" and scope.cwd is not None:
-            return Word(str(scope.cwd))
-        bound = next((value for var, value in scope.bindings if var == name), None)
-        if bound is not None:
-            return Word(bound)
+            value = self._home
+        elif name == "PWD" and scope.cwd is not None:
+            value = str(scope.cwd)
+        else:
+            value = next((v for var, v in scope.bindings if var == name), None)
+        if value is not None:
+            return WordText.of(value, "q" if quoted else "v")
         before = len(self.parts)
         self._values(node, scope)
-        return Word(text, True, tuple(self.parts[before:]))
+        return WordText.of(text, "d", tuple(self.parts[before:]))
 
     def _substitution(self, node: Any, scope: _Scope) -> tuple[Part, ...]:
         """``$( )``, backticks, ``<( )``: their commands run in a subshell of their own."""
@@ -551,9 +574,22 @@ def _text(node: Any) -> str:
     return node.text.decode("utf-8", "surrogateescape") if node.text is not None else ""
 
 
-def _unescape(text: str) -> str:
-    """An unquoted word: ``\\x`` is ``x``; a backslash-newline disappears."""
-    return re.sub(r"\\(.)", r"\1", text.replace("\\\n", ""), flags=re.S)
+def _unquoted(text: str) -> WordText:
+    """An unquoted word: ``\\x`` is a quoted ``x``; a backslash-newline disappears."""
+    chars: list[str] = []
+    kinds: list[str] = []
+    index = 0
+    text = text.replace("\\\n", "")
+    while index < len(text):
+        if text[index] == "\\" and index + 1 < len(text):
+            chars.append(text[index + 1])
+            kinds.append("q")
+            index += 2
+            continue
+        chars.append(text[index])
+        kinds.append("u")
+        index += 1
+    return WordText("".join(chars), "".join(kinds))
 
 
 def _unescape_dq(text: str) -> str:
@@ -561,14 +597,14 @@ def _unescape_dq(text: str) -> str:
     return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text)
 
 
-def _ansi_c(text: str) -> Word:
+def _ansi_c(text: str) -> WordText:
     """``$'\\x72m'`` is ``rm``: decode it, so escapes cannot hide a command's name."""
     body = text[2:-1]
     try:
         decoded = body.encode("latin-1", "backslashreplace").decode("unicode_escape")
     except UnicodeDecodeError:
-        return Word(text, True)
-    return Word(decoded.replace("\\'", "'"))
+        return WordText.of(text, "d")
+    return WordText.of(decoded.replace("\\'", "'"), "q")
 
 
 def _error_near(root: Any) -> str:

@@ -33,6 +33,8 @@ class OptionTable:
             reported instead of guessed at.
         permute: Options may follow operands (GNU) until ``--``; without it, the first
             operand ends the options (wrappers such as ``env`` and ``xargs``).
+        short_optional: Short options whose value is optional, given only attached
+            (xargs's ``-i{}``).
     """
 
     short: str = ""
@@ -42,6 +44,7 @@ class OptionTable:
     long_optional: frozenset[str] = frozenset()
     complete: bool = False
     permute: bool = True
+    short_optional: str = ""
 
     @property
     def long_names(self) -> frozenset[str]:
@@ -150,6 +153,10 @@ def parse_options(words: Sequence[Word], at: int, table: OptionTable) -> ParsedO
                     index += 1
                 else:
                     parsed.found["-" + letter] = None
+                break
+            if letter in table.short_optional:
+                rest = text[pos + 1:]
+                parsed.found["-" + letter] = Word(rest) if rest else None
                 break
             if table.complete and letter not in table.short:
                 parsed.unknown.append("-" + letter)

@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .shell_options import OptionTable, ParsedOptions, parse_options
+
 if TYPE_CHECKING:
     from .shell_parts import Word
 
@@ -126,93 +128,147 @@ def options(words: Sequence[Word], at: int, takes: str = "",
     return index, found
 
 
-def _value(found: Options, *names: str) -> Word | None:
-    return next((found[n] for n in names if found.get(n) is not None), None)
+def _table(short: str = "", short_takes: str = "", long: str = "", long_takes: str = "",
+           long_optional: str = "", short_optional: str = "") -> OptionTable:
+    """A wrapper's complete options; the first word that is not an option is the command."""
+    return OptionTable(short, short_takes, frozenset(long.split()), frozenset(long_takes.split()),
+                       frozenset(long_optional.split()), complete=True, permute=False,
+                       short_optional=short_optional)
+
+
+TABLES: dict[str, OptionTable] = {
+    "timeout": _table("fpv", "ks", "foreground preserve-status verbose help version",
+                      "kill-after signal"),
+    "env": _table("i0v", "uCS", "ignore-environment null debug list-signal-handling help "
+                  "version", "unset chdir split-string",
+                  "block-signal default-signal ignore-signal"),
+    "nice": _table("", "n", "help version", "adjustment"),
+    "nohup": _table("", "", "help version"),
+    "time": _table("apqvV", "fo", "append portability quiet verbose help version",
+                   "format output"),
+    "command": _table("pvV"),
+    "builtin": _table(),
+    "exec": _table("cl", "a"),
+    "stdbuf": _table("", "ioe", "help version", "input output error"),
+    "ionice": _table("thV", "cnpPu", "ignore help version", "class classdata pid pgid uid"),
+    "setsid": _table("cfwhV", "", "ctty fork wait help version"),
+    "xargs": _table("0oprtx", "adEILnPs", "null open-tty interactive no-run-if-empty verbose "
+                    "exit show-limits help version",
+                    "arg-file delimiter max-lines max-args max-procs max-chars "
+                    "process-slot-var", "eof replace", short_optional="eil"),
+    "sudo": _table("ABbEeHiKklNnPSsVv", "CDghprRTtUu",
+                   "askpass bell background edit set-home login remove-timestamp "
+                   "reset-timestamp list no-update non-interactive preserve-groups stdin shell "
+                   "version validate help",
+                   "close-from chdir group host prompt chroot role command-timeout type "
+                   "other-user user", "preserve-env"),
+    "doas": _table("Lns", "uCa"),
+    "watch": _table("bcegptwxhv", "nq", "beep color errexit chgexit precise no-title no-wrap "
+                    "exec help version", "interval equexit", "differences"),
+}
+"""The wrappers' options, as their --help lists them (GNU coreutils, findutils, util-linux,
+procps, sudo)."""
+
+
+def _unknown(name: str, parsed: ParsedOptions) -> _Step | None:
+    """A wrapper given an option it does not have: which word is the command is unknowable."""
+    if parsed.unknown:
+        return _Step(None, (f"{name} has an option agent-tui does not know "
+                            f"({parsed.unknown[0]}), so the command it runs cannot be told",))
+    if parsed.dynamic:
+        return _Step(None, (f"{name}'s options are only known at run time, so the command it "
+                            "runs cannot be told",))
+    return None
+
+
+def _parse(words: Sequence[Word], at: int) -> ParsedOptions:
+    return parse_options(words, at, TABLES[os.path.basename(words[at].text)])
 
 
 def _timeout(words: Sequence[Word], at: int) -> _Step:
-    index, _ = options(words, at, "sk", frozenset({"signal", "kill-after"}))
-    return _Step(index + 1)  # the duration, then the command
+    parsed = _parse(words, at)
+    return _unknown("timeout", parsed) or _Step(parsed.end + 1)  # the duration, then the command
 
 
 def _env(words: Sequence[Word], at: int) -> _Step:
-    index, found = options(words, at, "uCS", frozenset({"unset", "chdir", "split-string"}))
+    parsed = _parse(words, at)
+    if step := _unknown("env", parsed):
+        return step
+    index = parsed.end
     names: list[str] = []
     while index < len(words) and (words[index].text == "-"
                                   or _ASSIGNMENT.match(words[index].text)):
         if words[index].text != "-":
             names.append(words[index].text.split("=", 1)[0])
         index += 1
-    chdir = _value(found, "-C", "--chdir")
-    if _value(found, "-S", "--split-string") is not None:
+    chdir = parsed.value("-C", "--chdir")
+    if parsed.has("-S", "--split-string"):
         return _Step(None, ("runs a command line built from a string (env -S)",),
                      tuple(names))
     return _Step(index, assignments=tuple(names), chdir=chdir.text if chdir else None)
 
 
-def _simple_wrapper(takes: str = "", long_takes: frozenset[str] = frozenset()) -> Callable[
-        [Sequence[Word], int], _Step]:
-    def step(words: Sequence[Word], at: int) -> _Step:
-        return _Step(options(words, at, takes, long_takes)[0])
-    return step
+def _simple_wrapper(words: Sequence[Word], at: int) -> _Step:
+    name = os.path.basename(words[at].text)
+    if name == "nice" and at + 1 < len(words) and re.fullmatch(r"-\d+", words[at + 1].text):
+        return _Step(at + 2)  # the old spelling of an adjustment, `nice -10 make`
+    parsed = _parse(words, at)
+    return _unknown(name, parsed) or _Step(parsed.end)
 
 
 def _time(words: Sequence[Word], at: int) -> _Step:
-    index, found = options(words, at, "fo", frozenset({"format", "output"}))
-    output = _value(found, "-o", "--output")
-    return _Step(index, writes=(output,) if output else ())
+    parsed = _parse(words, at)
+    output = parsed.value("-o", "--output")
+    return _unknown("time", parsed) or _Step(parsed.end, writes=(output,) if output else ())
 
 
 def _command(words: Sequence[Word], at: int) -> _Step:
-    index, found = options(words, at)
-    if "-v" in found or "-V" in found:
+    parsed = _parse(words, at)
+    if parsed.has("-v", "-V"):
         return _Step(None)  # `command -v x` only looks x up
-    return _Step(index)
+    return _unknown("command", parsed) or _Step(parsed.end)
 
 
 def _ionice(words: Sequence[Word], at: int) -> _Step:
-    index, found = options(words, at, "cnpPu",
-                           frozenset({"class", "classdata", "pid", "pgid", "uid"}))
-    if any(k in found for k in ("-p", "-P", "-u", "--pid", "--pgid", "--uid")):
+    parsed = _parse(words, at)
+    if parsed.has("-p", "-P", "-u", "--pid", "--pgid", "--uid"):
         return _Step(None)  # changes another process; runs nothing
-    return _Step(index)
+    return _unknown("ionice", parsed) or _Step(parsed.end)
 
 
 def _xargs(words: Sequence[Word], at: int) -> _Step:
-    index, found = options(words, at, "adEILnPs", frozenset({
-        "arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs",
-        "max-chars", "process-slot-var"}))
-    arg_file = _value(found, "-a", "--arg-file")
+    parsed = _parse(words, at)
+    arg_file = parsed.value("-a", "--arg-file")
     reads = (arg_file,) if arg_file else ()
-    if index >= len(words):
+    if step := _unknown("xargs", parsed):
+        return step
+    if parsed.end >= len(words):
         return _Step(None, reads=reads)  # runs echo
-    return _Step(index, reads=reads, from_input=True)
+    return _Step(parsed.end, reads=reads, from_input=True)
 
 
 def _sudo(words: Sequence[Word], at: int) -> _Step:
-    index, found = options(words, at, "ugChprtUTRD", frozenset({
-        "user", "group", "close-from", "host", "prompt", "role", "type", "other-user",
-        "command-timeout", "chroot", "chdir"}))
+    parsed = _parse(words, at)
+    who = os.path.basename(words[at].text)
+    if step := _unknown(who, parsed):
+        return _Step(None, (f"runs as another user ({who})", *step.asks))
+    index = parsed.end
     names: list[str] = []
     while index < len(words) and _ASSIGNMENT.match(words[index].text):
         names.append(words[index].text.split("=", 1)[0])
         index += 1
-    chdir = _value(found, "-D", "--chdir")
-    who = os.path.basename(words[at].text)
+    chdir = parsed.value("-D", "--chdir")
     return _Step(index, (f"runs as another user ({who})",), tuple(names),
                  chdir.text if chdir else None)
 
 
-def _doas(words: Sequence[Word], at: int) -> _Step:
-    index, _ = options(words, at, "uC")
-    return _Step(index, ("runs as another user (doas)",))
-
-
 def _watch(words: Sequence[Word], at: int) -> _Step:
-    index, found = options(words, at, "nq", frozenset({"interval"}))
-    if "-x" in found or "--exec" in found:
-        return _Step(index)
-    rest = words[index:]
+    parsed = _parse(words, at)
+    if step := _unknown("watch", parsed):
+        return step
+    if parsed.has("-x", "--exec"):
+        return _Step(parsed.end)
+    rest = words[parsed.end:]
     if not rest:
         return _Step(None)
     return _Step(None, watch_code=" ".join(w.text for w in rest),
@@ -222,18 +278,18 @@ def _watch(words: Sequence[Word], at: int) -> _Step:
 WRAPPERS: dict[str, Callable[[Sequence[Word], int], _Step]] = {
     "timeout": _timeout,
     "env": _env,
-    "nice": _simple_wrapper("n", frozenset({"adjustment"})),
-    "nohup": _simple_wrapper(),
+    "nice": _simple_wrapper,
+    "nohup": _simple_wrapper,
     "time": _time,
     "command": _command,
-    "builtin": _simple_wrapper(),
-    "exec": _simple_wrapper("a"),
-    "stdbuf": _simple_wrapper("ioe", frozenset({"input", "output", "error"})),
+    "builtin": _simple_wrapper,
+    "exec": _simple_wrapper,
+    "stdbuf": _simple_wrapper,
     "ionice": _ionice,
-    "setsid": _simple_wrapper(),
+    "setsid": _simple_wrapper,
     "xargs": _xargs,
     "sudo": _sudo,
-    "doas": _doas,
+    "doas": _sudo,
     "watch": _watch,
 }
 """Commands that run another command, and how to find it in their arguments."""

@@ -10,13 +10,14 @@ glob as rg's ``--glob`` does.
 from __future__ import annotations
 
 import os
-import re
 import stat
 import subprocess
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ..core.glob_patterns import PathMatcher
 
 SKIP_DIRS = (".git", "node_modules", "__pycache__", ".venv")
 """Names glob_files and grep never list or search, ignored by .gitignore or not. Tools that
@@ -107,56 +108,17 @@ def _is_regular(path: Path) -> bool:
 # --------------------------------------------------------------------------- globs
 
 
-def _glob_body(pattern: str) -> str:
-    """Translate a glob to a regex: ``*``/``?`` stop at ``/``, ``**`` crosses folders,
-    ``[...]`` is a class and ``{a,b}`` an alternation."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[" and (end := pattern.find("]", i + 2)) != -1:
-            body = pattern[i + 1:end]
-            negate = body[:1] in ("!", "^")
-            body = body[1:] if negate else body
-            escaped = body.replace("\\", "\\\\")
-            out.append(f"[^/{escaped}]" if negate else f"[{escaped}]")
-            i = end + 1
-        elif c == "{" and (end := pattern.find("}", i)) != -1:
-            parts = pattern[i + 1:end].split(",")
-            out.append("(?:" + "|".join(_glob_body(part) for part in parts) + ")")
-            i = end + 1
-        elif c == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return "".join(out)
-
-
 @dataclass(frozen=True, slots=True)
 class PathGlob:
     """A glob read as ripgrep reads ``--glob``: gitignore style, ``!`` to exclude.
 
-    Without a ``/`` it matches a file's name at any depth; with one it matches the path
-    relative to the searched folder. An excluding glob also excludes whole folders.
+    The glob language is ``core.glob_patterns``'s. Without a ``/`` a glob matches a file's
+    name at any depth; with one it matches the path relative to the searched folder. An
+    excluding glob also excludes whole folders.
     """
 
-    regex: re.Pattern[str]
+    matcher: PathMatcher
     exclude: bool
-    by_name: bool
 
     @classmethod
     def parse(cls, glob: str, *, anchored: bool = False) -> PathGlob:
@@ -165,14 +127,10 @@ class PathGlob:
         body = glob[1:] if exclude else glob
         by_name = "/" not in body and not anchored
         body = body.removeprefix("./").lstrip("/")
-        return cls(re.compile(_glob_body(body), re.DOTALL), exclude, by_name)
-
-    def _hit(self, path: str) -> bool:
-        return bool(self.regex.fullmatch(path.rsplit("/", 1)[-1] if self.by_name else path))
+        return cls(PathMatcher.parse(body, by_name=by_name), exclude)
 
     def keeps(self, path: str) -> bool:
         """Whether the file at relative ``path`` passes this glob."""
         if not self.exclude:
-            return self._hit(path)
-        parts = path.split("/")
-        return not any(self._hit("/".join(parts[:k])) for k in range(1, len(parts) + 1))
+            return self.matcher.matches(path)
+        return not self.matcher.matches_within(path)

@@ -9,13 +9,12 @@ listed with the reason; the file and byte caps leave files out with a note sayin
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from pydantic import Field
 
+from ..core.glob_patterns import PathMatcher, glob_regex, has_magic, split_fixed, unescape
 from .base import (
     Invocation,
     OutputCallback,
@@ -40,54 +39,15 @@ UNLISTED_SHOWN = 20
 _SKIPPED_DIRS = frozenset(SKIP_DIRS) | VCS_AND_CACHE_DIRS | {"venv"}
 """Folders walked past outside git repositories: grep's, plus other version control, virtual
 environments and tool caches."""
-_MAGIC = re.compile(r"[*?\[]")
-
-
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Compile a glob over ``/``-separated paths: ``*``, ``?``, ``[...]`` and ``**``.
-
-    ``*`` stays within one folder; ``**/`` matches any number of folders (none included).
-    """
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[" and "]" in pattern[i + 2:]:
-            close = pattern.index("]", i + 2)
-            body = pattern[i + 1:close].replace("\\", "\\\\")
-            out.append("[^" + body[1:] + "]" if body[:1] in "!^" and body else "[" + body + "]")
-            i = close + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
-
-
-@lru_cache(maxsize=256)
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return glob_regex(pattern)
 
 
 def _excluded(relative: str, patterns: list[str]) -> bool:
-    """True when a pattern matches the path, or, for a pattern without ``/``, any part of it."""
-    parts = relative.split("/")
+    """Whether an exclude glob matches the path or a folder it is in; a glob without ``/``
+    matches a name at any depth (``tests``, ``*.min.js``)."""
     for pattern in patterns:
         pattern = pattern.strip("/")
-        regex = _compiled(pattern)
-        if regex.match(relative) or regex.match(relative + "/"):
-            return True
-        if "/" not in pattern and any(regex.match(part) for part in parts):
+        if pattern and PathMatcher.parse(pattern, by_name="/" not in pattern).matches_within(
+                relative):
             return True
     return False
 
@@ -134,22 +94,20 @@ def select_files(ctx: ToolContext, patterns: list[str], exclude: list[str]) -> _
 
 def _expand(ctx: ToolContext, pattern: str, listed: set[Path] | None) -> list[Path]:
     """The files one path, folder or glob names."""
-    if not _MAGIC.search(pattern):
-        path = ctx.resolve(pattern)
+    if not has_magic(pattern):
+        path = ctx.resolve(unescape(pattern))
         if path.is_file():
             return [path]
         if not path.is_dir():
             return []
         return _files_under(path, listed, ctx.workdir)
-    absolute = ctx.resolve(pattern)
-    parts = absolute.parts
-    literal = next(i for i, part in enumerate(parts) if _MAGIC.search(part))
-    base = Path(*parts[:literal])
+    folder, rest = split_fixed(str(ctx.resolve(pattern)))
+    base = Path(folder)
     if not base.is_dir():
         return []
-    regex = _compiled("/".join(parts[literal:]))
+    regex = glob_regex(rest)
     return [f for f in _files_under(base, listed, ctx.workdir)
-            if regex.match(f.relative_to(base).as_posix())]
+            if regex.fullmatch(f.relative_to(base).as_posix())]
 
 
 def _files_under(base: Path, listed: set[Path] | None, workdir: Path) -> list[Path]:
@@ -168,12 +126,14 @@ class ReadManyFilesParams(ToolParams):
     paths: list[str] = Field(
         min_length=1,
         description="Files, folders or globs relative to the project folder, e.g. "
-                    "`src/app.py`, `docs`, `src/**/*.py` (`*` stays within one folder, "
-                    "`**/` spans folders).")
+                    "`src/app.py`, `docs`, `src/**/*.py`, `**/*.{ts,tsx}` (glob_files' "
+                    "globs: `*` and `?` stay within one folder, `**/` spans folders, "
+                    "`[abc]` and `{a,b}` choose; `\\[` names a literal `[`).")
     exclude: list[str] = Field(
         default_factory=list,
         description="Globs of files to leave out; a glob without `/` (e.g. `*.min.js`, "
-                    "`tests`) matches a name at any depth.")
+                    "`tests`) matches a name at any depth, and a glob that matches a "
+                    "folder leaves out everything in it.")
     max_files: int = Field(
         default=DEFAULT_MAX_FILES, ge=1, le=500, description="Files read at most.")
     max_total_bytes: int = Field(
@@ -213,8 +173,9 @@ class ReadManyFilesInvocation(Invocation[ReadManyFilesParams]):
         return "read_many_files " + ", ".join(self.params.paths)
 
     def locations(self) -> list[Path]:
-        """The paths named (globs as given, resolved against the project folder)."""
-        return [self.ctx.resolve(p) for p in self.params.paths]
+        """The paths named, resolved against the project folder: globs as given, a plain
+        path with its escapes removed (the file it reads)."""
+        return [self.ctx.resolve(p if has_magic(p) else unescape(p)) for p in self.params.paths]
 
     async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
         """Find and read the files in a worker thread."""

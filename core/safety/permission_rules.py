@@ -9,9 +9,10 @@ Deny beats ask beats allow.
   (``timeout``, ``env``, ``sudo``…) looked through; ``*`` matches anything, and a pattern
   ending in `` *`` also matches the command with no more arguments. They cover
   ``background_process`` commands too.
-- Path patterns match the project-relative path (symlinks resolved): ``*`` within a folder,
-  ``**`` across folders, a trailing ``/`` for everything under a folder; patterns starting
-  with ``/`` or ``~`` match absolute paths. ``read_file(...)`` rules cover every way of
+- Path patterns are globs in the language of ``core.glob_patterns`` (the one glob_files
+  and read_many_files read: ``*``, ``?``, ``**``, ``[...]``, ``{a,b}``), matched against the
+  project-relative path (symlinks resolved); a trailing ``/`` means everything under a
+  folder, and patterns starting with ``/`` or ``~`` match absolute paths. ``read_file(...)`` rules cover every way of
   reading a file (read tools, shell commands, ``<`` redirections); ``edit_file(...)``,
   ``write_file(...)`` and ``str_replace(...)`` rules cover every way of writing one (edit
   tools, ``>`` redirections; deny rules also any path a shell command names).
@@ -25,7 +26,6 @@ two.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -35,7 +35,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from .workspace import GLOB_CHARS
+from ..glob_patterns import (
+    crosses_folders,
+    escape,
+    expand_braces,
+    glob_regex,
+    split_fixed,
+    split_names,
+)
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -113,18 +120,14 @@ class Rule:
             return True
         pattern = os.path.expanduser(self.pattern)
         pattern = _real_pattern(pattern) if os.path.isabs(pattern) else (
-            f"{workspace.root}/{pattern.removeprefix('./')}")
+            f"{escape(str(workspace.root))}/{pattern.removeprefix('./')}")
         if pattern.endswith("/"):
             pattern += "**"
-        wanted = [segment for segment in pattern.split("/") if segment]
-        for index, segment in enumerate(part for part in str(folder).split("/") if part):
-            if index >= len(wanted):
-                return False  # the pattern names a folder above this one, not inside it
-            if "**" in wanted[index]:
-                return True
-            if not fnmatch.fnmatchcase(segment, wanted[index]):
-                return False
-        return True
+        alternatives = expand_braces(pattern)
+        if alternatives is None:
+            return True  # too many to check: it may
+        names = [name for name in str(folder).split("/") if name]
+        return any(_may_reach(names, alternative) for alternative in alternatives)
 
     def matches_call(self, subject: str | None) -> bool:
         """Whether this rule covers a call whose subject is ``subject`` (a URL, a query)."""
@@ -205,36 +208,31 @@ def _command_regex(pattern: str) -> re.Pattern[str]:
 @lru_cache(maxsize=256)
 def _real_pattern(pattern: str) -> str:
     """An absolute pattern with the symlinks of its fixed leading folders resolved."""
-    fixed = GLOB_CHARS.split(pattern, 1)[0]
-    head = os.path.dirname(fixed) if GLOB_CHARS.search(pattern) else pattern
-    return os.path.realpath(head) + pattern[len(head):]
+    head, rest = split_fixed(pattern)
+    if not rest:
+        return escape(os.path.realpath(head))
+    return escape(os.path.realpath(head)).rstrip("/") + "/" + rest
 
 
 def _path_regex(pattern: str) -> re.Pattern[str]:
-    """``src/**/*.py`` as a regex over a ``/``-separated path."""
+    """A rule's path pattern as a regex over a ``/``-separated path (``./`` dropped, a
+    trailing ``/`` meaning everything under the folder)."""
     if pattern.startswith("./"):
         pattern = pattern[2:]
     if pattern.endswith("/"):
         pattern += "**"
-    out: list[str] = []
-    index = 0
-    while index < len(pattern):
-        if pattern.startswith("**/", index):
-            out.append("(?:.*/)?")
-            index += 3
-        elif pattern.startswith("/**", index) and index + 3 == len(pattern):
-            out.append("(?:/.*)?")
-            index += 3
-        elif pattern.startswith("**", index):
-            out.append(".*")
-            index += 2
-        elif pattern[index] == "*":
-            out.append("[^/]*")
-            index += 1
-        elif pattern[index] == "?":
-            out.append("[^/]")
-            index += 1
-        else:
-            out.append(re.escape(pattern[index]))
-            index += 1
-    return re.compile("".join(out), re.S)
+    return glob_regex(pattern)
+
+
+def _may_reach(folder: list[str], pattern: str) -> bool:
+    """Whether the brace-free absolute ``pattern`` may match the folder with names
+    ``folder`` or a path below it."""
+    wanted = [name for name in split_names(pattern) if name]
+    for index, name in enumerate(folder):
+        if index >= len(wanted):
+            return False  # the pattern names a folder above this one, not inside it
+        if crosses_folders(wanted[index]):
+            return True
+        if not glob_regex(wanted[index]).fullmatch(name):
+            return False
+    return True

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.tools.base import ToolArgumentError, ToolContext, ToolKind
-from agent_tui.tools.read_many import ReadManyFilesTool, glob_regex
+from agent_tui.tools.read_many import ReadManyFilesTool
 
 
 @pytest.fixture
@@ -45,15 +45,6 @@ def headers(text: str) -> list[str]:
     return [line[4:-4] for line in text.splitlines() if line.startswith("--- ")]
 
 
-@pytest.mark.parametrize(("pattern", "path", "matches"), [
-    ("*.py", "a.py", True), ("*.py", "src/a.py", False), ("**/*.py", "a.py", True),
-    ("**/*.py", "src/x/a.py", True), ("src/**", "src/x/a.py", True), ("?.md", "ab.md", False),
-    ("[ab].txt", "b.txt", True), ("[!ab].txt", "b.txt", False),
-])
-def test_glob_regex(pattern: str, path: str, matches: bool) -> None:
-    assert bool(glob_regex(pattern).match(path)) is matches
-
-
 async def test_files_globs_and_numbered_sections(ctx: ToolContext) -> None:
     make_tree(ctx.workdir)
     result = await read_many(ctx, paths=["README.md", "src/**/*.py"])
@@ -79,6 +70,29 @@ async def test_exclude(ctx: ToolContext) -> None:
     make_tree(ctx.workdir)
     result = await read_many(ctx, paths=["src"], exclude=["util", "*.json"])
     assert headers(result.llm_content) == ["src/app.py"]
+
+
+async def test_an_exclude_glob_that_matches_a_folder_leaves_out_its_files(
+        ctx: ToolContext) -> None:
+    make_tree(ctx.workdir)
+    result = await read_many(ctx, paths=["src"], exclude=["src/util", "src/*.json"])
+    assert headers(result.llm_content) == ["src/app.py"]
+
+
+async def test_braces_classes_and_escapes_read_as_glob_files_reads_them(
+        ctx: ToolContext) -> None:
+    make_tree(ctx.workdir)
+    (ctx.workdir / "x[1].txt").write_text("bracketed\n")
+    (ctx.workdir / "x1.txt").write_text("plain\n")
+
+    braces = await read_many(ctx, paths=["{src,build}/*.{py,json}"])
+    assert headers(braces.llm_content) == ["build/out.py", "src/app.py", "src/data.json"]
+    a_class = await read_many(ctx, paths=["x[1].txt"])
+    assert headers(a_class.llm_content) == ["x1.txt"]
+    escaped = await read_many(ctx, paths=["x\\[1\\].txt"])
+    assert headers(escaped.llm_content) == ["x[1].txt"]
+    invocation = ReadManyFilesTool().build({"paths": ["x\\[1\\].txt", "*.md"]}, ctx)
+    assert invocation.locations() == [ctx.workdir / "x[1].txt", ctx.workdir / "*.md"]
 
 
 async def test_binary_and_images_are_skipped_with_reasons(ctx: ToolContext) -> None:

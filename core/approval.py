@@ -1,13 +1,23 @@
 """Approvers: who answers when a tool call needs a person's yes.
 
 The TUI's approver opens a modal and awaits the person; a headless run has nobody to ask,
-so ``HeadlessApprover`` refuses and tells the model how the run could be allowed.
+so ``HeadlessApprover`` refuses and tells the model how the run could be allowed. Either can
+first preview a command waiting for approval (:func:`preview_request`): run it in a sandbox
+over a scratch copy of the project and show what it would change.
 """
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
+
+from .events import ErrorEvent, EventSink, Preview
+from .safety.preview import CommandPreview, PreviewUnavailable, preview_command
+
+PREVIEW_TOOLS = frozenset({"shell", "background_process"})
+"""Tools whose calls can be previewed: the ones that run a shell command."""
 
 if TYPE_CHECKING:
     from agent_tui.tools.base import Confirmation, Invocation
@@ -65,6 +75,47 @@ class ApprovalResponse:
     scope: Scope = "once"
 
 
+def can_preview(request: ApprovalRequest) -> bool:
+    """Whether ``request`` is a command that :func:`preview_request` can run."""
+    confirmation = request.confirmation
+    return (request.invocation.tool.name in PREVIEW_TOOLS and confirmation is not None
+            and bool(confirmation.command))
+
+
+def preview_request(request: ApprovalRequest,
+                    cancel: threading.Event | None = None) -> CommandPreview:
+    """Preview the command of ``request`` in a sandbox over a scratch copy of its project.
+
+    Synchronous: run it in a thread. Times out after the ``preview_timeout`` setting and
+    uses the ``bwrap_path`` setting and the environment the command would get.
+
+    Raises:
+        PreviewUnavailable: the request runs no command, or bwrap is missing or cannot
+            build a sandbox, or the project is too big to copy.
+        PreviewCancelled: ``cancel`` was set.
+    """
+    confirmation = request.confirmation
+    if not can_preview(request) or confirmation is None or confirmation.command is None:
+        raise PreviewUnavailable(
+            f"{request.invocation.tool.name} calls cannot be previewed: only shell and "
+            "background_process commands can")
+    ctx = request.invocation.ctx
+    settings = ctx.settings
+    return preview_command(
+        confirmation.command, ctx.workdir, confirmation.working_dir or ctx.workdir,
+        timeout_s=float(getattr(settings, "preview_timeout", 10.0)), env=ctx.env,
+        bwrap=getattr(settings, "bwrap_path", None), cancel=cancel)
+
+
+def preview_event(call_id: str, preview: CommandPreview) -> Preview:
+    """The ``preview`` event that records ``preview`` of the call ``call_id``."""
+    return Preview(
+        id=call_id, command=preview.command,
+        changes=[{"path": c.path, "kind": c.kind, "diff": c.diff} for c in preview.changes],
+        output=preview.output, exit_code=preview.exit_code, timed_out=preview.timed_out,
+        left_running=list(preview.left_running))
+
+
 class Approver(Protocol):
     """Answers approval requests; the TUI asks a person, headless mode applies a policy."""
 
@@ -78,10 +129,21 @@ class Approver(Protocol):
 
 
 class HeadlessApprover:
-    """Refuses every call that needs approval: nobody is there to give it."""
+    """Refuses every call that needs approval: nobody is there to give it.
 
-    def __init__(self, mode: str) -> None:
+    Args:
+        mode: The run's approval mode (named in the refusal).
+        preview: First preview each shell or background_process command (``--preview``)
+            and pass the result to ``emit`` as a :class:`~agent_tui.core.events.Preview`
+            (or an :class:`~agent_tui.core.events.ErrorEvent` saying why it cannot be).
+        emit: Where preview events go (the agent's ``emit``, so they are logged).
+    """
+
+    def __init__(self, mode: str, *, preview: bool = False,
+                 emit: EventSink | None = None) -> None:
         self.mode = mode
+        self.preview = preview
+        self.emit = emit
 
     async def review_summary(self, summary: str) -> str:
         """Nobody to review it: the summary applies as the model wrote it."""
@@ -89,6 +151,8 @@ class HeadlessApprover:
 
     async def ask(self, request: ApprovalRequest) -> ApprovalResponse:
         """Refuse, telling the model what was refused and how a person could allow it."""
+        if self.preview and self.emit is not None and can_preview(request):
+            await self._preview(request, self.emit)
         if request.any_mode:
             return ApprovalResponse(
                 allow=False,
@@ -109,3 +173,12 @@ class HeadlessApprover:
                 "auto-edit (file edits in the project) or yolo (everything)."
             ),
         )
+
+    @staticmethod
+    async def _preview(request: ApprovalRequest, emit: EventSink) -> None:
+        try:
+            preview = await asyncio.to_thread(preview_request, request)
+        except PreviewUnavailable as exc:
+            emit(ErrorEvent(f"no preview of {request.invocation.describe()}: {exc}"))
+            return
+        emit(preview_event(request.call_id, preview))

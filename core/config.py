@@ -135,6 +135,9 @@ class Settings(BaseSettings):
         "on) or not at all ('none').")
     bwrap_path: str | None = Field(
         None, description="The bubblewrap binary (default: bwrap on PATH).")
+    preview_timeout: float = Field(
+        10.0, gt=0, description="Seconds a previewed command may run (p in the approval "
+        "modal, --preview headless) before it is killed.")
     env_passthrough: list[str] = Field(
         default_factory=list,
         description="Environment variables (names or globs, e.g. 'GITHUB_TOKEN', 'NPM_*') "

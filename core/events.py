@@ -158,6 +158,32 @@ class ApprovalDecided(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Preview(Event):
+    """What a command waiting for approval did when previewed in a sandbox over a scratch
+    copy of the project (``p`` in the approval modal, ``--preview`` headless).
+
+    Attributes:
+        id: The call's id.
+        command: The command previewed.
+        changes: Each file it would change: ``{"path", "kind", "diff"}``, ``kind`` one of
+            ``created``, ``modified``, ``deleted``.
+        output: Its stdout and stderr together, truncated with a note.
+        exit_code: Its exit code; None when the time box killed it.
+        timed_out: The time box ran out.
+        left_running: Command lines of processes it left running (killed afterwards).
+    """
+
+    type: ClassVar[str] = "preview"
+    id: str
+    command: str
+    changes: list[dict[str, str]]
+    output: str
+    exit_code: int | None
+    timed_out: bool
+    left_running: list[str]
+
+
+@dataclass(frozen=True, slots=True)
 class ToolResultEvent(Event):
     """A tool call ended."""
 

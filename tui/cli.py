@@ -96,6 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run shell and background commands under bubblewrap: read-only "
                         "system, the project and a private /tmp writable, no network unless "
                         "it is on (default: none, or sandbox in config.toml)")
+    parser.add_argument("--preview", action="store_true",
+                        help="with -p: before refusing a shell or background command that "
+                        "needs approval, run it in a sandbox over a scratch copy of the "
+                        "project and print what it would change (a preview event)")
     parser.add_argument("-c", "--continue", dest="continue_latest", action="store_true",
                         help="go on with the latest session of this project")
     parser.add_argument("--resume", nargs="?", const="", metavar="ID",
@@ -180,6 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     browse = args.resume == "" and prompt is None  # the workbench lets you pick one
     if args.resume == "" and prompt is not None:
         return _list_for_resume(parser, workdir)
+    if args.preview and prompt is None:
+        return _usage_error(parser, "--preview goes with -p PROMPT; in the workbench press p "
+                            "in the approval dialog instead.")
     if args.fork and not (args.resume or args.continue_latest):
         return _usage_error(parser, "--fork goes with --resume ID or --continue.")
     if not settings.model and prompt is not None:
@@ -212,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         from .headless import run_headless
 
         return asyncio.run(run_headless(settings, workdir, prompt, args.output_format,
-                                        session=session))
+                                        session=session, preview=args.preview))
     except KeyboardInterrupt:
         sys.stderr.write("agent-tui: interrupted\n")
         return 130

@@ -16,6 +16,7 @@ from agent_tui.core.events import (
     ApprovalDecided,
     ErrorEvent,
     Event,
+    Preview,
     RunResult,
     SessionStart,
     StreamRestart,
@@ -70,6 +71,8 @@ class HeadlessPrinter:
             line = f"  ↻ retry {event.attempt} in {event.delay:.1f}s: {event.reason}"
         elif isinstance(event, ErrorEvent):
             line = f"agent-tui: error: {event.message}"
+        elif isinstance(event, Preview):
+            line = preview_text(event)
         if line:
             self.err.write(line + "\n")
             self.err.flush()
@@ -82,6 +85,40 @@ class HeadlessPrinter:
         self.out.flush()
 
 
+PREVIEW_DIFF_LINES = 40
+"""Lines of each file's diff a text-mode preview prints."""
+PREVIEW_OUTPUT_LINES = 20
+"""Last lines of a previewed command's output a text-mode preview prints."""
+
+
+def preview_text(event: Preview) -> str:
+    """A previewed command's effect for people: how it ended, each change with the start
+    of its diff, the end of its output and what it left running."""
+    if event.timed_out:
+        ended = "killed by the time box"
+    else:
+        ended = f"exit {event.exit_code}"
+    count = len(event.changes)
+    lines = [f"  ◇ preview ({ended}, {count} file{'' if count == 1 else 's'} changed; "
+             "nothing was written to the project)"]
+    for change in event.changes:
+        lines.append(f"    {change['kind']:<8} {change['path']}")
+        diff = change["diff"].splitlines()
+        lines += [f"      {line}" for line in diff[:PREVIEW_DIFF_LINES]]
+        if len(diff) > PREVIEW_DIFF_LINES:
+            lines.append(f"      … {len(diff) - PREVIEW_DIFF_LINES} more diff lines")
+    output = event.output.splitlines()
+    if output:
+        shown = output[-PREVIEW_OUTPUT_LINES:]
+        skipped = f" (last {len(shown)} of {len(output)} lines)" if len(output) > len(shown) \
+            else ""
+        lines.append(f"    output{skipped}:")
+        lines += [f"      {line}" for line in shown]
+    for command in event.left_running:
+        lines.append(f"    left running (then killed): {command}")
+    return "\n".join(lines)
+
+
 async def run_headless(
     settings: Settings,
     workdir: Path,
@@ -91,19 +128,23 @@ async def run_headless(
     err: TextIO = sys.stderr,
     *,
     session: OpenedSession | None = None,
+    preview: bool = False,
 ) -> int:
     """Run one prompt to the end; return the exit code (0 done, 1 failure).
 
     With ``session`` the run is recorded in that session's log (and goes on from its
-    history when it was resumed); without, nothing is written.
+    history when it was resumed); without, nothing is written. With ``preview`` each shell
+    or background_process call that needs approval is first previewed in a sandbox (a
+    ``preview`` event), then refused as without it.
     """
     printer = HeadlessPrinter(output_format, out, err)
     provider = LitellmProvider(settings)
     # stdout ends up in CI logs and pipes: it shows no key, as the workbench shows none.
     shown = RedactingSink(printer.handle, settings_secrets(settings))
-    agent = Agent(provider, ToolRegistry(builtin_tools()), settings, workdir,
-                  HeadlessApprover(settings.approval_mode), shown,
+    approver = HeadlessApprover(settings.approval_mode, preview=preview)
+    agent = Agent(provider, ToolRegistry(builtin_tools()), settings, workdir, approver, shown,
                   session=session.store if session else None)
+    approver.emit = agent.emit
     if session is not None:
         for warning in session.warnings:
             err.write(f"agent-tui: warning: {warning}\n")

@@ -48,23 +48,38 @@ _INSTALL_BUBBLEWRAP = _INSTALL_HINT.split(" or run agent-tui")[0]
 # A write in the same tick of the kernel's coarse clock as the copy can leave ctime
 # unchanged; waiting one tick (at most 10 ms at HZ=100) makes every later write visible.
 _CLOCK_TICK_S = 0.011
+# The listing is repeated until it holds still: a child forked just before bash exited
+# shows bash's command line, then none, until it has exec'd its own program.
 _WRAPPER = r"""
-import json, os, subprocess, sys
+import json, os, subprocess, sys, time
 report, bash, command = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 code = subprocess.call([bash, "-c", command])
-me, left = os.getpid(), []
-for name in os.listdir("/proc"):
-    if name.isdigit() and int(name) not in (1, me):
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                raw = f.read()
-        except OSError:
-            continue
-        if raw:
-            left.append(raw.rstrip(b"\0").replace(b"\0", b" ").decode(errors="replace"))
-os.write(report, json.dumps({"exit_code": code if code >= 0 else 128 - code,
-                             "left_running": left}).encode())
-sys.exit(code if code >= 0 else 128 - code)
+me = os.getpid()
+def alive():
+    left = []
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) not in (1, me):
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    state = f.read().rsplit(b")", 1)[1].split()[0]
+                with open(f"/proc/{name}/cmdline", "rb") as f:
+                    raw = f.read()
+            except (OSError, IndexError):
+                continue
+            if state != b"Z":  # the command line is empty for a moment during exec
+                left.append(raw.rstrip(b"\0").replace(b"\0", b" ").decode(errors="replace"))
+    return sorted(left)
+left = alive()
+for _ in range(10):
+    if not left:
+        break
+    time.sleep(0.02)
+    left, before = alive(), left
+    if left == before:
+        break
+code = code if code >= 0 else 128 - code
+os.write(report, json.dumps({"exit_code": code, "left_running": left}).encode())
+sys.exit(code)
 """
 
 ChangeKind = Literal["created", "modified", "deleted"]
@@ -155,6 +170,10 @@ def preview_command(command: str, project: Path, cwd: Path | None = None, *,
     where = (cwd or project).resolve()
     originals = sorted({project, *(Path(w).resolve() for w in watch)},
                        key=lambda p: len(p.parts))
+    if not where.is_dir():
+        raise PreviewUnavailable(
+            f"cannot preview in {where}: it is not a folder; the command would fail there "
+            "too, so deny it or edit its working folder")
     if _under(where, Path("/tmp")) and not any(_under(where, o) for o in originals):
         raise PreviewUnavailable(
             f"cannot preview in {where}: the preview replaces /tmp with an empty one; run "
@@ -186,6 +205,22 @@ def preview_command(command: str, project: Path, cwd: Path | None = None, *,
     return CommandPreview(command=command, changes=tuple(sorted(changes, key=lambda c: c.path)),
                           output=run.output, exit_code=exit_code, timed_out=run.timed_out,
                           left_running=left, duration_s=run.duration_s)
+
+
+def preview_summary(preview: CommandPreview) -> str:
+    """One line saying how the previewed command ended and what it changed, e.g.
+    ``exit 0 in 0.4s · 2 files changed · nothing left running``."""
+    if preview.timed_out:
+        ended = f"killed after {preview.duration_s:.1f}s (time box)"
+    else:
+        ended = f"exit {preview.exit_code} in {preview.duration_s:.1f}s"
+    count = len(preview.changes)
+    changed = ("no file changed" if not count else
+               f"{count} file{'s' if count > 1 else ''} changed")
+    left = len(preview.left_running)
+    running = (f"{left} process{'es' if left > 1 else ''} left running (killed)" if left
+               else "nothing left running")
+    return " · ".join((ended, changed, running))
 
 
 def _find_bwrap(binary: str | None) -> str:

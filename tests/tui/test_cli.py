@@ -153,3 +153,49 @@ def test_net_flag_turns_network_tools_on(fake_provider, tmp_path):
     assert done.returncode == 0, done.stderr
     system = fake_provider.requests[0].messages[0]["content"]
     assert "Network tools: on" in system
+
+
+def test_preview_prints_what_a_refused_command_would_change(fake_provider, tmp_path):
+    (tmp_path / "notes.txt").write_text("one\n")
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "echo two >> notes.txt; "
+                                             "echo hello > made.txt; echo wrote"})]),
+        Reply(text="done"))
+    done = agent_tui("-p", "q", "--preview", "--output-format", "stream-json",
+                     *fake_flags(fake_provider), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    preview = events[kinds.index("preview")]
+    call = events[kinds.index("tool_call")]
+    assert preview["id"] == call["id"]
+    assert preview["command"] == "echo two >> notes.txt; echo hello > made.txt; echo wrote"
+    changes = {c["path"]: c for c in preview["changes"] if not c["path"].startswith(".home")}
+    assert changes["made.txt"]["kind"] == "created" and "+hello" in changes["made.txt"]["diff"]
+    assert changes["notes.txt"]["kind"] == "modified"
+    assert "+two" in changes["notes.txt"]["diff"]
+    assert preview["output"] == "wrote\n"
+    assert preview["exit_code"] == 0 and preview["timed_out"] is False
+    assert preview["left_running"] == []
+    approval = events[kinds.index("approval")]
+    assert kinds.index("preview") < kinds.index("approval")
+    assert approval["decision"] == "deny"
+    assert not (tmp_path / "made.txt").exists()
+    assert (tmp_path / "notes.txt").read_text() == "one\n"
+
+
+def test_preview_in_text_mode_is_a_summary_on_stderr(fake_provider, tmp_path):
+    fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch made.txt"})]),
+                         Reply(text="done"))
+    done = agent_tui("-p", "q", "--preview", *fake_flags(fake_provider), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "done\n"
+    assert "◇ preview (exit 0," in done.stderr
+    assert "    created  made.txt" in done.stderr
+    assert not (tmp_path / "made.txt").exists()
+
+
+def test_preview_without_a_prompt_is_a_usage_error(tmp_path):
+    done = agent_tui("--preview", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--preview goes with -p" in done.stderr

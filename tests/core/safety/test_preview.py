@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import socket
 import threading
@@ -11,13 +12,17 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.core.approval import preview_event
+from agent_tui.core.events import Event
 from agent_tui.core.safety.preview import (
     MAX_FILES,
     CommandPreview,
     PreviewCancelled,
     PreviewUnavailable,
     preview_command,
+    preview_summary,
 )
+from agent_tui.core.safety.redaction import REDACTED, RedactingSink
 
 
 def tree_digest(root: Path) -> dict[str, tuple[int, str]]:
@@ -159,10 +164,11 @@ def test_a_command_past_the_time_box_is_killed_with_its_group(project: Path):
     assert processes_with(f"sleep 6{marker}") == []
 
 
-def test_processes_left_running_are_listed_and_then_killed(project: Path):
+@pytest.mark.parametrize("then", ["", " echo bye"])
+def test_processes_left_running_are_listed_and_then_killed(project: Path, then: str):
     marker = f"6{uuid.uuid4().int % 100000}"
 
-    preview = preview_command(f"sleep {marker} & echo bye", project)
+    preview = preview_command(f"sleep {marker} &{then}", project)
 
     assert preview.exit_code == 0 and not preview.timed_out
     assert preview.left_running == (f"sleep {marker}",)
@@ -225,3 +231,27 @@ def test_the_environment_given_is_the_commands(project: Path):
                               env={"PATH": os.environ["PATH"], "GREETING": "hi there"})
 
     assert preview.output == "hi there\n"
+
+
+def test_a_preview_event_shows_no_secret_in_output_or_diffs(project: Path):
+    secret = "hunter2-very-secret-value"
+    preview = preview_command(f"echo {secret}; echo {secret} > leak.txt", project)
+    shown: list[Event] = []
+
+    RedactingSink(shown.append, [secret])(preview_event("call-1", preview))
+
+    text = json.dumps(shown[0].to_dict())
+    assert secret not in text
+    event = shown[0].to_dict()
+    assert event["output"] == f"{REDACTED}\n"
+    assert event["changes"][0]["path"] == "leak.txt"
+    assert set(event["changes"][0]) == {"path", "kind", "diff"}
+    assert f"+{REDACTED}" in event["changes"][0]["diff"]
+
+
+def test_the_summary_says_how_it_ended_and_what_changed(project: Path):
+    preview = preview_command("touch a b; sleep 60 &", project)
+
+    assert preview_summary(preview).endswith(
+        "· 2 files changed · 1 process left running (killed)")
+    assert preview_summary(preview).startswith("exit 0 in ")

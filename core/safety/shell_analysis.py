@@ -20,6 +20,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .shell_builtins import (
+    code_in_text_reason,
+    holds_code,
+    nameref_targets,
+    names_set,
+    shell_change_reason,
+)
 from .shell_parts import Part, Redirect, ShellAnalysis, Word
 from .shell_words import WordText, expand
 from .shell_wrappers import INTERPRETER, SHELLS, inline_code, look_through
@@ -52,6 +59,7 @@ class _Scope:
     origin: str = ""
     depth: int = 0
     bindings: tuple[tuple[str, str], ...] = ()  # loop variables over literal words
+    env: tuple[str, ...] = ()  # variables set for every command inside (`X=1 bash -c …`)
 
 
 @dataclass
@@ -140,26 +148,60 @@ class _Walker:
         self._values(node, scope)
         self.parts.append(Part(_text(node), (), assignments=names, cwd=scope.cwd,
                                origin=scope.origin, pipe=scope.pipe,
-                               wrappers=scope.wrappers, asks=scope.asks))
+                               wrappers=scope.wrappers, asks=scope.asks + _stores_code(node)))
         return scope
 
     def _declaration(self, node: Any, scope: _Scope) -> _Scope:
         """``export X=1``, ``local y``: a command whose assignments are judged."""
         words: list[Word] = []
         names: list[str] = []
+        asks: list[str] = []
         for child in node.children:
             if child.type == "variable_assignment":
                 names.extend(_assigned_names(child))
                 self._values(child, scope)
-                words.append(Word(_text(child)))
+                asks.extend(_stores_code(child))
+                value = child.child_by_field_name("value")
+                written = self._written(value, scope) if value is not None else WordText()
+                words.append(Word(f"{_text(child.child_by_field_name('name'))}="
+                                  f"{written.chars}", written.dynamic))
             elif child.is_named and child.type != "comment":
+                asks.extend(_stores_code(child))
                 words.append(self._word(child, scope))
             elif child.type in ("export", "declare", "local", "readonly", "typeset"):
                 words.append(Word(child.type))
+        argv = tuple(w.text for w in words)
+        targets = nameref_targets(argv)
+        if targets is not None:
+            names.extend(targets)
+            if any(w.dynamic for w in words):
+                asks.append("makes a name refer to a variable only known at run time "
+                            "(declare -n)")
         self.parts.append(Part(_text(node), tuple(words), assignments=tuple(names),
                                cwd=scope.cwd, origin=scope.origin, pipe=scope.pipe,
                                redirects=scope.redirects, wrappers=scope.wrappers,
-                               asks=scope.asks))
+                               asks=scope.asks + tuple(dict.fromkeys(asks))))
+        return scope
+
+    def _test(self, node: Any, scope: _Scope) -> _Scope:
+        """``[[ … ]]``: its substitutions run; quoted subscripts in it are evaluated."""
+        self._walk_children(node, scope)
+        if _stores_code(node):
+            self.parts.append(Part(_text(node), (), cwd=scope.cwd, origin=scope.origin,
+                                   pipe=scope.pipe, wrappers=scope.wrappers, asks=scope.asks + (
+                                       "tests text with $(…) or backticks, which [[ ]] "
+                                       "evaluates as code (an array subscript)",)))
+        return scope
+
+    def _arithmetic(self, node: Any, scope: _Scope) -> _Scope:
+        """``(( x = y + 1 ))``: no program runs; it sets the names assigned in it."""
+        self._values(node, scope)
+        text = _text(node)
+        code = ("evaluates text with $(…) or backticks as arithmetic, which runs it",) if (
+            _stores_code(node)) else ()
+        self.parts.append(Part(text, (), assignments=names_set(("((", text)), cwd=scope.cwd,
+                               origin=scope.origin, pipe=scope.pipe, wrappers=scope.wrappers,
+                               asks=scope.asks + code))
         return scope
 
     def _redirected(self, node: Any, scope: _Scope) -> _Scope:
@@ -236,10 +278,16 @@ class _Walker:
         names: list[str] = []
         redirects: list[Redirect] = []
         continuations: list[Any] = []
+        asks: list[str] = []
+        name_node = node.child_by_field_name("name")
+        if name_node is not None and name_node.named_children and (
+                name_node.named_children[0].type == "arithmetic_expansion"):
+            return self._arithmetic(node, scope)
         for index, child in enumerate(node.children):
             kind = child.type
             if kind == "variable_assignment":
                 names.extend(_assigned_names(child))
+                asks.extend(_stores_code(child))
                 self._values(child, scope)
             elif kind == "command_name":
                 target = child.named_children[0] if child.named_children else child
@@ -250,13 +298,14 @@ class _Walker:
                     child.is_named and kind != "comment"):
                 words.extend(self._fields(child, scope))
         after = self._simple(_text(node), words, tuple(names),
-                             scope.redirects + tuple(redirects), scope)
+                             scope.redirects + tuple(redirects), scope, tuple(asks))
         for cont in continuations:
             after = self._walk(cont, after)
         return after
 
     def _simple(self, text: str, words: list[Word], names: tuple[str, ...],
-                redirects: tuple[Redirect, ...], scope: _Scope) -> _Scope:
+                redirects: tuple[Redirect, ...], scope: _Scope,
+                asks_here: tuple[str, ...] = ()) -> _Scope:
         """Make the part of one simple command, looking through its wrappers."""
         look = look_through(words)
         cwd = scope.cwd
@@ -268,12 +317,26 @@ class _Walker:
         asks = scope.asks + look.asks
         origin = scope.origin or " ".join(w.text for w in words)
         command = tuple(words[look.start:])
-        part = Part(text, tuple(words), look.start, redirects, cwd, names + look.assignments,
-                    wrappers, asks, origin=origin, pipe=scope.pipe, from_input=look.from_input)
+        own = names + look.assignments
+        env = scope.env + own
+        part = Part(text, tuple(words), look.start, redirects, cwd, env, wrappers,
+                    asks + asks_here, origin=origin, pipe=scope.pipe,
+                    from_input=look.from_input)
         name = part.name
+        if name:
+            argv = part.argv
+            changes = tuple(filter(None, (shell_change_reason(argv),
+                                          code_in_text_reason(name, argv))))
+            part = replace(part, assignments=env + names_set(argv), asks=part.asks + changes)
         inner_scope = replace(scope, cwd=cwd, redirects=redirects, wrappers=wrappers, asks=asks,
-                              origin=origin, depth=scope.depth + 1)
+                              origin=origin, depth=scope.depth + 1, env=env)
         if name in SHELLS:
+            startup = tuple(f"{name} {o} runs the commands in a startup file"
+                            for o in ("--rcfile", "--init-file") if o in part.argv)
+            if own or startup or asks_here:  # what the shell itself starts with is judged too
+                self.parts.append(Part(text, (), cwd=cwd, assignments=env, wrappers=wrappers,
+                                       asks=asks + asks_here + startup, origin=origin,
+                                       pipe=scope.pipe))
             return self._shell(part, inner_scope, scope)
         if name == "eval" and len(command) > 1:
             if any(w.dynamic for w in command[1:]):
@@ -495,6 +558,7 @@ _STATEMENTS = {
     "variable_assignments": _Walker._assignment,
     "declaration_command": _Walker._declaration,
     "for_statement": _Walker._for,
+    "test_command": _Walker._test,
 }
 
 
@@ -557,6 +621,22 @@ def _cd(cwd: Path | None, target: str) -> Path | None:
             return None
         path = os.path.join(cwd, path)
     return Path(os.path.realpath(path))
+
+
+def _stores_code(node: Any) -> tuple[str, ...]:
+    """Why the literal text in ``node`` is code bash may run later, as a 1-tuple (or ())."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = current.type
+        if kind in ("raw_string", "string_content", "ansi_c_string", "word"):
+            text = _text(current)
+            literal = _unquoted(text).chars if kind == "word" else text
+            if holds_code(literal):
+                return ("stores text with $(…) or backticks, which bash runs if the text is "
+                        "later expanded as a prompt, in arithmetic or as a subscript",)
+        stack.extend(current.named_children)
+    return ()
 
 
 def _assigned_names(node: Any) -> tuple[str, ...]:

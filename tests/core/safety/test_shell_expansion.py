@@ -1,0 +1,127 @@
+"""The judge reads a command as bash will: each case below is first run with real bash in a
+throwaway project to show that it really does what the judge must not let through (it
+creates ``pwned`` or empties ``victim``), then judged in default mode, where it must ask."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agent_tui.core.safety.permission_rules import RuleSet
+from agent_tui.core.safety.permissions import Verdict, decide_command
+from agent_tui.core.safety.workspace import Workspace
+
+EVIL_LS = "#!/bin/sh\n: > pwned\n"  # no PATH needed: PATH is what it replaced
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "bin").mkdir(parents=True)
+    (root / "README").write_text("hello\n")
+    (root / "victim").write_text("b\na\n")
+    (root / "evil.sh").write_text("touch pwned\n")
+    (root / "cat").write_text("x\n")  # a file named like a program, read by `xargs --arg`
+    (root / "bin" / "ls").write_text(EVIL_LS)
+    (root / "bin" / "ls").chmod(0o755)
+    (root / "traps").mkdir()
+    (root / "traps" / "-o").write_text("")
+    (root / "traps" / "victim").write_text("b\na\n")
+    return root
+
+
+def run_bash(command: str, cwd: Path) -> None:
+    subprocess.run(["bash", "-c", command], cwd=cwd, stdin=subprocess.DEVNULL,
+                   capture_output=True, timeout=20, check=False)
+
+
+def judge(command: str, project: Path, cwd: Path | None = None) -> tuple[Verdict, str]:
+    decision = decide_command(command, "default", Workspace(project), RuleSet(),
+                              cwd or project)
+    return decision.verdict, decision.reason
+
+
+CREATES_PWNED = [
+    # 1. a newline inside a double-quoted -c / eval string
+    'bash -c "echo a\ntouch pwned"',
+    'eval "ls\ntouch pwned"',
+    'sh -c "true\n touch pwned"',
+    # 4. an abbreviated wrapper option that takes a value shifts the command word
+    "xargs --arg cat touch pwned",
+    "xargs --arg=cat touch pwned",
+    "env --chd . touch pwned",
+    # 5. text bash evaluates later as code
+    "x='a[$(touch pwned)]'; echo $((x))",
+    "test -v 'a[$(touch pwned)]'",
+    "[ -v 'a[$(touch pwned)]' ]",
+    "[[ -v 'a[$(touch pwned)]' ]]",
+    "printf -v 'a[$(touch pwned)]' %s x",
+    "read 'a[$(touch pwned)]' <<< x",
+    "declare 'a[$(touch pwned)]=1'",
+    "x='$(touch pwned)'; echo ${x@P}",
+    # 6. the outer shell of bash -c
+    "BASH_ENV=evil.sh bash -c true",
+    "env BASH_ENV=evil.sh bash -c true",
+    "BASH_ENV=evil.sh bash -c 'ls'",
+    # 8. PATH or a command's meaning changed without an assignment
+    'printf -v PATH %s "$PWD/bin"; ls',
+    'read PATH <<< "$PWD/bin"; ls',
+    'declare -n r=PATH; r=$PWD/bin; ls',
+    "hash -p ./bin/ls ls; ls",
+]
+
+
+@pytest.mark.parametrize("command", CREATES_PWNED)
+def test_commands_that_run_code_through_bash_ask(project: Path, command: str) -> None:
+    run_bash(command, project)
+    assert (project / "pwned").exists(), "bash did not run the hidden command: a bad case"
+    (project / "pwned").unlink()
+    verdict, reason = judge(command, project)
+    assert verdict != Verdict.ALLOW, reason
+
+
+@pytest.mark.parametrize("command", ["sort *", "sort {-o,victim} ../README"])
+def test_options_made_by_brace_and_pathname_expansion_are_seen(project: Path,
+                                                               command: str) -> None:
+    folder = project / "traps"
+    before = (folder / "victim").read_text()
+    run_bash(command, folder)
+    assert (folder / "victim").read_text() != before, "bash did not write victim: a bad case"
+    verdict, reason = judge(command, project, folder)
+    assert verdict == Verdict.ASK and "-o" in reason, reason
+
+
+@pytest.mark.parametrize("command", [
+    "cat a{b,c}", "echo {1..3}", "ls src/*.py", "wc -l *", "cat 'a{b,c}' \"*\"",
+    "LC_ALL=C bash -c 'ls'", "for ((i=0; i<3; i++)); do echo $i; done",
+    "read -r line < README; echo \"$line\"", "echo '$(not run)'", "(( n = 1 + 2 ))",
+    "timeout --sig KILL 5 ls", "nice -10 ls", "xargs -0 -n1 echo",
+])
+def test_harmless_commands_still_run_without_asking(project: Path, command: str) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "a.py").write_text("")
+    verdict, reason = judge(command, project)
+    assert verdict == Verdict.ALLOW, reason
+
+
+def test_glob_arguments_are_the_files_they_match(project: Path) -> None:
+    from agent_tui.core.safety.shell_analysis import analyse
+
+    (part,) = analyse("wc -l traps/*", project).parts
+    assert part.argv == ("wc", "-l", "traps/-o", "traps/victim")
+    (part,) = analyse("cat 'traps/*' traps/nothing*", project).parts
+    assert part.argv == ("cat", "traps/*", "traps/nothing*")  # no match: left as written
+
+
+def test_a_double_quoted_script_keeps_its_lines(project: Path) -> None:
+    from agent_tui.core.safety.shell_analysis import analyse
+
+    lines = [p.line for p in analyse('bash -c "echo \\"a\\"\n  rm x \\$y z"', project).parts]
+    assert lines == ["echo a", "rm x $y z"]
+
+
+def test_an_unknown_wrapper_option_asks_with_the_reason(project: Path) -> None:
+    verdict, reason = judge("timeout --bogus 5 ls", project)
+    assert verdict == Verdict.ASK and "--bogus" in reason

@@ -1,105 +1,49 @@
-"""git commands: which are read-only, and when a repository's own config makes even those
-run programs.
+"""git commands: which are read-only, what they read, and when even a read runs a program.
 
-``git status`` runs ``core.fsmonitor``; ``git diff`` runs ``diff.external``, textconv drivers
-and clean filters; ``git log`` runs ``core.pager``. A repository's ``.git/config`` can set any
-of them, so a git command is only read-only when the repository's config sets none.
-``git config`` writes ``.git/config``, which is protected.
+A git command is read as git reads it: its global options (``-C``, ``--git-dir``,
+``--work-tree``) pick the repository, and the subcommand's options are resolved against
+git's own tables (:mod:`git_options`), so an abbreviation (``git grep --open``) means the
+option it abbreviates and an option git's table lacks asks. A read-only subcommand stays
+read-only only when the repository git would use (:mod:`git_repository`) sets nothing that
+runs a program; when that repository cannot be known before the command runs, it asks.
+``git config`` writes git's configuration unless it only reads a value.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from functools import lru_cache
 from pathlib import Path
 
+from .git_options import OPTIONS
+from .git_repository import discover, find_repository, repository_findings
+from .shell_options import ParsedOptions, resolve_long
 from .shell_parts import Access, Part, Word, path_like
 from .workspace import Workspace
 
-_RUNS_PROGRAMS = frozenset({"core.fsmonitor", "core.pager", "core.hookspath", "diff.external",
-                            "gpg.program", "log.showsignature"})
-_SECTIONS_RUNNING = frozenset({"pager", "include", "includeif"})
-_DRIVER_KEYS = {"diff": {"textconv", "command"}, "merge": {"driver"},
-                "filter": {"clean", "smudge", "process"}}
-_BOOLEANS = frozenset({"", "true", "false", "yes", "no", "on", "off", "0", "1"})
-
-
-def find_repository(start: Path) -> Path | None:
-    """The git folder of the repository holding ``start`` (``.git`` or a worktree's)."""
-    for folder in (start, *start.parents):
-        dot_git = folder / ".git"
-        if dot_git.is_dir():
-            return dot_git
-        if dot_git.is_file():
-            try:
-                line = dot_git.read_text(errors="replace").strip()
-            except OSError:
-                return None
-            if line.startswith("gitdir:"):
-                target = Path(os.path.expanduser(line[7:].strip()))
-                return target if target.is_absolute() else folder / target
-            return None
-    return None
-
-
-def config_hazard(start: Path) -> str | None:
-    """The first setting in the repository's config that runs a program (e.g.
-    ``core.fsmonitor``), or None. Looks at the repository holding ``start``."""
-    repo = find_repository(start)
-    if repo is None:
-        return None
-    files = [repo / "config"]
-    common = repo / "commondir"
-    if common.is_file():
-        try:
-            files.append((repo / common.read_text().strip()) / "config")
-        except OSError:
-            pass
-    for path in files:
-        try:
-            stamp = path.stat().st_mtime_ns
-        except OSError:
-            continue
-        if hazard := _hazard_in(str(path), stamp):
-            return hazard
-    return None
-
-
-@lru_cache(maxsize=32)
-def _hazard_in(path: str, stamp: int) -> str | None:
-    """The first program-running key in one config file (cached per modification time)."""
-    try:
-        text = Path(path).read_text(errors="replace")
-    except OSError:
-        return None
-    section = ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line[0] in "#;":
-            continue
-        if line.startswith("["):
-            section = line[1:].split("]", 1)[0].split(None, 1)[0].strip('"').lower()
-            if section in _SECTIONS_RUNNING:
-                return f"[{section}]"
-            continue
-        key, _, value = line.partition("=")
-        key = key.strip().lower()
-        value = value.strip().strip('"').lower()
-        name = f"{section}.{key}"
-        if name == "core.fsmonitor" and value in _BOOLEANS:
-            continue
-        if name in _RUNS_PROGRAMS or key in _DRIVER_KEYS.get(section, ()):
-            return name
-    return None
-
-
-_GIT_READ = frozenset({
-    "status", "diff", "log", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog",
-    "grep", "cat-file", "ls-tree", "rev-list", "show-ref", "name-rev", "merge-base",
-    "whatchanged", "annotate", "cherry", "count-objects", "for-each-ref", "var", "version",
-    "check-ignore", "check-attr", "diff-tree", "diff-files", "diff-index", "show-branch"})
-_GIT_LISTING = {
+_GLOBAL_FLAGS = frozenset({
+    "-p", "--paginate", "-P", "--no-pager", "--no-replace-objects", "--literal-pathspecs",
+    "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks",
+    "--bare"})
+_GLOBAL_VALUED = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
+                            "--list-cmds"})
+_GLOBAL_INFO = frozenset({"--version", "--html-path", "--man-path", "--info-path",
+                          "--exec-path"})
+"""Global options that print something and stop (``--help`` may start a browser the config
+names, so it is not one of them)."""
+_RUNS = frozenset({"--output", "-O", "--open-files-in-pager"})
+"""Options of read-only subcommands that write a file or run a program (grep's ``-O``)."""
+_READS_VALUE = {"blame": ("--contents", "-S", "--ignore-revs-file"),
+                "annotate": ("--contents", "-S", "--ignore-revs-file"),
+                "grep": ("-f",), "ls-files": ("-X", "--exclude-from")}
+"""Options whose value is a file the subcommand reads."""
+_ORDERFILE = ("-O", "--orderfile")
+"""The diff option reading an order file (``-O`` in ``git grep`` runs a pager instead)."""
+_PATH_OPERANDS = frozenset({
+    "status", "diff", "diff-files", "diff-index", "log", "show", "whatchanged", "blame",
+    "annotate", "ls-files", "shortlog", "grep", "check-ignore", "stash show"})
+"""Subcommands whose operands may be files they read (``git diff --no-index a /etc/b``)."""
+_NO_REPOSITORY = frozenset({"version"})
+_LISTING = {
     "branch": ({"-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "-l", "--list",
                 "--show-current", "--color", "--no-color", "--column", "--no-column", "-q",
                 "--quiet", "-i", "--ignore-case", "--omit-empty"},
@@ -110,97 +54,256 @@ _GIT_LISTING = {
             {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort",
              "--format"}),
 }
-_GIT_CONFIG_READS = {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l"}
+_CONFIG_WRITES = frozenset({"--replace-all", "--add", "--unset", "--unset-all",
+                            "--rename-section", "--remove-section", "--edit", "-e"})
+_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list",
+                           "-l", "--get-color", "--get-colorbool"})
+_CONFIG_SUBCOMMANDS_READING = frozenset({"get", "list", "get-color", "get-colorbool"})
+_CONFIG_SUBCOMMANDS_WRITING = frozenset({"set", "unset", "rename-section", "remove-section",
+                                         "edit"})
+
+__all__ = ["find_repository", "git_access"]
+
+
+class _Asks(Exception):
+    """The command is not read-only, and why."""
+
+    def __init__(self, why: str, touches: tuple[Word, ...] = ()) -> None:
+        super().__init__(why)
+        self.why = why
+        self.touches = touches
 
 
 def git_access(part: Part, workspace: Workspace) -> Access:
     """Whether a git command is read-only, and what it reads or writes."""
-    command = part.command
-    index = 1
-    reads: list[Word] = []
-    repo_dir = part.cwd
-    while index < len(command) and command[index].text.startswith("-"):
-        text = command[index].text
-        if text in ("-c", "--config-env") or text.startswith(("--config-env=", "--exec-path=")):
-            return Access(False, f"git {text} sets configuration that can run programs")
-        if text in ("-C", "--git-dir", "--work-tree", "--namespace") and index + 1 < len(
-                command):
-            reads.append(command[index + 1])
-            if text == "-C" and repo_dir is not None:
-                repo_dir = workspace.resolve(command[index + 1].text, repo_dir)
-            index += 2
+    try:
+        return _GitCommand(part, workspace).access()
+    except _Asks as asks:
+        return Access(False, asks.why, touches=asks.touches)
+
+
+class _GitCommand:
+    """One git command: the repository it uses and the subcommand it runs."""
+
+    def __init__(self, part: Part, workspace: Workspace) -> None:
+        self.part = part
+        self.workspace = workspace
+        self.words = part.command
+        self.folder: Path | None = part.cwd
+        self.git_dir: Word | None = None
+        self.bare = False
+        self.reads: list[Word] = []
+
+    def access(self) -> Access:
+        at = self._global_options()
+        if at >= len(self.words):
+            return Access(True, reads=tuple(self.reads))
+        word = self.words[at]
+        if word.dynamic:
+            raise _Asks("the git subcommand is only known at run time")
+        sub = word.text
+        touches = self._touches(at)
+        if sub == "config":
+            return self._config(at)
+        name = self._read_only_name(sub, at, touches)
+        if name not in _NO_REPOSITORY:
+            self._check_repository(sub)
+        return Access(True, reads=tuple(self.reads))
+
+    # -- global options ------------------------------------------------------------------
+
+    def _global_options(self) -> int:
+        """Read git's own options (exact names: git does not abbreviate them); the index of
+        the subcommand."""
+        words, index = self.words, 1
+        while index < len(words) and words[index].text.startswith("-"):
+            word = words[index]
+            if word.dynamic:
+                raise _Asks("a git option is only known at run time")
+            name, eq, value = word.text.partition("=")
+            if name in ("-c", "--config-env") or name == "--exec-path" and eq:
+                raise _Asks(f"git {name} sets configuration that can run programs")
+            if word.text in _GLOBAL_INFO:
+                return len(words)
+            if word.text in _GLOBAL_FLAGS:
+                self.bare = self.bare or word.text == "--bare"
+                index += 1
+                continue
+            if name not in _GLOBAL_VALUED or (name == "-C" and eq):
+                raise _Asks(f"git does not know the option {word.text}")
+            if eq:
+                given, index = Word(value), index + 1
+            elif index + 1 < len(words):
+                given, index = words[index + 1], index + 2
+            else:
+                raise _Asks(f"git {name} needs a value")
+            self._global_value(name, given)
+        return index
+
+    def _global_value(self, name: str, value: Word) -> None:
+        if name in ("--namespace", "--super-prefix", "--list-cmds"):
+            return
+        if value.dynamic:
+            raise _Asks(f"git {name} names a folder only known at run time, so the repository "
+                        "it uses cannot be checked")
+        self.reads.append(self._absolute(value))
+        if name == "-C" and value.text:
+            self.folder = self.workspace.resolve(value.text, self.folder)
+        elif name == "--git-dir":
+            self.git_dir = value
+
+    # -- the subcommand ------------------------------------------------------------------
+
+    def _read_only_name(self, sub: str, at: int, touches: tuple[Word, ...]) -> str:
+        """Judge the subcommand's words; its name in :data:`OPTIONS` when read-only."""
+        args = [w.text for w in self.words[at + 1:]]
+        if sub in ("stash", "worktree") and args[:1] in (["list"], ["show"]):
+            name, at = f"{sub} {args[0]}", at + 1
+            if name == "worktree show":
+                raise _Asks("git worktree show is not read-only", touches)
+        elif sub == "reflog" and args[:1] in (["show"], ["exists"]):
+            name, at = sub, at + 1
+        elif sub == "reflog" and args[:1] in (["expire"], ["delete"]):
+            raise _Asks(f"git reflog {args[0]} is not read-only", touches)
+        elif sub in _LISTING:
+            if not _listing_only(sub, args):
+                raise _Asks(f"git {sub} is not read-only", touches)
+            return sub
+        elif sub == "remote":
+            if not (not args or args in (["-v"], ["--verbose"]) or args[0] == "get-url"):
+                raise _Asks("git remote is not read-only", touches)
+            return sub
+        elif sub == "rev-parse":
+            return sub  # it prints what it is given, options included
+        elif sub in OPTIONS and " " not in sub:
+            name = sub
+        else:
+            raise _Asks(f"git {sub} is not read-only", touches)
+        parsed = OPTIONS[name].parse(self.words, at)
+        self._judge_options(name, parsed)
+        return name
+
+    def _judge_options(self, name: str, parsed: ParsedOptions) -> None:
+        shown = f"git {name}"
+        if parsed.dynamic:
+            raise _Asks(f"an option of {shown} is only known at run time")
+        if parsed.unknown:
+            raise _Asks(f"{shown} does not know the option {parsed.unknown[0]} (or it "
+                        "abbreviates several), so what it does cannot be told")
+        for option in _RUNS:
+            if option in parsed.found and not (option == "-O" and name != "grep"):
+                raise _Asks(f"{shown} with that option writes a file or runs a program")
+        if self._hidden_option(name, parsed):
+            raise _Asks(f"{shown} with that option writes a file or runs a program")
+        valued = _READS_VALUE.get(name, ()) + (_ORDERFILE if name != "grep" else ())
+        for option in valued:
+            if (value := parsed.found.get(option)) is not None:
+                self.reads.append(self._absolute(value))
+        if name in _PATH_OPERANDS:
+            operands = parsed.operands
+            if name == "grep" and operands and not parsed.has("-e", "-f"):
+                operands = operands[1:]
+            self.reads.extend(self._absolute(w) for w in operands
+                              if not w.text.startswith("-") or w.dynamic)
+
+    def _hidden_option(self, name: str, parsed: ParsedOptions) -> bool:
+        """An option that writes or runs, taken as another option's value by the table but
+        perhaps not by git (``--format --output=x``): asked rather than trusted."""
+        table = OPTIONS[name].table
+        for value in parsed.found.values():
+            separate = value is not None and any(value is word for word in self.words)
+            text = value.text if value is not None else ""
+            if separate and text.startswith("--"):
+                resolved = resolve_long(text[2:].split("=", 1)[0], table)
+                if resolved and f"--{resolved}" in _RUNS:
+                    return True
+        return False
+
+    def _check_repository(self, sub: str) -> None:
+        """Ask when the repository git would use sets a program to run, or is unknown."""
+        if self.git_dir is not None:
+            git_dir = self.workspace.resolve(self.git_dir.text, self.folder)
+            git_dirs = [git_dir] if git_dir is not None else None
+        elif self.bare:
+            git_dirs = [self.folder] if self.folder is not None else None
+        else:
+            git_dirs = discover(self.folder) if self.folder is not None else None
+        if git_dirs is None:
+            raise _Asks(f"git {sub} runs in a folder only known at run time, so the "
+                        "repository config it reads cannot be checked")
+        findings = repository_findings(git_dirs)
+        if findings.hazard is not None:
+            raise _Asks(f"git {sub} would run a program set by the git config: "
+                        f"{findings.hazard}")
+        self.reads.extend(Word(str(p)) for p in findings.worktrees)
+
+    # -- git config ----------------------------------------------------------------------
+
+    def _config(self, at: int) -> Access:
+        parsed = OPTIONS["config"].parse(self.words, at)
+        if parsed.dynamic:
+            raise _Asks("an option of git config is only known at run time")
+        if parsed.unknown:
+            raise _Asks(f"git config does not know the option {parsed.unknown[0]} (or it "
+                        "abbreviates several), so what it does cannot be told")
+        operands = [w.text for w in parsed.operands]
+        given = set(parsed.found)
+        first = operands[0] if operands else ""
+        writes = bool(given & _CONFIG_WRITES) or first in _CONFIG_SUBCOMMANDS_WRITING
+        reads = bool(given & _CONFIG_READS) or first in _CONFIG_SUBCOMMANDS_READING
+        if not writes and (reads or len(operands) <= 1):
+            file = parsed.value("--file", "-f")
+            if file is not None:
+                self.reads.append(self._absolute(file))
+            return Access(True, reads=tuple(self.reads))
+        return Access(False, "git config changes git's configuration",
+                      writes=(self._config_target(parsed),))
+
+    def _config_target(self, parsed: ParsedOptions) -> Word:
+        if parsed.has("--global"):
+            return Word("~/.gitconfig")
+        if parsed.has("--system"):
+            return Word("/etc/gitconfig")
+        file = parsed.value("--file", "-f")
+        if file is not None:
+            return self._absolute(file)
+        if self.git_dir is not None:
+            base = self.workspace.resolve(self.git_dir.text, self.folder)
+        else:
+            base = find_repository(self.folder) if self.folder is not None else None
+        if base is None:
+            return Word(str(self.folder / ".git" / "config")) if self.folder else Word(
+                ".git/config")
+        return Word(str(base / ("config.worktree" if parsed.has("--worktree") else "config")))
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _absolute(self, word: Word) -> Word:
+        """A path git resolves from its folder (after ``-C``), made absolute."""
+        if word.dynamic or self.folder is None or word.text.startswith(("/", "~")):
+            return word
+        return Word(str(self.folder / word.text))
+
+    def _touches(self, at: int) -> tuple[Word, ...]:
+        return path_like(self.words[at + 1:], self.part.cwd)
+
+
+def _listing_only(sub: str, args: list[str]) -> bool:
+    """``git branch`` and ``git tag`` only list (no name to create, no option that changes
+    anything)."""
+    flags, valued = _LISTING[sub]
+    listing = any(a in ("-l", "--list") for a in args)
+    expect_value = False
+    for arg in args:
+        if expect_value:
+            expect_value = False
             continue
-        if text.startswith(("--git-dir=", "--work-tree=")):
-            reads.append(Word(text.split("=", 1)[1]))
-        index += 1
-    if index >= len(command):
-        return Access(True, reads=tuple(reads))
-    sub = command[index].text
-    args = [w.text for w in command[index + 1:]]
-    touches = path_like(command[index + 1:], part.cwd)
-    if sub == "config":
-        return _git_config(args, repo_dir, reads)
-    if not _git_reads_only(sub, args):
-        return Access(False, f"git {sub} is not read-only", touches=touches)
-    if any(a.startswith("--output") for a in args) or (
-            sub == "grep" and any(a in ("-O", "--open-files-in-pager") or a.startswith("-O")
-                                  for a in args)):
-        return Access(False, f"git {sub} with that option writes a file or runs a program")
-    hazard = config_hazard(repo_dir) if repo_dir is not None else None
-    if hazard is not None:
-        return Access(False, f"the repository's git config sets {hazard}, which can run a "
-                             f"program on git {sub}")
-    if sub == "diff" and "--no-index" in args:
-        reads.extend(w for w in command[index + 1:] if not w.text.startswith("-"))
-    return Access(True, reads=tuple(reads))
-
-
-def _git_reads_only(sub: str, args: list[str]) -> bool:
-    if sub in _GIT_READ:
-        return True
-    if sub in _GIT_LISTING:
-        flags, valued = _GIT_LISTING[sub]
-        listing = any(a in ("-l", "--list") for a in args)
-        expect_value = False
-        for arg in args:
-            if expect_value:
-                expect_value = False
-                continue
-            name = arg.split("=", 1)[0]
-            if name in valued:
-                expect_value = "=" not in arg and name not in ("--merged", "--no-merged",
-                                                               "--abbrev")
-                continue
-            if arg in flags or (sub == "tag" and re.fullmatch(r"-n\d*", arg)):
-                continue
-            if arg.startswith("-") or not listing:
-                return False
-        return True
-    if sub == "remote":
-        return not args or args in (["-v"], ["--verbose"]) or args[0] == "get-url"
-    if sub == "stash":
-        return bool(args) and args[0] in ("list", "show")
-    if sub == "reflog":
-        return not args or args[0] == "show" or args[0].startswith("-")
-    if sub == "worktree":
-        return args[:1] == ["list"]
-    return False
-
-
-def _git_config(args: list[str], repo_dir: Path | None, reads: list[Word]) -> Access:
-    operands = [a for a in args if not a.startswith("-")]
-    if (set(args) & _GIT_CONFIG_READS or args[:1] in (["get"], ["list"])
-            or (len(operands) == 1 and not set(args) & {"--unset", "--unset-all", "--add",
-                                                         "--replace-all", "-e", "--edit"})):
-        return Access(True, reads=tuple(reads))
-    if "--global" in args:
-        target = "~/.gitconfig"
-    elif "--system" in args:
-        target = "/etc/gitconfig"
-    elif "--file" in args or "-f" in args:
-        at = args.index("--file") if "--file" in args else args.index("-f")
-        target = args[at + 1] if at + 1 < len(args) else ".git/config"
-    else:
-        repo = find_repository(repo_dir) if repo_dir is not None else None
-        target = str(repo / "config") if repo is not None else ".git/config"
-    return Access(False, "git config changes git's configuration", writes=(Word(target),))
+        name = arg.split("=", 1)[0]
+        if name in valued:
+            expect_value = "=" not in arg and name not in ("--merged", "--no-merged", "--abbrev")
+            continue
+        if arg in flags or (sub == "tag" and re.fullmatch(r"-n\d*", arg)):
+            continue
+        if arg.startswith("-") or not listing:
+            return False
+    return True

@@ -215,6 +215,42 @@ def crosses_folders(pattern: str) -> bool:
     return False
 
 
+def ripgrep_reads_alike(name: str) -> bool:
+    """Whether ripgrep (its globset crate) reads the file-name glob ``name`` as this module
+    does, so it may be handed to rg (``--type-add``) without changing what matches.
+
+    It does not for an unclosed ``[`` or ``{``, a stray ``}``, a dangling ``\\`` (errors
+    there), an empty alternative (dropped there), nested alternatives (an error before
+    ripgrep 14) or ``**`` (``*`` there).
+    """
+    syntax = _syntax(name)
+    if "**" in name:
+        return False
+    closes = set(syntax.braces.values())
+    depth, index = 0, 0
+    while index < len(name):
+        char = name[index]
+        if char == "\\":
+            if index + 1 == len(name):
+                return False
+            index += 2
+            continue
+        if index in syntax.classes:
+            index = syntax.classes[index] + 1
+            continue
+        if char == "[" or (char == "{" and index not in syntax.braces) or (
+                char == "}" and index not in closes):
+            return False
+        if char == "{":
+            depth += 1
+            if depth > 1 or any(begin == end for begin, end in _branches(index, syntax)):
+                return False
+        elif char == "}":
+            depth -= 1
+        index += 1
+    return True
+
+
 @lru_cache(maxsize=512)
 def glob_regex(pattern: str) -> re.Pattern[str]:
     """Compile a glob over ``/``-separated paths; match it with ``fullmatch``."""

@@ -18,6 +18,7 @@ from agent_tui.core.glob_patterns import (
     fixed_folder,
     glob_regex,
     has_magic,
+    ripgrep_reads_alike,
     split_fixed,
     split_names,
     unescape,
@@ -138,3 +139,31 @@ def test_reads_globs_as_ripgrep_does(tmp_path: Path, pattern: str) -> None:
     matcher = PathMatcher.parse(pattern, by_name="/" not in pattern)
 
     assert sorted(name for name in TREE if matcher.matches(name)) == by_rg
+
+
+@pytest.mark.parametrize(("name", "alike"), [
+    ("*.py", True), ("*.{env,pem}", True), ("[ab].txt", True), ("[]x]*", True),
+    ("\\[a", True), ("x\\\\", True), ("{a[,]b,c}", True), ("x[ab", False), ("x{a", False),
+    ("a}", False), ("x{,y}", False), ("{a,{b,c}}", False), ("a**", False), ("x\\", False),
+])
+def test_which_name_globs_ripgrep_reads_alike(name: str, alike: bool) -> None:
+    assert ripgrep_reads_alike(name) is alike
+
+
+@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep (rg) is not installed")
+@pytest.mark.parametrize("name", ["*.py", "*.{env,pem}", "[ab].txt", "[]x]*", "*,name",
+                                  "x\\{y\\}.txt", "{a[,]b,c}", "[!a].txt"])
+def test_a_name_glob_ripgrep_reads_alike_lists_the_same_files_as_a_type(
+        tmp_path: Path, name: str) -> None:
+    assert ripgrep_reads_alike(name)
+    for path in TREE:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x\n")
+    done = subprocess.run(["rg", "--files", "--hidden", "--no-config",
+                           f"--type-add=picked:{name}", "--type=picked"],
+                          cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert done.returncode in (0, 1), done.stderr
+    matcher = PathMatcher.parse(name, by_name=True)
+
+    assert sorted(path for path in TREE if matcher.matches(path)) == sorted(
+        done.stdout.splitlines())

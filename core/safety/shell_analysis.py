@@ -22,12 +22,24 @@ from typing import Any
 
 from .shell_builtins import (
     code_in_text_reason,
-    holds_code,
     nameref_targets,
     names_set,
     shell_change_reason,
 )
 from .shell_parts import Part, Redirect, ShellAnalysis, Word
+from .shell_syntax import (
+    ansi_c_word,
+    assigned_names,
+    cd_target,
+    error_near,
+    node_text,
+    reads_stdin_code,
+    resolve_cd,
+    shell_operands,
+    stored_code,
+    unescape_double_quoted,
+    unquoted_word,
+)
 from .shell_words import WordText, expand
 from .shell_wrappers import INTERPRETER, SHELLS, inline_code, look_through
 
@@ -80,7 +92,7 @@ class _Walker:
         tree = get_parser("bash").parse(text.encode("utf-8", "surrogateescape"))
         root = tree.root_node
         if root.has_error:
-            self.errors.append(f"{what} does not parse as bash ({_error_near(root)}), so "
+            self.errors.append(f"{what} does not parse as bash ({error_near(root)}), so "
                                "agent-tui cannot tell what it would run")
         return self._walk(root, scope)
 
@@ -117,7 +129,7 @@ class _Walker:
         return scope
 
     def _function(self, node: Any, scope: _Scope) -> _Scope:
-        name = _text(node.child_by_field_name("name"))
+        name = node_text(node.child_by_field_name("name"))
         before = len(self.parts)
         body = node.child_by_field_name("body")
         if body is not None:
@@ -130,7 +142,7 @@ class _Walker:
     def _for(self, node: Any, scope: _Scope) -> _Scope:
         """``for f in *.py; do wc -l "$f"; done``: over literal words, ``$f`` is one of them,
         judged as the glob or list ``{a,b}`` of them."""
-        name = _text(node.child_by_field_name("variable"))
+        name = node_text(node.child_by_field_name("variable"))
         values = [w for v in node.children_by_field_name("value") for w in self._fields(v, scope)]
         inner = scope
         if values and not any(v.dynamic or set(v.text) & set("{},") or v.text.startswith("-")
@@ -144,11 +156,11 @@ class _Walker:
 
     def _assignment(self, node: Any, scope: _Scope) -> _Scope:
         """``X=1`` on its own: a part with no command, judged by the name it sets."""
-        names = _assigned_names(node)
+        names = assigned_names(node)
         self._values(node, scope)
-        self.parts.append(Part(_text(node), (), assignments=names, cwd=scope.cwd,
+        self.parts.append(Part(node_text(node), (), assignments=names, cwd=scope.cwd,
                                origin=scope.origin, pipe=scope.pipe,
-                               wrappers=scope.wrappers, asks=scope.asks + _stores_code(node)))
+                               wrappers=scope.wrappers, asks=scope.asks + stored_code(node)))
         return scope
 
     def _declaration(self, node: Any, scope: _Scope) -> _Scope:
@@ -158,15 +170,15 @@ class _Walker:
         asks: list[str] = []
         for child in node.children:
             if child.type == "variable_assignment":
-                names.extend(_assigned_names(child))
+                names.extend(assigned_names(child))
                 self._values(child, scope)
-                asks.extend(_stores_code(child))
+                asks.extend(stored_code(child))
                 value = child.child_by_field_name("value")
                 written = self._written(value, scope) if value is not None else WordText()
-                words.append(Word(f"{_text(child.child_by_field_name('name'))}="
+                words.append(Word(f"{node_text(child.child_by_field_name('name'))}="
                                   f"{written.chars}", written.dynamic))
             elif child.is_named and child.type != "comment":
-                asks.extend(_stores_code(child))
+                asks.extend(stored_code(child))
                 words.append(self._word(child, scope))
             elif child.type in ("export", "declare", "local", "readonly", "typeset"):
                 words.append(Word(child.type))
@@ -177,7 +189,7 @@ class _Walker:
             if any(w.dynamic for w in words):
                 asks.append("makes a name refer to a variable only known at run time "
                             "(declare -n)")
-        self.parts.append(Part(_text(node), tuple(words), assignments=tuple(names),
+        self.parts.append(Part(node_text(node), tuple(words), assignments=tuple(names),
                                cwd=scope.cwd, origin=scope.origin, pipe=scope.pipe,
                                redirects=scope.redirects, wrappers=scope.wrappers,
                                asks=scope.asks + tuple(dict.fromkeys(asks))))
@@ -186,8 +198,8 @@ class _Walker:
     def _test(self, node: Any, scope: _Scope) -> _Scope:
         """``[[ … ]]``: its substitutions run; quoted subscripts in it are evaluated."""
         self._walk_children(node, scope)
-        if _stores_code(node):
-            self.parts.append(Part(_text(node), (), cwd=scope.cwd, origin=scope.origin,
+        if stored_code(node):
+            self.parts.append(Part(node_text(node), (), cwd=scope.cwd, origin=scope.origin,
                                    pipe=scope.pipe, wrappers=scope.wrappers, asks=scope.asks + (
                                        "tests text with $(…) or backticks, which [[ ]] "
                                        "evaluates as code (an array subscript)",)))
@@ -196,9 +208,9 @@ class _Walker:
     def _arithmetic(self, node: Any, scope: _Scope) -> _Scope:
         """``(( x = y + 1 ))``: no program runs; it sets the names assigned in it."""
         self._values(node, scope)
-        text = _text(node)
+        text = node_text(node)
         code = ("evaluates text with $(…) or backticks as arithmetic, which runs it",) if (
-            _stores_code(node)) else ()
+            stored_code(node)) else ()
         self.parts.append(Part(text, (), assignments=names_set(("((", text)), cwd=scope.cwd,
                                origin=scope.origin, pipe=scope.pipe, wrappers=scope.wrappers,
                                asks=scope.asks + code))
@@ -215,7 +227,7 @@ class _Walker:
         pipe = (next(self._pipes), 0) if pipe_cont is not None else scope.pipe
         inner = replace(scope, redirects=scope.redirects + tuple(redirects), pipe=pipe)
         if body is None:  # `> file` alone truncates or creates the file
-            self.parts.append(Part(_text(node), (), redirects=inner.redirects, cwd=scope.cwd,
+            self.parts.append(Part(node_text(node), (), redirects=inner.redirects, cwd=scope.cwd,
                                    origin=scope.origin, pipe=pipe, wrappers=scope.wrappers,
                                    asks=scope.asks))
             after = scope
@@ -234,7 +246,7 @@ class _Walker:
         """The redirections in ``node``; a heredoc's trailing ``| cmd`` or ``&& cmd`` go
         to ``continuations`` (tree-sitter nests them in the heredoc)."""
         kind = node.type
-        op = next((_text(c) for c in node.children if not c.is_named), "")
+        op = next((node_text(c) for c in node.children if not c.is_named), "")
         if kind == "file_redirect":
             target = node.child_by_field_name("destination")
             if target is None:
@@ -254,9 +266,9 @@ class _Walker:
         inner: tuple[Part, ...] = ()
         for child in node.children:
             if child.type == "heredoc_start":
-                quoted = any(q in _text(child) for q in "'\"\\")
+                quoted = any(q in node_text(child) for q in "'\"\\")
             elif child.type == "heredoc_body":
-                body_text = _text(child)
+                body_text = node_text(child)
                 if op == "<<-":
                     body_text = re.sub(r"(?m)^\t+", "", body_text)
                 if not quoted:
@@ -286,8 +298,8 @@ class _Walker:
         for index, child in enumerate(node.children):
             kind = child.type
             if kind == "variable_assignment":
-                names.extend(_assigned_names(child))
-                asks.extend(_stores_code(child))
+                names.extend(assigned_names(child))
+                asks.extend(stored_code(child))
                 self._values(child, scope)
             elif kind == "command_name":
                 target = child.named_children[0] if child.named_children else child
@@ -297,7 +309,7 @@ class _Walker:
             elif node.field_name_for_child(index) == "argument" or (
                     child.is_named and kind != "comment"):
                 words.extend(self._fields(child, scope))
-        after = self._simple(_text(node), words, tuple(names),
+        after = self._simple(node_text(node), words, tuple(names),
                              scope.redirects + tuple(redirects), scope, tuple(asks))
         for cont in continuations:
             after = self._walk(cont, after)
@@ -310,7 +322,7 @@ class _Walker:
         look = look_through(words)
         cwd = scope.cwd
         if look.chdir is not None:
-            cwd = _cd(cwd, look.chdir)
+            cwd = resolve_cd(cwd, look.chdir)
         redirects = (redirects + tuple(Redirect("<", w) for w in look.reads)
                      + tuple(Redirect(">", w) for w in look.writes))
         wrappers = scope.wrappers + look.wrappers
@@ -358,7 +370,7 @@ class _Walker:
         why = inline_code(part.argv) if name and INTERPRETER.match(name) else None
         if why is not None:
             part = replace(part, asks=part.asks + (why,), code=command[1:])
-        elif name and INTERPRETER.match(name) and _reads_stdin_code(part):
+        elif name and INTERPRETER.match(name) and reads_stdin_code(part):
             part = self._stdin_code(part, f"runs code it reads from its input ({name})") or part
         if name == "find":
             self._find_exec(part, inner_scope)
@@ -366,13 +378,13 @@ class _Walker:
             part = replace(part, code=command[1:])
         self.parts.append(part)
         if name in ("cd", "pushd", "popd") and not part.wrappers[len(scope.wrappers):]:
-            return replace(scope, cwd=_cd_target(cwd, part))
+            return replace(scope, cwd=cd_target(cwd, part))
         return scope
 
     def _shell(self, part: Part, inner: _Scope, outer: _Scope) -> _Scope:
         """``bash -c STRING``, ``sh script``, ``… | sh``: look into the code it runs."""
         command = part.command
-        code_at, script = _shell_operands(part.argv)
+        code_at, script = shell_operands(part.argv)
         label = f"{part.name} -c"
         if code_at is not None:
             if code_at >= len(command):
@@ -463,15 +475,15 @@ class _Walker:
 
     def _written(self, node: Any, scope: _Scope, quoted: bool = False) -> WordText:
         kind = node.type
-        text = _text(node)
+        text = node_text(node)
         if kind == "word":
-            return _unquoted(text)
+            return unquoted_word(text)
         if kind in ("number", "brace_expression"):
             return WordText.of(text, "q" if quoted else "u")
         if kind == "raw_string":
             return WordText.of(text[1:-1], "q")
         if kind == "ansi_c_string":
-            return _ansi_c(text)
+            return ansi_c_word(text)
         if kind in ("string", "translated_string"):
             return self._string(node, scope)
         if kind == "concatenation":
@@ -499,20 +511,20 @@ class _Walker:
         joined = WordText()
         for child in node.named_children:
             gap = source[at - base:child.start_byte - base].decode("utf-8", "surrogateescape")
-            joined = joined + WordText.of(_unescape_dq(gap), "q")
+            joined = joined + WordText.of(unescape_double_quoted(gap), "q")
             if child.type == "string_content":
-                joined = joined + WordText.of(_unescape_dq(_text(child)), "q")
+                joined = joined + WordText.of(unescape_double_quoted(node_text(child)), "q")
             else:
                 joined = joined + self._written(child, scope, quoted=True)
             at = child.end_byte
         gap = source[at - base:len(source) - 1].decode("utf-8", "surrogateescape")
-        joined = joined + WordText.of(_unescape_dq(gap), "q")
+        joined = joined + WordText.of(unescape_double_quoted(gap), "q")
         if joined.dynamic:
-            return WordText.of(_text(node), "d", joined.inner)
+            return WordText.of(node_text(node), "d", joined.inner)
         return joined
 
     def _expansion(self, node: Any, scope: _Scope, quoted: bool) -> WordText:
-        text = _text(node)
+        text = node_text(node)
         if re.search(r"@P\}$", text):
             self.parts.append(Part(text, (), cwd=scope.cwd, origin=scope.origin or text,
                                    pipe=scope.pipe, asks=scope.asks + (
@@ -560,143 +572,3 @@ _STATEMENTS = {
     "for_statement": _Walker._for,
     "test_command": _Walker._test,
 }
-
-
-def _shell_operands(argv: tuple[str, ...]) -> tuple[int | None, int | None]:
-    """For ``bash [options] …``: the index of ``-c``'s string, or of the script file."""
-    index, has_c = 1, False
-    while index < len(argv):
-        arg = argv[index]
-        if arg == "--":
-            index += 1
-            break
-        if arg in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
-            index += 2
-            continue
-        if arg.startswith("--"):
-            index += 1
-            continue
-        if len(arg) > 1 and arg[0] in "-+":
-            has_c = has_c or "c" in arg[1:]
-            if "s" in arg[1:]:
-                return (index + 1 if has_c else None), None
-            index += 1
-            continue
-        break
-    if has_c:
-        return index, None
-    if index < len(argv) and argv[index] != "-":
-        return None, index
-    return None, None
-
-
-def _reads_stdin_code(part: Part) -> bool:
-    """An interpreter (python, node…) given no script, no module and no inline code."""
-    for arg in part.argv[1:]:
-        if arg == "-":
-            return True
-        if arg in ("-m", "--module", "-V", "--version", "-h", "--help", "-v") or (
-                not arg.startswith("-")):
-            return False
-    return True
-
-
-def _cd_target(cwd: Path | None, part: Part) -> Path | None:
-    command = part.command
-    if part.name == "popd":
-        return None
-    operands = [w for w in command[1:] if not (w.text.startswith("-") and len(w.text) > 1)]
-    if not operands:
-        return Path(os.path.realpath(os.path.expanduser("~")))
-    target = operands[0]
-    if target.dynamic or target.text == "-":
-        return None
-    return _cd(cwd, target.text)
-
-
-def _cd(cwd: Path | None, target: str) -> Path | None:
-    path = os.path.expanduser(target)
-    if not os.path.isabs(path):
-        if cwd is None:
-            return None
-        path = os.path.join(cwd, path)
-    return Path(os.path.realpath(path))
-
-
-def _stores_code(node: Any) -> tuple[str, ...]:
-    """Why the literal text in ``node`` is code bash may run later, as a 1-tuple (or ())."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        kind = current.type
-        if kind in ("raw_string", "string_content", "ansi_c_string", "word"):
-            text = _text(current)
-            literal = _unquoted(text).chars if kind == "word" else text
-            if holds_code(literal):
-                return ("stores text with $(…) or backticks, which bash runs if the text is "
-                        "later expanded as a prompt, in arithmetic or as a subscript",)
-        stack.extend(current.named_children)
-    return ()
-
-
-def _assigned_names(node: Any) -> tuple[str, ...]:
-    if node.type == "variable_assignments":
-        return tuple(n for c in node.named_children for n in _assigned_names(c))
-    name = node.child_by_field_name("name")
-    if name is None:
-        return ()
-    return (_text(name).split("[", 1)[0],)
-
-
-def _text(node: Any) -> str:
-    if node is None:
-        return ""
-    return node.text.decode("utf-8", "surrogateescape") if node.text is not None else ""
-
-
-def _unquoted(text: str) -> WordText:
-    """An unquoted word: ``\\x`` is a quoted ``x``; a backslash-newline disappears."""
-    chars: list[str] = []
-    kinds: list[str] = []
-    index = 0
-    text = text.replace("\\\n", "")
-    while index < len(text):
-        if text[index] == "\\" and index + 1 < len(text):
-            chars.append(text[index + 1])
-            kinds.append("q")
-            index += 2
-            continue
-        chars.append(text[index])
-        kinds.append("u")
-        index += 1
-    return WordText("".join(chars), "".join(kinds))
-
-
-def _unescape_dq(text: str) -> str:
-    """Inside double quotes only ``\\$``, ``\\```, ``\\"``, ``\\\\`` and newline escape."""
-    return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text)
-
-
-def _ansi_c(text: str) -> WordText:
-    """``$'\\x72m'`` is ``rm``: decode it, so escapes cannot hide a command's name."""
-    body = text[2:-1]
-    try:
-        decoded = body.encode("latin-1", "backslashreplace").decode("unicode_escape")
-    except UnicodeDecodeError:
-        return WordText.of(text, "d")
-    return WordText.of(decoded.replace("\\'", "'"), "q")
-
-
-def _error_near(root: Any) -> str:
-    """Where the first parse error is, e.g. ``near "then fi" on line 2``."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            line = node.start_point[0] + 1
-            snippet = _text(node).strip().splitlines()[0][:40] if _text(node).strip() else ""
-            if node.is_missing:
-                return f"something is missing on line {line}"
-            return f"near `{snippet}` on line {line}"
-        stack.extend(reversed(node.children))
-    return "somewhere"

@@ -30,6 +30,7 @@ from .shell_parts import Part, Redirect, ShellAnalysis, Word
 from .shell_syntax import (
     ansi_c_word,
     assigned_names,
+    bindable_names,
     cd_target,
     error_near,
     node_text,
@@ -81,6 +82,7 @@ class _Walker:
     fork_bombs: list[str] = field(default_factory=list)
     _pipes: itertools.count[int] = field(default_factory=itertools.count)
     _home: str = field(default_factory=lambda: os.path.expanduser("~"))
+    _bindable: list[frozenset[str]] = field(default_factory=list)  # per script being walked
 
     # -- statements -------------------------------------------------------------------
 
@@ -94,7 +96,11 @@ class _Walker:
         if root.has_error:
             self.errors.append(f"{what} does not parse as bash ({error_near(root)}), so "
                                "agent-tui cannot tell what it would run")
-        return self._walk(root, scope)
+        self._bindable.append(bindable_names(root))
+        try:
+            return self._walk(root, scope)
+        finally:
+            self._bindable.pop()
 
     def _walk(self, node: Any, scope: _Scope) -> _Scope:
         kind = node.type
@@ -161,6 +167,12 @@ class _Walker:
         self.parts.append(Part(node_text(node), (), assignments=names, cwd=scope.cwd,
                                origin=scope.origin, pipe=scope.pipe,
                                wrappers=scope.wrappers, asks=scope.asks + stored_code(node)))
+        value = node.child_by_field_name("value")
+        if (len(names) == 1 and names[0] in self._bindable[-1] and value is not None
+                and node.parent is not None and node.parent.type == "program"):
+            written = self._written(value, scope)
+            if not written.dynamic and not written.inner:
+                return replace(scope, bindings=((names[0], written.chars), *scope.bindings))
         return scope
 
     def _declaration(self, node: Any, scope: _Scope) -> _Scope:
@@ -393,8 +405,9 @@ class _Walker:
                 self.parts.append(replace(part, asks=part.asks + (
                     f"runs code built at run time ({label})",), code=(command[code_at],)))
             else:
+                # A new shell: the variables of this one are not its own.
                 self._reparse(command[code_at].text,
-                              replace(inner, wrappers=inner.wrappers + (label,)),
+                              replace(inner, wrappers=inner.wrappers + (label,), bindings=()),
                               f"the string given to {label}")
             return outer
         if script is not None:

@@ -103,6 +103,40 @@ def assigned_names(node: Any) -> tuple[str, ...]:
     return (node_text(name).split("[", 1)[0],)
 
 
+_CHANGES_ANY_NAME = frozenset({"eval", "source", ".", "alias"})
+
+
+def bindable_names(root: Any) -> frozenset[str]:
+    """Variables whose value a script's plain ``x=literal`` statement fixes for the lines
+    after it: assigned exactly once, and never named anywhere else (``read x``,
+    ``printf -v x``, ``(( x++ ))``, a loop variable, a nameref), in a script with no
+    ``eval`` or ``source``, which could assign anything."""
+    counts: dict[str, int] = {}
+    named: set[str] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind == "variable_assignment":
+            for name in assigned_names(node):
+                counts[name] = counts.get(name, 0) + 1
+        elif kind == "command_name" and node_text(node) in _CHANGES_ANY_NAME:
+            return frozenset()
+        elif kind == "word" and node.parent is not None and node.parent.type != "command_name":
+            named.add(node_text(node))
+        elif kind == "variable_name" and node.parent is not None and node.parent.type not in (
+                "simple_expansion", "expansion", "variable_assignment"):
+            named.add(node_text(node))
+        elif kind == "for_statement":
+            named.add(node_text(node.child_by_field_name("variable")))
+        elif kind == "declaration_command" and any(
+                c.type == "word" and node_text(c).startswith("-") and "n" in node_text(c)
+                for c in node.children):
+            return frozenset()
+        stack.extend(node.children)
+    return frozenset(n for n, count in counts.items() if count == 1 and n not in named)
+
+
 def node_text(node: Any) -> str:
     if node is None:
         return ""

@@ -125,3 +125,31 @@ def test_a_double_quoted_script_keeps_its_lines(project: Path) -> None:
 def test_an_unknown_wrapper_option_asks_with_the_reason(project: Path) -> None:
     verdict, reason = judge("timeout --bogus 5 ls", project)
     assert verdict == Verdict.ASK and "--bogus" in reason
+
+
+@pytest.mark.parametrize(("command", "verdict"), [
+    ("f=README; cat $f", Verdict.ALLOW),
+    ('f="README victim"; wc -l $f', Verdict.ALLOW),  # split into two files, as bash does
+    ("x=-o; sort $x victim README", Verdict.ASK),  # the option hidden in a variable is seen
+    ("f=~/.ssh/id_rsa; cat $f", Verdict.ASK),
+    # a value that may have changed is not known: a branch, a function, read, eval
+    ("f=README; if true; then f=~/.ssh/id_rsa; fi; cat $f", Verdict.ASK),
+    ("f=README; g() { f=~/.ssh/id_rsa; }; g; cat $f", Verdict.ASK),
+    ("f=README; read f < victim; cat $f", Verdict.ASK),
+    ("f=README; eval true; cat $f", Verdict.ASK),
+    # a new shell does not see this one's unexported variables
+    ("f=README; bash -c 'cat $f'", Verdict.ASK),
+])
+def test_variables_with_a_known_value_are_expanded(project: Path, command: str,
+                                                   verdict: Verdict) -> None:
+    got, reason = judge(command, project)
+    assert got == verdict, reason
+
+
+def test_a_known_value_is_what_bash_uses(project: Path) -> None:
+    """The value the judge reads for `$f` is the one bash passes to the program."""
+    (project / "victim").write_text("b\na\n")
+    run_bash("f=victim; sort -o $f $f", project)
+    assert (project / "victim").read_text() == "a\nb\n"
+    got, reason = judge("f=victim; sort -o $f $f", project)
+    assert got == Verdict.ASK and "-o" in reason, reason

@@ -392,6 +392,15 @@ OPTIONS: dict[str, GitOptions] = {
         long_optional="get-urlmatch",
     ),
 }
+_MODES = frozenset({"cached", "staged", "no-index", "merge-base"})
+"""``git diff``'s own modes, which its manual gives in the synopsis only."""
+for _name in ("diff", "diff-index"):
+    _table_of = OPTIONS[_name].table
+    OPTIONS[_name] = GitOptions(
+        OptionTable(short=_table_of.short, short_takes=_table_of.short_takes,
+                    long=_table_of.long | _MODES, long_takes=_table_of.long_takes,
+                    long_optional=_table_of.long_optional, complete=True),
+        OPTIONS[_name].short_optional)
 OPTIONS["whatchanged"] = OPTIONS["reflog"] = OPTIONS["stash list"] = OPTIONS["log"]
 OPTIONS["annotate"] = OPTIONS["blame"]
 OPTIONS["stash show"] = OPTIONS["diff"]

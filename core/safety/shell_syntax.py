@@ -145,10 +145,12 @@ def node_text(node: Any) -> str:
 
 def unquoted_word(text: str) -> WordText:
     """An unquoted word: ``\\x`` is a quoted ``x``; a backslash-newline disappears."""
+    text = text.replace("\\\n", "")
+    if "\\" not in text:
+        return WordText.of(text, "u")
     chars: list[str] = []
     kinds: list[str] = []
     index = 0
-    text = text.replace("\\\n", "")
     while index < len(text):
         if text[index] == "\\" and index + 1 < len(text):
             chars.append(text[index + 1])

@@ -31,6 +31,8 @@ MAX_FIELDS = 512
 _SEQUENCE = re.compile(r"^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$")
 _GLOB = frozenset("*?[")
 _BLANKS = frozenset(" \t\n")
+_EXPANDING = frozenset("{*?[")
+"""Characters without which only word splitting can change a word."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +75,7 @@ class WordText:
 
 def expand(text: WordText, cwd: Path | None, home: str) -> list[Word]:
     """The arguments bash makes of one written word run in ``cwd``."""
-    if text.process:
+    if text.process or not (_EXPANDING & set(text.chars)) and "v" not in text.kinds:
         return [text.word()]
     fields: list[Word] = []
     for braced in expand_braces(text):

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .git_config import ConfigSyntaxError, Entry, includes, read_entries, runs_program
+from .git_config import ConfigSyntaxError, includes, read_entries, runs_program
 
 MAX_INCLUDE_DEPTH = 10
 """git's own limit on nested includes."""
@@ -179,10 +179,3 @@ def _hook(git_dir: Path) -> str | None:
             return f"the {name} hook in {hooks}"
     return None
 
-
-def entries_of(path: Path) -> tuple[Entry, ...]:
-    """The settings of one config file, none when it is missing or unreadable."""
-    try:
-        return read_entries(path) or ()
-    except ConfigSyntaxError:
-        return ()

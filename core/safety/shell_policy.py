@@ -2,7 +2,9 @@
 whether it is one of the commands agent-tui refuses in every mode.
 
 ``access`` knows the read-only allowlist (ls, cat, grep, git status…) and the options that
-take a command off it (``sed -i``, ``find -delete``, ``sort -o``…). ``hard_denial`` knows
+take a command off it (``sed -i``, ``find -delete``, ``sort -o``…). Options are read the way
+each program's parser reads them, from its complete option table (``sort --out=x`` is
+``sort --output=x``); an option the table does not know takes the command off the list. ``hard_denial`` knows
 the catastrophic commands: ``rm -rf /``, fork bombs, ``mkfs``, ``dd`` onto a disk,
 ``curl … | sh``, ``chmod -R 777 /``.
 """
@@ -11,23 +13,15 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
+from .awk_programs import awk_options_problem, awk_program_problem, read_awk_command
 from .git_commands import git_access
+from .option_tables import TABLES
+from .read_only_programs import JQ_LONG, JQ_SHORT, SPECS
+from .shell_options import OptionTable, ParsedOptions, parse_options
 from .shell_parts import Access, Part, ShellAnalysis, Word, path_like
-from .shell_wrappers import options
 from .workspace import GLOB_CHARS, Workspace, brace_expand
-
-NO_PATHS = frozenset({
-    "echo", "printf", "pwd", "true", "false", ":", "which", "type", "basename", "dirname",
-    "whoami", "id", "groups", "uname", "env", "printenv", "test", "[", "seq", "nproc", "arch",
-    "uptime", "tr", "cd", "pushd", "popd", "export", "declare", "local", "readonly", "typeset",
-    "unset", "xargs", "exec", "command", "sleep", "ps", "free", "tty", "locale", "realpath",
-    "readlink", "df", "set", "shift", "read", "wait", "exit", "return", "break", "continue",
-    "hash", "date", "hostname",
-})
-"""Read-only commands whose arguments are not files they read."""
 
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "GET"})
 """Programs that fetch from the network."""
@@ -43,90 +37,42 @@ SYSTEM_DIRS = frozenset({
 _DISK = re.compile(r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|dm-|md|mapper/|rdisk)|"
                    r"^/proc/sysrq-trigger$")
 _RISKY_VARIABLES = re.compile(
-    r"^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|CDPATH"
-    r"|HOME|GIT_\w+|\w*PAGER|EDITOR|VISUAL|LESS\w*|PYTHON\w*|NODE_OPTIONS|NODE_PATH"
-    r"|PERL\w*|RUBY\w*|GREP_OPTIONS)$")
-"""Variables that can make a later command run another program (or read another file)."""
+    # the shell itself: startup files, prompts it expands, how it finds and globs
+    r"^(PATH|BASH_ENV|ENV|BASH_\w+|ZDOTDIR|INPUTRC|IFS|PS[0-4]|PROMPT_COMMAND|SHELLOPTS"
+    r"|BASHOPTS|CDPATH|GLOBIGNORE|EXECIGNORE|HOME|SHELL"
+    # the dynamic loader and the C library's data files (gconv modules are shared objects)
+    r"|LD_\w+|DYLD_\w+|GCONV_PATH|LOCPATH|NLSPATH|GLIBC_TUNABLES|TZDIR|TERMINFO\w*|TERMCAP"
+    # where programs find their configuration: git, rg, less, fd, man, file, gpg, curl…
+    r"|XDG_\w+|GIT_\w+|RIPGREP_CONFIG_PATH|LESS\w*|MAN\w*|GROFF\w*|MAGIC|GNUPGHOME"
+    r"|GREP_OPTIONS|TAR_OPTIONS|CURL_HOME|WGETRC|MAKEFILES|MAKEFLAGS"
+    # programs they start and languages' code paths
+    r"|\w*PAGER|EDITOR|VISUAL|BROWSER|AWK\w*|PYTHON\w*|NODE_OPTIONS|NODE_PATH|PERL\w*"
+    r"|RUBY\w*|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|(?i:npm_config_\w+))$")
+"""Variables that make a later command run another program, load code or read another
+configuration (``PATH``, ``LD_PRELOAD``, ``XDG_CONFIG_HOME`` for git, ``RIPGREP_CONFIG_PATH``…).
+``LANG``, ``LC_*``, ``TZ``, ``COLUMNS``, ``NO_COLOR``, ``TERM`` and the like stay harmless."""
 
-
-@dataclass(frozen=True, slots=True)
-class _Spec:
-    """A read-only command: which operands are files, and the options that change that."""
-
-    paths: str = "operands"  # "operands", "none", or "pattern" (the first is a pattern)
-    takes: str = ""
-    long_takes: frozenset[str] = frozenset()
-    path_options: tuple[str, ...] = ()
-    forbidden: tuple[str, ...] = ()
-    pattern_options: tuple[str, ...] = ()
-
-
-_GREP_LONG = frozenset({
-    "regexp", "file", "max-count", "after-context", "before-context", "context", "include",
-    "exclude", "exclude-dir", "exclude-from", "label", "binary-files", "devices", "directories",
-    "group-separator", "glob", "iglob", "type", "type-not", "type-add", "type-clear",
-    "max-columns", "threads", "replace", "encoding", "max-depth", "max-filesize", "colors",
-    "sort", "sortr", "engine", "ignore-file", "path-separator", "context-separator",
-    "file-search-regex", "ignore", "ignore-dir", "depth", "path-to-ignore", "workers"})
-
-SPECS: dict[str, _Spec] = {
-    **{name: _Spec(paths="none") for name in NO_PATHS},
-    **{name: _Spec() for name in (
-        "cat", "wc", "file", "rev", "comm", "tac", "md5sum", "sha1sum", "sha224sum", "base64",
-        "base32",
-        "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "expand", "unexpand",
-        "paste", "fold", "column", "strings", "od", "hexdump", "nl", "cmp", "stat")},
-    "head": _Spec(takes="nc", long_takes=frozenset({"lines", "bytes"})),
-    "tail": _Spec(takes="ncs", long_takes=frozenset({"lines", "bytes", "pid",
-                                                     "sleep-interval"})),
-    "cut": _Spec(takes="bcdf", long_takes=frozenset({"bytes", "characters", "delimiter",
-                                                     "fields", "output-delimiter"})),
-    "ls": _Spec(takes="ITw", long_takes=frozenset({"ignore", "hide", "tabsize", "width",
-                                                   "format", "sort", "time", "block-size"})),
-    "du": _Spec(takes="dBtX", long_takes=frozenset({"max-depth", "block-size", "threshold",
-                                                    "exclude", "exclude-from"}),
-                path_options=("-X", "--exclude-from", "--files0-from")),
-    "tree": _Spec(takes="LIPH", long_takes=frozenset({"filelimit", "charset", "timefmt"}),
-                  forbidden=("-o",)),
-    "sort": _Spec(takes="ktST", long_takes=frozenset({
-        "key", "field-separator", "buffer-size", "temporary-directory", "parallel",
-        "files0-from", "random-source", "batch-size"}),
-        path_options=("--files0-from", "--random-source"),
-        forbidden=("-o", "--output", "--compress-program")),
-    "uniq": _Spec(takes="fsw", long_takes=frozenset({"skip-fields", "skip-chars",
-                                                     "check-chars"})),
-    "diff": _Spec(takes="CUFILSXxW", long_takes=frozenset({
-        "context", "unified", "label", "ignore-matching-lines", "show-function-line",
-        "starting-file", "exclude", "exclude-from", "width", "from-file", "to-file",
-        "tabsize", "ifdef", "line-format", "color", "palette", "horizon-lines"}),
-        path_options=("-X", "--exclude-from", "--from-file", "--to-file")),
-    "grep": _Spec(paths="pattern", takes="efmABCdD", long_takes=_GREP_LONG,
-                  path_options=("-f", "--file", "--exclude-from"),
-                  pattern_options=("-e", "-f", "--regexp", "--file")),
-    "rg": _Spec(paths="pattern", takes="efgtTmABCMjrEd", long_takes=_GREP_LONG,
-                path_options=("-f", "--file", "--ignore-file"),
-                forbidden=("--pre", "--pre-glob", "--hostname-bin"),
-                pattern_options=("-e", "-f", "--regexp", "--file", "--files", "--type-list")),
-    "ag": _Spec(paths="pattern", takes="ABCGgm", long_takes=_GREP_LONG,
-                path_options=("--path-to-ignore",), forbidden=("--pager",),
-                pattern_options=("-g",)),
-}
-SPECS["egrep"] = SPECS["fgrep"] = SPECS["grep"]
+_SPECIAL = frozenset({"find", "sed", "git", "ps", "jq", "awk", "gawk", "mawk", "nawk"})
+"""Programs judged by their own parser below."""
 
 _FIND_FORBIDDEN = {"-exec": "runs a command for each file", "-execdir": "runs a command for "
                    "each file", "-ok": "runs a command for each file", "-okdir": "runs a "
                    "command for each file", "-delete": "deletes files", "-fprint": "writes a "
                    "file", "-fprint0": "writes a file", "-fprintf": "writes a file",
                    "-fls": "writes a file"}
-_SEARCHERS = frozenset({"rg", "ag", "ack"})
+_SEARCHERS = frozenset({"rg", "ag", "ack", "fd", "fdfind"})
 """Programs that search folders recursively by default."""
 _GREPS = frozenset({"grep", "egrep", "fgrep"})
-_RECURSIVE_OPTIONS = frozenset({"--recursive", "--dereference-recursive",
-                                "--directories=recurse"})
+_LESS_COMMAND = re.compile(r"\+\+?(\d*[gGFpP%]?|[/?].*)")
+"""The ``less +cmd`` start commands that only move or search (``+G``, ``+/TODO``, ``+42``);
+others can run a shell (``+!cmd``), pipe (``+|``), save a file (``+s``) or open another."""
+_PS_TAKES = "OoptUkq"
+"""BSD-style ``ps`` letters that take a value (``ps o pid``, ``ps p 42``)."""
 
 
 def searched_folders(part: Part, reads: list[Path | None]) -> list[Path]:
-    """The folders whose every file ``part`` reads: ``grep -r``, ``rg`` and ``git grep``.
+    """The folders whose every file ``part`` reads: ``grep -r``, ``rg``, ``fd`` and
+    ``git grep``.
 
     ``reads`` are the real paths the part names (see :func:`access`); a recursive grep
     without any searches the folder it runs in.
@@ -134,7 +80,7 @@ def searched_folders(part: Part, reads: list[Path | None]) -> list[Path]:
     name, argv = part.name, part.argv
     if name == "git" and argv[1:2] == ("grep",):
         return [part.cwd] if part.cwd is not None else []
-    greps = name in _GREPS and _recursive(argv)
+    greps = name in _GREPS and _grep_recursive(part.command)
     if not greps and name not in _SEARCHERS:
         return []
     if greps and not reads:
@@ -143,8 +89,8 @@ def searched_folders(part: Part, reads: list[Path | None]) -> list[Path]:
 
 
 def risky_assignments(part: Part) -> list[str]:
-    """The variables set for ``part`` that can make it run another program (``PATH``,
-    ``LD_PRELOAD``, ``GIT_*``…)."""
+    """The variables set for ``part`` that can make it run another program, load code or
+    read another configuration (``PATH``, ``LD_PRELOAD``, ``GIT_*``, ``XDG_CONFIG_HOME``…)."""
     return [name for name in part.assignments if _RISKY_VARIABLES.match(name)]
 
 
@@ -167,62 +113,138 @@ def access(part: Part, workspace: Workspace) -> Access:
 
 def _access(part: Part, name: str, workspace: Workspace) -> Access:
     command = part.command
+    if name in _SPECIAL:
+        return _special(part, name, workspace)
+    spec = SPECS.get(name)
+    if spec is None:
+        return Access(False, f"{name} is not on the read-only list",
+                      touches=path_like(command[1:], part.cwd))
+    table = TABLES.get(name)
+    if table is None:  # echo, test, bash builtins: their words are text, not options
+        return Access(True)
+    parsed = parse_options(command, 0, table)
+    if parsed.unknown:
+        return Access(False, f"{name} has an option agent-tui does not know: "
+                             f"{parsed.unknown[0]}", touches=path_like(command[1:], part.cwd))
+    for option in spec.forbidden:
+        if option in parsed.found:
+            return Access(False, f"{name} {option} is not read-only",
+                          touches=path_like(command[1:], part.cwd))
+    if parsed.dynamic and (spec.forbidden or spec.reads or spec.lists):
+        return Access(False, f"a word in {name}'s options is only known at run time, and "
+                             "could be an option that writes, runs or reads")
+    operands = [w for w in parsed.operands if w.text != "-"]
+    if why := _program_problem(name, parsed, operands):
+        return Access(False, why, touches=path_like(command[1:], part.cwd))
+    reads = [w for option in (*spec.reads, *spec.lists) for w in _values(command, table, option)]
+    if name == "file":  # -m takes a colon-separated list of magic files
+        reads = [Word(piece) if not w.dynamic else w for w in reads
+                 for piece in (w.text.split(":") if not w.dynamic else [w.text])]
+    if any(parsed.has(option) for option in spec.lists):
+        reads.append(Word(f"(the files {name} reads from a list)", dynamic=True))
+    reads.extend(_program_reads(name, parsed, operands))
+    if spec.paths == "none":
+        return Access(True, reads=tuple(reads))
+    if name == "less" or name == "more":
+        operands = [w for w in operands if not w.text.startswith("+")]
+    elif name == "strings":
+        operands = [Word(w.text[1:]) if w.text.startswith("@") and not w.dynamic else w
+                    for w in operands]
+    if part.from_input:  # `xargs cat`: the files arrive at run time
+        operands.append(Word(f"(arguments {part.wrappers[-1] if part.wrappers else name} "
+                             "reads at run time)", dynamic=True))
+    if spec.paths == "pattern" and operands and not parsed.has(*spec.pattern_options):
+        operands.pop(0)
+    if name == "uniq" and len(operands) > 1:
+        return Access(False, "uniq INPUT OUTPUT writes OUTPUT", writes=(operands[1],))
+    if not operands and spec.folder:
+        operands = [Word(".")]
+    return Access(True, reads=(*operands, *reads))
+
+
+def _program_problem(name: str, parsed: ParsedOptions, operands: list[Word]) -> str | None:
+    """What takes a program with options of its own kind off the list."""
+    if name == "date":
+        if parsed.has("-s", "--set"):
+            return "date --set changes the clock"
+        if any(not w.text.startswith("+") for w in operands):
+            return "date MMDDhhmm[[CC]YY][.ss] sets the clock"
+    elif name == "hostname" and operands:
+        return "hostname NAME renames the machine"
+    elif name == "env" and any("=" not in w.text or w.dynamic for w in operands):
+        return "env runs a command"
+    elif name == "less":
+        if start := next((w for w in operands if w.text.startswith("+")
+                          and (w.dynamic or not _LESS_COMMAND.fullmatch(w.text))), None):
+            return (f"less {start.text} runs a less command at start, which can run "
+                    "programs or write files")
+    return None
+
+
+def _program_reads(name: str, parsed: ParsedOptions, operands: list[Word]) -> list[Word]:
+    """Files a program reads beyond its options' values: ``man``'s local pages and what
+    they include."""
+    if name == "man":
+        local = parsed.has("-l", "--local-file")
+        pages = [w for w in operands if local or "/" in w.text or w.dynamic]
+        if pages:  # a page's `.so` request includes any file, read as the page is shown
+            return [*pages, Word("(files the manual page includes)", dynamic=True)]
+    return []
+
+
+def _values(command: tuple[Word, ...], table: OptionTable, option: str) -> list[Word]:
+    """Every value given to ``option`` (``grep -f a -f b`` reads both), as the option
+    parser reads the words."""
+    values: list[Word] = []
+    last: Word | None = None
+    if option not in parse_options(command, 0, table).found:
+        return values
+    for end in range(2, len(command) + 1):
+        value = parse_options(command[:end], 0, table).found.get(option)
+        if value is not None and value is not last:
+            values.append(value)
+        last = value
+    return values
+
+
+def _grep_recursive(command: tuple[Word, ...]) -> bool:
+    """Whether a grep reads whole folders: ``-r``, ``-R``, ``--recursive`` and its
+    abbreviations, ``-d recurse`` (whose value grep also takes abbreviated)."""
+    parsed = parse_options(command, 0, TABLES["grep"])
+    directories = parsed.value("-d", "--directories")
+    return parsed.has("-r", "-R", "--recursive", "--dereference-recursive") or (
+        directories is not None and len(directories.text) >= 3
+        and "recurse".startswith(directories.text))
+
+
+def _special(part: Part, name: str, workspace: Workspace) -> Access:
+    command = part.command
     if name == "find":
         return _find(command)
     if name == "sed":
         return _sed(command)
     if name == "git":
         return git_access(part, workspace)
-    if name == "date" and any(w.text in ("-s", "--set") or w.text.startswith("--set=")
-                              for w in command[1:]):
-        return Access(False, "date --set changes the clock")
-    if name == "hostname" and any(not w.text.startswith("-") for w in command[1:]):
-        return Access(False, "hostname NAME renames the machine")
-    spec = SPECS.get(name)
-    if spec is None:
-        return Access(False, f"{name} is not on the read-only list",
-                      touches=path_like(command[1:], part.cwd))
-    operands, found = _scan(command, spec)
-    for option in spec.forbidden:
-        if option in found:
-            return Access(False, f"{name} {option} is not read-only",
-                          touches=path_like(command[1:], part.cwd))
-    if spec.paths == "none":
-        return Access(True)
-    if part.from_input:  # `xargs cat`: the files arrive at run time
-        operands.append(Word(f"(arguments {part.wrappers[-1] if part.wrappers else name} "
-                             "reads at run time)", dynamic=True))
-    if spec.paths == "pattern" and operands and not any(o in found
-                                                       for o in spec.pattern_options):
-        operands.pop(0)
-    if name == "uniq" and len(operands) > 1:
-        return Access(False, "uniq INPUT OUTPUT writes OUTPUT", writes=(operands[1],))
-    read_options = [v for o in spec.path_options if (v := found.get(o)) is not None]
-    if not operands and name in ("ls", "du", "tree", "rg", "ag"):
-        operands = [Word(".")]
-    return Access(True, reads=tuple(operands) + tuple(read_options))
+    if name == "ps":
+        return _ps(command)
+    if name == "jq":
+        return _jq(command)
+    if why := awk_options_problem(part.argv):
+        return Access(False, why, touches=path_like(command[1:], part.cwd))
+    awk = read_awk_command(part.argv)
+    if any(w.dynamic for w in command[1:awk.files]):
+        return Access(False, "a word in awk's options is only known at run time")
+    if awk.program is None and not awk.sources:
+        return Access(False, "awk has no program agent-tui can read")
+    if awk.program is not None:
+        if command[awk.program].dynamic:
+            return Access(False, "the awk program is only known at run time")
+        if why := awk_program_problem(command[awk.program].text):
+            return Access(False, why)
+    operands = [w for w in command[awk.files:]
+                if w.dynamic or not re.match(r"[A-Za-z_]\w*=", w.text)]
+    return Access(True, reads=tuple(w for w in operands if w.text != "-"))
 
-
-def _scan(command: tuple[Word, ...], spec: _Spec) -> tuple[list[Word], dict[str, Word | None]]:
-    """Operands and options, wherever the options are (GNU tools accept them anywhere)."""
-    found: dict[str, Word | None] = {}
-    operands: list[Word] = []
-    index = 1
-    while index < len(command):
-        word = command[index]
-        if word.text == "--":
-            operands.extend(command[index + 1:])
-            break
-        if word.text.startswith("-") and word.text != "-" and not word.dynamic:
-            index, more = options(command, index - 1, spec.takes, spec.long_takes)
-            found.update(more)
-            if command[index - 1].text == "--":
-                operands.extend(command[index:])
-                break
-            continue
-        operands.append(word)
-        index += 1
-    return [w for w in operands if w.text != "-"], found
 
 
 def _find(command: tuple[Word, ...]) -> Access:
@@ -242,47 +264,22 @@ def _find(command: tuple[Word, ...]) -> Access:
 
 
 def _sed(command: tuple[Word, ...]) -> Access:
-    scripts: list[Word] = []
-    operands: list[Word] = []
-    expect = ""
-    for word in command[1:]:
-        text = word.text
-        if expect:
-            if expect == "e":
-                scripts.append(word)
-            expect = ""
-            continue
-        if text.startswith("--") and len(text) > 2:
-            name, eq, value = text[2:].partition("=")
-            if name.startswith("in-place"):
-                return Access(False, "sed --in-place edits files", touches=(*operands,))
-            if name == "file":
-                return Access(False, "sed --file runs a script from a file")
-            if name == "expression":
-                if eq:
-                    scripts.append(Word(value, word.dynamic))
-                else:
-                    expect = "e"
-            elif name == "line-length" and not eq:
-                expect = "l"
-            continue
-        if text.startswith("-") and len(text) > 1 and not word.dynamic:
-            for pos, letter in enumerate(text[1:], start=1):
-                if letter == "i":
-                    return Access(False, "sed -i edits files in place",
-                                  touches=tuple(w for w in command[1:]
-                                                if not w.text.startswith("-")))
-                if letter == "f":
-                    return Access(False, "sed -f runs a script from a file")
-                if letter in "el":
-                    rest = text[pos + 1:]
-                    if letter == "e" and rest:
-                        scripts.append(Word(rest))
-                    elif not rest:
-                        expect = letter
-                    break
-            continue
-        operands.append(word)
+    table = TABLES["sed"]
+    parsed = parse_options(command, 0, table)
+    files = tuple(parsed.operands)
+    if parsed.unknown:
+        return Access(False, f"sed has an option agent-tui does not know: {parsed.unknown[0]}",
+                      touches=files)
+    if parsed.has("-i"):
+        return Access(False, "sed -i edits files in place", touches=files)
+    if parsed.has("--in-place"):
+        return Access(False, "sed --in-place edits files", touches=files)
+    if option := next((o for o in ("-f", "--file") if parsed.has(o)), None):
+        return Access(False, f"sed {option} runs a script from a file")
+    if parsed.dynamic:
+        return Access(False, "a word in sed's options is only known at run time")
+    operands = [w for w in parsed.operands if w.text != "-"]
+    scripts = [*_values(command, table, "-e"), *_values(command, table, "--expression")]
     if not scripts and operands:
         scripts.append(operands.pop(0))
     for script in scripts:
@@ -291,6 +288,90 @@ def _sed(command: tuple[Word, ...]) -> Access:
         if not sed_script_is_safe(script.text):
             return Access(False, "the sed script writes files or runs commands (w, e, r)")
     return Access(True, reads=tuple(operands))
+
+def _ps(command: tuple[Word, ...]) -> Access:
+    """``ps``: read-only unless it prints other processes' environments (BSD ``e``)."""
+    parsed = parse_options(command, 0, TABLES["ps"])
+    if parsed.unknown:
+        return Access(False, f"ps has an option agent-tui does not know: {parsed.unknown[0]}")
+    if parsed.dynamic or any(w.dynamic for w in parsed.operands):
+        return Access(False, "a word of ps is only known at run time, and could make it print "
+                             "other processes' environments")
+    formats = [v.text for o in ("-o", "-O", "--format") for v in _values(command, TABLES["ps"], o)]
+    expect = False
+    for word in parsed.operands:  # BSD-style options: letters without a dash
+        if expect:
+            formats.append(word.text)
+            expect = False
+            continue
+        for pos, letter in enumerate(word.text):
+            if letter == "e":
+                return Access(False, "ps e prints other processes' environments, keys "
+                                     "included")
+            if letter in _PS_TAKES:
+                rest = word.text[pos + 1:]
+                formats.append(rest) if rest else None
+                expect = not rest
+                break
+    if any(re.search(r"\benv", f) for f in formats):
+        return Access(False, "ps with an environment column prints other processes' "
+                             "environments, keys included")
+    return Access(True)
+
+
+def _jq(command: tuple[Word, ...]) -> Access:
+    """``jq``: never writes; reads its input files, ``-f`` program files, ``--slurpfile``
+    and ``--rawfile`` files and ``-L`` module folders."""
+    reads: list[Word] = []
+    program: Word | None = None
+    from_file = strings = False
+    index = 1
+    while index < len(command):
+        word, text = command[index], command[index].text
+        index += 1
+        if text == "--":
+            reads.extend(command[index:] if not strings else ())
+            break
+        if word.dynamic and text.startswith(("$", '"', "'", "-")):
+            return Access(False, "a word of jq is only known at run time")
+        if text.startswith("--"):
+            name = text[2:]
+            takes = JQ_LONG.get(name)
+            if takes is None:
+                return Access(False, f"jq has an option agent-tui does not know: {text}")
+            values = command[index:index + takes]
+            index += takes
+            if name in ("slurpfile", "rawfile", "argfile") and len(values) == 2:
+                reads.append(values[1])
+            elif name in ("from-file",):
+                from_file = True
+            elif name in ("args", "jsonargs"):
+                strings = True
+            elif name == "indent":
+                pass
+            continue
+        if text.startswith("-") and len(text) > 1:
+            for letter in text[1:]:
+                if letter not in JQ_SHORT:
+                    return Access(False, f"jq has an option agent-tui does not know: -{letter}")
+                from_file = from_file or letter == "f"
+            if "L" in text[1:] and index < len(command):
+                reads.append(command[index])
+                index += 1
+            continue
+        if program is None and not from_file:
+            program = word
+        elif not strings:
+            reads.append(word)
+    if program is not None:
+        if program.dynamic:
+            return Access(False, "the jq program is only known at run time")
+        if re.search(r"\b(import|include)\b", program.text):
+            return Access(False, "the jq program loads modules (import, include), which "
+                                 "agent-tui does not follow")
+    return Access(True, reads=tuple(w for w in reads if w.text != "-"))
+
+
 
 
 def sed_script_is_safe(script: str) -> bool:
@@ -356,16 +437,19 @@ def hard_denial(part: Part, analysis: ShellAnalysis, workspace: Workspace) -> st
     if name in analysis.fork_bombs:
         return "is a fork bomb"
     if name == "rm":
-        if "--no-preserve-root" in argv:
+        parsed = parse_options(part.command, 0, TABLES["rm"])
+        if parsed.has("--no-preserve-root"):
             return "deletes with --no-preserve-root, which lets rm erase /"
-        if _recursive(argv):
-            for word in operands:
+        if parsed.has("-r", "-R", "--recursive"):
+            for word in parsed.operands:
                 if doomed := _doomed(word, part.cwd, workspace, project=True):
                     return f"deletes {doomed}"
-    if name in ("chmod", "chown", "chgrp") and _recursive(argv):
-        for word in operands:
-            if doomed := _doomed(word, part.cwd, workspace, project=False):
-                return f"changes the permissions or owner of everything in {doomed}"
+    if name in ("chmod", "chown", "chgrp"):
+        parsed = parse_options(part.command, 0, TABLES[name])
+        if parsed.has("-R", "--recursive"):
+            for word in parsed.operands:
+                if doomed := _doomed(word, part.cwd, workspace, project=False):
+                    return f"changes the permissions or owner of everything in {doomed}"
     if name == "find" and _find_deletes(argv):
         for word in operands:
             if doomed := _doomed(word, part.cwd, workspace, project=False):
@@ -398,13 +482,6 @@ def _find_deletes(argv: tuple[str, ...]) -> bool:
                                 and os.path.basename(argv[index + 1]) in ("rm", "shred")):
             return True
     return False
-
-
-def _recursive(argv: tuple[str, ...]) -> bool:
-    """Whether a command's options ask it to descend into folders (``-r``, ``-R``, grep's
-    long spellings)."""
-    return any(a in _RECURSIVE_OPTIONS or (a.startswith("-") and not a.startswith("--")
-                                           and set(a[1:]) & {"r", "R"}) for a in argv[1:])
 
 
 def _doomed(word: Word, cwd: Path | None, workspace: Workspace, *, project: bool) -> str | None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
+from agent_tui.core.approval import ApprovalRequest, ApprovalResponse, preview_event
+from agent_tui.core.safety.preview import CommandPreview
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -48,8 +49,9 @@ class TuiApprover:
             on_ask = getattr(self.app, "on_approval_needed", None)
             if on_ask is not None:
                 on_ask(request)
-            self._screen = ApprovalScreen(request, waiting=self._waiting,
-                                          rules=suggested_rules(request))
+            self._screen = ApprovalScreen(
+                request, waiting=self._waiting, rules=suggested_rules(request),
+                on_preview=lambda preview: self._log_preview(request, preview))
             response: ApprovalResponse = await self.app.push_screen_wait(self._screen)
             remember = getattr(self.app, "remember_rule", None)
             if response.remember and response.scope in ("project", "user") and remember:
@@ -59,6 +61,11 @@ class TuiApprover:
             self._screen = None
             self._lock.release()
 
+    def _log_preview(self, request: ApprovalRequest, preview: CommandPreview) -> None:
+        """Record the preview in the session's log, as headless ``--preview`` does."""
+        agent = getattr(self.app, "agent", None)
+        if agent is not None:
+            agent.emit(preview_event(request.call_id, preview))
 
     async def review_summary(self, summary: str) -> str:
         """Let the person read and edit the compaction summary (unless configured off)."""

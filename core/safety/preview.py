@@ -209,11 +209,8 @@ def preview_command(command: str, project: Path, cwd: Path | None = None, *,
 
 def preview_summary(preview: CommandPreview) -> str:
     """One line saying how the previewed command ended and what it changed, e.g.
-    ``exit 0 in 0.4s · 2 files changed · nothing left running``."""
-    if preview.timed_out:
-        ended = f"killed after {preview.duration_s:.1f}s (time box)"
-    else:
-        ended = f"exit {preview.exit_code} in {preview.duration_s:.1f}s"
+    ``exit 0 · 2 files changed · nothing left running``."""
+    ended = "killed by the time box" if preview.timed_out else f"exit {preview.exit_code}"
     count = len(preview.changes)
     changed = ("no file changed" if not count else
                f"{count} file{'s' if count > 1 else ''} changed")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Label, Static, TextArea
 
 from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
+from agent_tui.core.config import Settings
 from agent_tui.core.safety.permission_rules import RuleSet, parse_rules
 from agent_tui.core.safety.permissions import decide
 from agent_tui.tools.base import Invocation, ToolContext
@@ -19,6 +21,7 @@ from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tui.screens.approval import ApprovalScreen
 from agent_tui.tui.widgets.diff_view import DiffView
+from tests.core.safety.test_preview import processes_with
 
 SIZE = (100, 32)
 APP_SOURCE = "".join(f"def step_{i}(x):\n    return x + {i}\n" for i in range(30))
@@ -624,7 +627,7 @@ def test_snapshot_shell_command(snap_compare: Any, ctx: ToolContext) -> None:
     """A person sees a modal titled "shell" / "shell: rm -r build" with "2 more waiting" on
     the right and "Needs approval: runs a command"; the command `rm -r build` in a
     darker code block, "working dir: . (the project folder)" under it; and the keys: y allow
-    once, n deny, d deny with a reason, e edit first, esc deny, and on its own line
+    once, n deny, d deny with a reason, e edit first, p preview, esc deny, and on its own line
     "a: always allow shell(rm -r build) (then pick how long)"."""
     screen = ApprovalScreen(shell_request(ctx), waiting=2, rule="shell(rm -r build)")
     assert snap_compare(ApprovalHost(screen), terminal_size=SIZE)
@@ -677,6 +680,132 @@ def test_snapshot_edit_with_a_hunk_unticked(snap_compare: Any, ctx: ToolContext)
     screen = ApprovalScreen(two_hunk_request(ctx))
     assert snap_compare(ApprovalHost(screen), terminal_size=(100, 40),
                         run_before=untick_the_second)
+
+
+# --------------------------------------------------------------------------- preview
+
+
+PREVIEWED = "echo hello > made.txt; sed -i 's/buy milk/buy oat milk/' notes.md; echo '[b]done[/]'"
+
+
+def previewable_request(ctx: ToolContext, command: str = PREVIEWED) -> ApprovalRequest:
+    return request_for(build(ctx, "shell", {"command": command}), "runs a command")
+
+
+async def preview_done(pilot: Pilot[Any], screen: ApprovalScreen) -> None:
+    """Press p and let the app run until the preview has finished."""
+    from tests.tui.test_app import until
+
+    body = screen.query_one("#preview-body", Static)
+    await pilot.press("p")
+    await until(pilot, lambda: not screen.previewing and str(body.content) != ""
+                and not str(body.content).startswith("previewing…"))
+    await pilot.pause()
+
+
+async def test_p_previews_the_command_and_leaves_the_project_alone(ctx: ToolContext) -> None:
+    notes = (ctx.workdir / "notes.md").read_text()
+    previews: list[Any] = []
+    screen = ApprovalScreen(previewable_request(ctx), on_preview=previews.append)
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "p: preview  esc: deny" in text_of(pilot, "#keys")
+        assert not screen.query_one("#preview").display
+        await preview_done(pilot, screen)
+        assert screen.query_one("#preview").display
+        shown = text_of(pilot, "#preview-body")
+        assert "Preview: exit 0 · 2 files changed · nothing left running." in shown
+        assert "created  made.txt\n--- /dev/null\n+++ b/made.txt\n@@ -0,0 +1 @@\n+hello" in shown
+        assert "modified notes.md" in shown and "-buy milk\n+buy oat milk" in shown
+        assert "output\n[b]done[/]" in shown  # literally, not as markup
+        assert app.responses == []
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.responses == [ApprovalResponse(True, "approved once", by="user")]
+    assert not (ctx.workdir / "made.txt").exists()
+    assert (ctx.workdir / "notes.md").read_text() == notes
+    assert [p.command for p in previews] == [PREVIEWED]
+
+
+async def test_escape_stops_a_running_preview_and_keeps_the_modal(ctx: ToolContext) -> None:
+    from tests.tui.test_app import until
+
+    marker = f"sleep 4{uuid.uuid4().int % 100000}"
+    screen = ApprovalScreen(previewable_request(ctx, marker))
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("p")
+        await until(pilot, lambda: screen.previewing and processes_with(marker) != [])
+        assert "previewing…" in text_of(pilot, "#preview-body")
+        assert "esc: stop the preview" in text_of(pilot, "#keys")
+        await pilot.press("escape")
+        await until(pilot, lambda: not screen.previewing)
+        assert "preview stopped" in text_of(pilot, "#preview-body")
+        assert processes_with(marker) == []
+        assert app.responses == [] and "esc: deny" in text_of(pilot, "#keys")
+        await pilot.press("n")
+        await pilot.pause()
+    assert app.responses == [ApprovalResponse(False, "denied by the user", by="user")]
+
+
+async def test_without_bwrap_the_preview_says_why_and_what_to_install(ctx: ToolContext) -> None:
+    ctx.settings = Settings(bwrap_path="/nonexistent/bwrap")
+    screen = ApprovalScreen(previewable_request(ctx))
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await preview_done(pilot, screen)
+        shown = text_of(pilot, "#preview-body")
+        assert shown.startswith("no preview: preview needs bubblewrap")
+        assert "apt-get install bubblewrap" in shown
+        assert screen.query_one("#preview").has_class("-problem")
+
+
+async def test_an_edit_has_no_preview_key(ctx: ToolContext) -> None:
+    screen = ApprovalScreen(write_request(ctx))
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "p: preview" not in text_of(pilot, "#keys")
+        assert not screen.query("#preview")
+        await pilot.press("p")
+        await pilot.pause()
+        assert app.responses == [] and not screen.previewing
+
+
+async def test_after_a_preview_the_scope_keys_still_pick_how_long(ctx: ToolContext) -> None:
+    screen = ApprovalScreen(previewable_request(ctx, "touch x"), rule="shell(touch x)")
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await preview_done(pilot, screen)
+        await pilot.press("a", "p")
+        await pilot.pause()
+    assert app.responses == [
+        ApprovalResponse(True, "always allowed in this project: shell(touch x)", by="user",
+                         remember=("shell(touch x)",), scope="project")
+    ]
+
+
+def test_snapshot_shell_command_previewed(snap_compare: Any, ctx: ToolContext) -> None:
+    """After p, the modal fills most of the screen: the command and working dir at the top,
+    then a panel "Preview: exit 0 · 2 files changed · nothing left running. The project
+    was not changed."; "created" in green beside "made.txt" with its diff ("--- /dev/null",
+    "+++ b/made.txt", "@@ -0,0 +1 @@" and "+hello" on a green tint); "modified" in yellow
+    beside "notes.md" with "-buy milk" on a red tint and "+buy oat milk" on a green one;
+    "output" and "[b]done[/]" as typed, not bold; the keys at the bottom on one line,
+    ending "p: preview  esc: deny"."""
+
+    async def preview(pilot: Pilot[Any]) -> None:
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert isinstance(screen, ApprovalScreen)
+        await preview_done(pilot, screen)
+
+    screen = ApprovalScreen(previewable_request(ctx))
+    assert snap_compare(ApprovalHost(screen), terminal_size=(100, 44), run_before=preview)
 
 
 # --------------------------------------------------------------------------- in the workbench

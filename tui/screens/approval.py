@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -15,11 +18,18 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static, TextArea
 
-from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
+from agent_tui.core.approval import (
+    ApprovalRequest,
+    ApprovalResponse,
+    can_preview,
+    preview_request,
+)
 from agent_tui.core.hunks import Hunk, apply_hunks, compute_hunks, hunk_numbers
 from agent_tui.core.safety.permission_rules import Scope
+from agent_tui.core.safety.preview import CommandPreview, PreviewCancelled, PreviewUnavailable
 from agent_tui.core.safety.redaction import env_secrets, redact_text, settings_secrets
 from agent_tui.tools.files import display_path
+from agent_tui.tui.widgets.command_preview import CommandPreviewView
 from agent_tui.tui.widgets.diff_view import DiffView
 
 from .key_help import KEY_STYLE
@@ -52,6 +62,11 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
       ``p`` for this project or ``u`` for every project (the response's ``remember`` holds
       the rules and ``scope`` the choice); ``escape`` goes back.
     - ``d`` deny with a reason: type it, ``enter`` sends, ``escape`` goes back.
+    - ``p`` preview a shell or background_process command: it runs in a sandbox over a
+      scratch copy of the project (no network, time-boxed) in a worker, and a panel shows
+      the files it would create, modify or delete with their diffs, and its output; the
+      real project is not touched. ``escape`` while it runs stops it. The other keys keep
+      working meanwhile.
     - ``e`` edit before running: the command (``enter`` or ``ctrl+s`` runs it), or the
       file's new content (``ctrl+s`` writes it); ``escape`` goes back, dropping the edit.
     - For an edit with two or more hunks (edit_file, str_replace, write_file), each hunk
@@ -80,6 +95,9 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         Binding("e", "edit", "edit first"),
         Binding("escape", "back_or_deny", "deny / back", show=False),
         Binding("ctrl+s", "run_edited", "run the edit", show=False),
+        # p previews in the menu and picks "this project" among the scope keys: each
+        # binding applies only in its mode (check_action), so the key goes to the one shown.
+        Binding("p", "preview", "preview the effect", show=False),
         Binding("s", "remember('session')", "always allow in this session", show=False),
         Binding("p", "remember('project')", "always allow in this project", show=False),
         Binding("u", "remember('user')", "always allow in every project", show=False),
@@ -92,10 +110,13 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
     """What the keys do now; shown through the screen's CSS classes."""
     waiting: reactive[int] = reactive(0, init=False)
     """How many more calls wait for approval after this one (shown when above zero)."""
+    previewing: reactive[bool] = reactive(False, init=False)
+    """A preview of the command is running (shown through the ``-previewing`` class)."""
 
     def __init__(
         self, request: ApprovalRequest, waiting: int = 0, rule: str | None = None,
         rules: tuple[str, ...] = (),
+        on_preview: Callable[[CommandPreview], None] | None = None,
     ) -> None:
         """Ask about ``request``.
 
@@ -106,6 +127,7 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             rules: The rules "always allow" saves (one per part of a command that needs
                 one). Without ``rule`` or ``rules``, ``request.rules``; without any, the
                 ``a`` key does nothing.
+            on_preview: Called with each finished preview (e.g. to log it).
         """
         confirmation = request.confirmation
         kind = confirmation.kind if confirmation else "info"
@@ -122,6 +144,8 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         """Which hunks will be written."""
         self.hunk_cursor = 0
         """The hunk ``space`` ticks."""
+        self.on_preview = on_preview
+        self._stop_preview = threading.Event()
 
     # ------------------------------------------------------------------ layout
 
@@ -135,6 +159,8 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
                 yield Label(self._waiting_text(), id="waiting")
             yield Static(f"Needs approval: {request.reason}", id="why", markup=False)
             yield from self._compose_body()
+            if can_preview(request):
+                yield CommandPreviewView(id="preview")
             yield Input(placeholder="Why not? The model reads this. enter sends, esc goes back",
                         id="deny-reason")
             yield from self._compose_editor()
@@ -214,7 +240,12 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             items = [("y", "allow once"), ("n", "deny"), ("d", "deny with a reason")]
             if self._can_edit():
                 items.append(("e", "edit first"))
-            items.append(("esc", "deny"))
+            if self.previewing:
+                items.append(("esc", "stop the preview"))
+            else:
+                if can_preview(self.request):
+                    items.append(("p", "preview"))
+                items.append(("esc", "deny"))
             if self.rules:
                 rule_line = ("a", f"always allow {', '.join(self.rules)} (then pick how long)")
         parts = []
@@ -365,6 +396,8 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             return self.mode == "edit"
         if action in ("toggle_hunk", "move_hunk"):
             return self.mode == "menu" and bool(self.hunks)
+        if action == "preview":
+            return self.mode == "menu" and not self.previewing and can_preview(self.request)
         return True
 
     # ------------------------------------------------------------------ answers
@@ -413,11 +446,51 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         self.mode = "edit"
 
     def action_back_or_deny(self) -> None:
-        """Escape: back to the keys from an input, else deny."""
-        if self.mode == "menu":
+        """Escape: stop a running preview, back to the keys from an input, else deny."""
+        if self.previewing:
+            self._stop_preview.set()
+        elif self.mode == "menu":
             self.action_deny()
         else:
             self.mode = "menu"
+
+    # ------------------------------------------------------------------ preview
+
+    def action_preview(self) -> None:
+        """Run the command in a sandbox over a copy of the project and show its effect."""
+        self._stop_preview = threading.Event()
+        self.previewing = True
+        settings = self.request.invocation.ctx.settings
+        self.query_one(CommandPreviewView).show_running(
+            float(getattr(settings, "preview_timeout", 10.0)))
+        self._preview(self._stop_preview)
+
+    @work(exclusive=True, group="preview")
+    async def _preview(self, stop: threading.Event) -> None:
+        view = self.query_one(CommandPreviewView)
+        try:
+            preview = await asyncio.to_thread(preview_request, self.request, stop)
+        except PreviewUnavailable as exc:
+            view.show_unavailable(self._shown(str(exc)))
+        except PreviewCancelled:
+            view.show_stopped()
+        else:
+            view.show_preview(preview, self._shown)
+            if self.on_preview is not None:
+                self.on_preview(preview)
+        finally:
+            self.previewing = False
+
+    def watch_previewing(self, previewing: bool) -> None:
+        """Show the preview panel once asked for, and retell the keys."""
+        self.set_class(previewing, "-previewing")
+        self.add_class("-previewed")
+        self.query_one("#keys", Static).update(self._keys_help())
+        self.refresh_bindings()
+
+    def on_unmount(self) -> None:
+        """An answer given while the preview runs stops it (its thread kills the command)."""
+        self._stop_preview.set()
 
     @on(Input.Submitted, "#deny-reason")
     def _deny_with(self, event: Input.Submitted) -> None:

@@ -70,6 +70,8 @@ _FILES: dict[str, str] = {
     "traps/pre.sh": f"#!/bin/sh\ntouch {PWNED}\ncat \"$1\"\n",
     "traps/rg.conf": "--pre=traps/pre.sh\n",
     "traps/xdg/git/config": f"[core]\n\tfsmonitor = touch {PWNED}; false\n",
+    "traps/script.sed": f"1e touch {PWNED}\n",
+    "traps/magic": "0\tstring\tdemo\tdemo text\n",
     "traps/prog.awk": f"BEGIN {{ system(\"touch {PWNED}\") }}\n",
     "traps/sed/-i": "",
     "traps/sed/a.txt": "alpha\nbeta\n",
@@ -121,7 +123,7 @@ def build_project(base: Path) -> OracleProject:
     def git(*args: str) -> None:
         subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
 
-    git("init", "-q", "-b", "main")
+    git("init", "-q", "--template=", "-b", "main")
     # A copy of the project has new inodes and ctimes; without these git status would
     # rewrite the index of every copy it runs in.
     git("config", "core.checkStat", "minimal")
@@ -139,6 +141,7 @@ def build_project(base: Path) -> OracleProject:
     git("add", "-f", "traps", "vendor", "bin", "tools", "dates.txt")
     git("commit", "-q", "-m", "Fixtures")
     (root / "src" / "app.py").write_text(_FILES["src/app.py"] + "\n# work in progress\n")
+    git("gc", "-q", "--prune=now")  # few folders: each run copies and removes them all
     nested = [root / "nested" / name for name in _NESTED]
     for folder in nested:
         _nested_repository(folder, env)
@@ -170,7 +173,7 @@ def _nested_repository(folder: Path, env: dict[str, str]) -> None:
     def git(*args: str) -> None:
         subprocess.run(["git", *args], cwd=folder, env=env, check=True, capture_output=True)
 
-    git("init", "-q", "-b", "main")
+    git("init", "-q", "--template=", "-b", "main")
     git("config", "core.checkStat", "minimal")
     git("config", "core.trustCtime", "false")
     (folder / ".gitattributes").write_text("*.txt diff=x\n")
@@ -179,6 +182,7 @@ def _nested_repository(folder: Path, env: dict[str, str]) -> None:
     git("commit", "-q", "-m", "one")
     (folder / "a.txt").write_text("one\ntwo\n")
     git("commit", "-q", "-am", "two")
+    git("gc", "-q", "--prune=now")
     (folder / "a.txt").write_text("one\ntwo\nthree\n")
     (folder / ".git" / "extra.cfg").write_text(f"[core]\n\tfsmonitor = touch {PWNED}; false\n")
 

@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from ...tools.base import Invocation, ToolKind
+from ..glob_patterns import fixed_folder, has_magic
 from .permission_rules import READ_RULE_TOOLS, WRITE_RULE_TOOLS, RuleSet
 from .shell_analysis import Part, ShellAnalysis, analyse
 from .shell_policy import access, hard_denial, risky_assignments, searched_folders
-from .workspace import GLOB_CHARS, Workspace, glob_root
+from .workspace import Workspace
 
 NEVER_RUNS = "agent-tui never runs it"
 FOLDER_READING_TOOLS = frozenset({"grep", "code_search", "read_many_files"})
@@ -240,9 +241,11 @@ def decide_command(command: str, mode: str, workspace: Workspace, rules: RuleSet
         return Decision(Verdict.ASK, reason, parts, any_mode=True)
     asking = [j for j in judged if j.verdict.verdict == Verdict.ASK]
     if asking:
-        shown = [f"`{j.verdict.text}`: {j.verdict.reason}" if several else j.verdict.reason
-                 for j in asking[:3]]
-        more = f" (and {len(asking) - 3} more parts)" if len(asking) > 3 else ""
+        reasons = list(dict.fromkeys(  # a part judged several ways is told once
+            f"`{j.verdict.text}`: {j.verdict.reason}" if several else j.verdict.reason
+            for j in asking))
+        shown = reasons[:3]
+        more = f" (and {len(reasons) - 3} more parts)" if len(reasons) > 3 else ""
         suggest = tuple(dict.fromkeys(j.verdict.suggest for j in asking if j.verdict.suggest))
         return Decision(Verdict.ASK, "; ".join(shown) + more, parts, suggest,
                         any_mode=any(j.firm for j in asking))
@@ -346,8 +349,8 @@ def _searched(located: list[Path]) -> list[Path]:
     leading folder of each glob (``src/**/*.py`` reads in ``src``)."""
     folders = []
     for path in located:
-        if GLOB_CHARS.search(str(path)):
-            folders.append(Path(glob_root(str(path))))
+        if has_magic(str(path)):
+            folders.append(Path(fixed_folder(str(path)) or "/"))
         elif path.is_dir():
             folders.append(path)
     return folders
@@ -418,15 +421,18 @@ def _path_rule(rules: RuleSet, kind: Any, reads: list[Path | None], writes: list
 
 
 def _paths(workspace: Workspace, cwd: Path | None, words: Iterable[Any]) -> list[Path | None]:
-    """The real paths shell words name (globs and braces expanded); None where unknown."""
+    """The real paths shell words name (globs and braces expanded unless the analysis did
+    already); None where unknown."""
     found: list[Path | None] = []
     for word in words:
-        if word.process:
+        if word.process or not word.text:
             continue
         if word.dynamic:
             found.append(None)
-            continue
-        found.extend(workspace.expand(word.text, cwd) if word.text else [])
+        elif word.literal:
+            found.append(workspace.resolve(word.text, cwd))
+        else:
+            found.extend(workspace.expand(word.text, cwd))
     return found
 
 

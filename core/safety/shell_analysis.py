@@ -44,6 +44,8 @@ from .shell_syntax import (
 from .shell_words import WordText, expand
 from .shell_wrappers import INTERPRETER, SHELLS, inline_code, look_through
 
+MAY_BE_COMMAND = 3
+"""How many words after a wrapper's unreadable options are each judged as its command."""
 MAX_DEPTH = 6
 """How deep strings given to ``bash -c`` / ``eval`` may nest before the command asks."""
 
@@ -83,6 +85,7 @@ class _Walker:
     _pipes: itertools.count[int] = field(default_factory=itertools.count)
     _home: str = field(default_factory=lambda: os.path.expanduser("~"))
     _bindable: list[frozenset[str]] = field(default_factory=list)  # per script being walked
+    _loop_lists: set[str] = field(default_factory=set)  # loop variables bound to `{a,b}`
 
     # -- statements -------------------------------------------------------------------
 
@@ -156,6 +159,8 @@ class _Walker:
             text = values[0].text if len(values) == 1 else "{" + ",".join(
                 v.text for v in values) + "}"
             inner = replace(scope, bindings=((name, text), *scope.bindings))
+            if len(values) > 1:
+                self._loop_lists.add(name)
         body = node.child_by_field_name("body")
         after = self._walk(body, inner) if body is not None else scope
         return replace(after, bindings=scope.bindings)
@@ -354,6 +359,10 @@ class _Walker:
             part = replace(part, assignments=env + names_set(argv), asks=part.asks + changes)
         inner_scope = replace(scope, cwd=cwd, redirects=redirects, wrappers=wrappers, asks=asks,
                               origin=origin, depth=scope.depth + 1, env=env)
+        if look.maybe_at is not None:  # each word that may be the command, judged as it
+            why = part.asks[-1:]
+            for start in range(look.maybe_at, min(len(words), look.maybe_at + MAY_BE_COMMAND)):
+                self.parts.append(replace(part, start=start, asks=why))
         if name in SHELLS:
             startup = tuple(f"{name} {o} runs the commands in a startup file"
                             for o in ("--rcfile", "--init-file") if o in part.argv)
@@ -552,6 +561,8 @@ class _Walker:
         else:
             value = next((v for var, v in scope.bindings if var == name), None)
         if value is not None:
+            if name in self._loop_lists:
+                return WordText.of(value, "b")
             return WordText.of(value, "q" if quoted else "v")
         before = len(self.parts)
         self._values(node, scope)

@@ -136,7 +136,7 @@ def parse_options(words: Sequence[Word], at: int, table: OptionTable) -> ParsedO
                 parsed.unknown.append("--" + written)
                 continue
             if eq:
-                parsed.found["--" + name] = Word(value)
+                parsed.found["--" + name] = Word(value, literal=word.literal)
             elif name in table.long_takes and index < len(words):
                 parsed.found["--" + name] = words[index]
                 index += 1
@@ -147,7 +147,7 @@ def parse_options(words: Sequence[Word], at: int, table: OptionTable) -> ParsedO
             if letter in table.short_takes:
                 rest = text[pos + 1:]
                 if rest:
-                    parsed.found["-" + letter] = Word(rest)
+                    parsed.found["-" + letter] = Word(rest, literal=word.literal)
                 elif index < len(words):
                     parsed.found["-" + letter] = words[index]
                     index += 1

@@ -24,12 +24,15 @@ class Word:
         dynamic: Whether its value is only known at run time (``$VAR``, ``$( )``, backticks).
         inner: The commands substitutions inside the word run (also listed as parts).
         process: A process substitution ``<( )`` / ``>( )``: bash passes a pipe, not a file.
+        literal: Already expanded as bash expands an argument (braces, globs): its text is
+            the very name the program gets, never to be globbed again.
     """
 
     text: str
     dynamic: bool = False
     inner: tuple[Part, ...] = ()
     process: bool = False
+    literal: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,12 @@ Each character of a word remembers how it was written, which decides what expand
 - ``q``: quoted or escaped literal text (nothing expands);
 - ``v``: the unquoted value of a variable whose value is known (splits at blanks, globs
   expand, braces do not);
-- ``d``: text only known at run time (``$x``, ``$(cmd)``), kept as written.
+- ``d``: text only known at run time (``$x``, ``$(cmd)``), kept as written;
+- ``b``: a loop variable that is one of several words, kept as the list ``{a,b}`` so the
+  paths it may name are each judged.
+
+Words that come out of :func:`expand` are marked ``literal`` (unless dynamic or such a list):
+their text is the argument itself, never to be expanded again.
 """
 
 from __future__ import annotations
@@ -68,22 +73,23 @@ class WordText:
         """Whether some of it is only known at run time."""
         return "d" in self.kinds
 
-    def word(self) -> Word:
-        """The word as one argument, unexpanded."""
-        return Word(self.chars, self.dynamic, self.inner, self.process)
+    def word(self, literal: bool = False) -> Word:
+        """The word as one argument (``literal``: as the program gets it)."""
+        literal = literal and not self.dynamic and "b" not in self.kinds
+        return Word(self.chars, self.dynamic, self.inner, self.process, literal)
 
 
 def expand(text: WordText, cwd: Path | None, home: str) -> list[Word]:
     """The arguments bash makes of one written word run in ``cwd``."""
     if text.process or not (_EXPANDING & set(text.chars)) and "v" not in text.kinds:
-        return [text.word()]
+        return [text.word(literal=True)]
     fields: list[Word] = []
     for braced in expand_braces(text):
         for field in split_fields(braced):
             # A plain `~/x` stays as written (rules are written with `~`; paths resolve it);
             # before a glob is matched it must be the home folder.
             fields.extend(expand_pathnames(expand_tilde(field, home), cwd)
-                          if _has_glob(field) else [field.word()])
+                          if _has_glob(field) else [field.word(literal=True)])
             if len(fields) >= MAX_FIELDS:
                 return [*fields[:MAX_FIELDS], Word(f"(more words {text.chars} expands to)",
                                                    dynamic=True)]
@@ -191,7 +197,7 @@ def split_fields(text: WordText) -> list[WordText]:
 def expand_pathnames(text: WordText, cwd: Path | None) -> list[Word]:
     """Pathname expansion: an unquoted ``*``, ``?`` or ``[`` matches files in ``cwd``; with
     no match the word stays as written (bash's default)."""
-    word = text.word()
+    word = text.word(literal=True)
     if not _has_glob(text):
         return [word]
     pattern = "".join(c if k in "uv" else glob.escape(c)
@@ -204,7 +210,7 @@ def expand_pathnames(text: WordText, cwd: Path | None) -> list[Word]:
         return [Word(text.chars, dynamic=True, inner=text.inner)]
     if not matches:
         return [word]
-    return [Word(m, inner=text.inner) for m in matches[:MAX_FIELDS]]
+    return [Word(m, inner=text.inner, literal=True) for m in matches[:MAX_FIELDS]]
 
 
 def _has_glob(text: WordText) -> bool:

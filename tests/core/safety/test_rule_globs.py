@@ -130,9 +130,6 @@ def test_files_the_rule_does_not_cover_are_read(pattern: str, project: Path, bui
         assert decision.verdict == Verdict.ALLOW, (name, decision.reason)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "permissions._paths globs a shell word again after shell_words expanded it, so the quoted "
-    "'names/x[1].txt' is judged as names/x1.txt"))
 def test_cat_of_a_quoted_name_like_a_glob_is_denied(project: Path, build) -> None:
     decision = decide(build("shell", command="cat 'names/x[1].txt'"), "default", project,
                       deny("names/x\\[1\\].txt"))
@@ -140,9 +137,6 @@ def test_cat_of_a_quoted_name_like_a_glob_is_denied(project: Path, build) -> Non
     assert decision.verdict == Verdict.DENY, decision.reason
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "permissions._searched finds a glob by workspace.GLOB_CHARS, which does not know braces, "
-    "so a brace glob is taken for a plain path and its folder is not searched"))
 def test_read_many_files_with_a_brace_glob_over_a_denied_file_does_not_run(
         project: Path, build) -> None:
     decision = decide(build("read_many_files", paths=["secrets/{a,c}.txt"]), "default", project,

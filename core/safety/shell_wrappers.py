@@ -45,6 +45,8 @@ class Look:
         from_input: Arguments arrive at run time (``xargs``).
         watch_code: The command line ``watch`` runs with ``sh -c``.
         watch_dynamic: Whether that line is only known at run time.
+        maybe_at: When a wrapper's options cannot be read, the first word that may be the
+            command it runs (the words from there on are each judged as the command).
     """
 
     start: int = 0
@@ -57,6 +59,7 @@ class Look:
     from_input: bool = False
     watch_code: str | None = None
     watch_dynamic: bool = False
+    maybe_at: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +75,7 @@ class _Step:
     from_input: bool = False
     watch_code: str | None = None
     watch_dynamic: bool = False
+    maybe_at: int | None = None
 
 
 Options = dict[str, "Word | None"]
@@ -171,13 +175,15 @@ procps, sudo)."""
 
 
 def _unknown(name: str, parsed: ParsedOptions) -> _Step | None:
-    """A wrapper given an option it does not have: which word is the command is unknowable."""
+    """A wrapper given an option it does not have: which word is the command is unknowable,
+    so each of the next words is judged as if it were (a refused one refuses)."""
     if parsed.unknown:
         return _Step(None, (f"{name} has an option agent-tui does not know "
-                            f"({parsed.unknown[0]}), so the command it runs cannot be told",))
+                            f"({parsed.unknown[0]}), so the command it runs cannot be told",),
+                     maybe_at=parsed.end)
     if parsed.dynamic:
         return _Step(None, (f"{name}'s options are only known at run time, so the command it "
-                            "runs cannot be told",))
+                            "runs cannot be told",), maybe_at=parsed.end)
     return None
 
 
@@ -251,7 +257,8 @@ def _sudo(words: Sequence[Word], at: int) -> _Step:
     parsed = _parse(words, at)
     who = os.path.basename(words[at].text)
     if step := _unknown(who, parsed):
-        return _Step(None, (f"runs as another user ({who})", *step.asks))
+        return _Step(None, (f"runs as another user ({who})", *step.asks),
+                     maybe_at=step.maybe_at)
     index = parsed.end
     names: list[str] = []
     while index < len(words) and _ASSIGNMENT.match(words[index].text):
@@ -306,6 +313,7 @@ def look_through(words: Sequence[Word]) -> Look:
     chdir: str | None = None
     from_input = False
     watch: tuple[str | None, bool] = (None, False)
+    maybe_at: int | None = None
     while index < len(words) and not words[index].dynamic:
         name = os.path.basename(words[index].text)
         wrapper = WRAPPERS.get(name)
@@ -319,12 +327,13 @@ def look_through(words: Sequence[Word]) -> Look:
         chdir = step.chdir or chdir
         from_input = from_input or step.from_input
         watch = (step.watch_code, step.watch_dynamic)
+        maybe_at = step.maybe_at
         if step.next is None or step.next >= len(words):
             break
         wrappers.append(name)
         index = step.next
     return Look(index, tuple(wrappers), tuple(asks), tuple(names), chdir, tuple(reads),
-                tuple(writes), from_input, *watch)
+                tuple(writes), from_input, *watch, maybe_at)
 
 
 _INLINE_FLAGS: tuple[tuple[re.Pattern[str], frozenset[str], str], ...] = (

@@ -153,3 +153,12 @@ def test_a_known_value_is_what_bash_uses(project: Path) -> None:
     assert (project / "victim").read_text() == "a\nb\n"
     got, reason = judge("f=victim; sort -o $f $f", project)
     assert got == Verdict.ASK and "-o" in reason, reason
+
+
+@pytest.mark.parametrize("command", ["time --bogus x rm -rf /", "sudo --bogus rm -rf ~",
+                                     "timeout --nope 5 rm -rf /"])
+def test_a_wrapper_whose_options_cannot_be_read_is_refused_if_any_reading_is(
+        project: Path, command: str) -> None:
+    """Each word after unreadable options may be the command; a hard-denied one refuses."""
+    verdict, reason = judge(command, project)
+    assert verdict == Verdict.DENY, reason

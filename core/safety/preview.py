@@ -4,11 +4,13 @@ what it would change, before anyone approves it.
 The project (and each ``watch`` folder) is copied to a scratch folder and the copy is bound
 writable at the original's own path, so absolute paths in the command land in the copy; the
 rest of the file system is read-only, ``/tmp`` is a private tmpfs and the network is cut.
-The command runs under a small wrapper, the sandbox's first process, that runs ``bash -c``,
-waits for it and then lists the processes still alive; leaving the sandbox kills them. On
-the time box the whole process group is killed. Afterwards each copy is compared with its
-original: regular files and symlinks created, modified (content or mode) or deleted, with a
-unified diff. The real tree is never written.
+``/run`` is hidden too: through the sockets there (docker, D-Bus, agents) a command could
+act outside the sandbox without a network. The command runs under a small wrapper, the
+sandbox's first process, that runs ``bash -c``, waits for it and then lists the processes
+still alive; leaving the sandbox kills them. On the time box the whole process group is
+killed. Afterwards each copy is compared with its original: regular files and symlinks
+created, modified (content or mode) or deleted, with a unified diff. The real tree is never
+written.
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ MAX_TOTAL_DIFF_CHARS = 200_000
 """Past this many characters of diffs, further changes are listed without theirs."""
 MAX_DIFF_FILE_BYTES = 1024 * 1024
 """A bigger file is reported by size, not diffed."""
+_RUNTIME_DIRS = ("/run", "/var/run")
+"""Hidden behind an empty tmpfs: the sockets there (docker, D-Bus, systemd, ssh and gpg
+agents) would let a previewed command act outside the sandbox, network or not."""
 _INSTALL_BUBBLEWRAP = _INSTALL_HINT.split(" or run agent-tui")[0]
 # A write in the same tick of the kernel's coarse clock as the copy can leave ctime
 # unchanged; waiting one tick (at most 10 ms at HZ=100) makes every later write visible.
@@ -189,6 +194,9 @@ def preview_command(command: str, project: Path, cwd: Path | None = None, *,
         time.sleep(_CLOCK_TICK_S)
         args = [exe, "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--dev", "/dev",
                 "--proc", "/proc"]
+        for runtime in _RUNTIME_DIRS:
+            if os.path.isdir(runtime) and not os.path.islink(runtime):
+                args += ["--tmpfs", runtime]
         for mount in mounts:
             args += ["--bind", str(mount.copy), str(mount.original)]
         args += ["--unshare-pid", "--unshare-net", "--die-with-parent", "--chdir", str(where),

@@ -187,6 +187,20 @@ def test_the_network_is_cut(project: Path):
     assert "refused" in preview.output and "connected" not in preview.output
 
 
+def test_daemon_sockets_under_run_are_out_of_reach(project: Path):
+    path = Path("/run") / f"agent-tui-test-{uuid.uuid4().hex[:8]}.sock"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        server.listen()
+        try:
+            preview = preview_command(
+                f"test -S {path} && echo reachable || echo hidden", project)
+        finally:
+            path.unlink()
+
+    assert preview.output == "hidden\n"
+
+
 def test_tmp_is_private_holding_only_the_way_to_the_project(project: Path):
     outside = Path("/tmp") / f"outside-{uuid.uuid4().hex}"
     outside.touch()

@@ -42,7 +42,7 @@ from .shell_syntax import (
     unquoted_word,
 )
 from .shell_words import WordText, expand
-from .shell_wrappers import INTERPRETER, SHELLS, inline_code, look_through
+from .shell_wrappers import AWK, INTERPRETER, SHELLS, inline_code, look_through
 
 MAY_BE_COMMAND = 3
 """How many words after a wrapper's unreadable options are each judged as its command."""
@@ -391,6 +391,8 @@ class _Walker:
         why = inline_code(part.argv) if name and INTERPRETER.match(name) else None
         if why is not None:
             part = replace(part, asks=part.asks + (why,), code=command[1:])
+        elif AWK.match(name):  # a program built at run time is code others may feed it
+            part = replace(part, code=tuple(w for w in command[1:] if w.dynamic))
         elif name and INTERPRETER.match(name) and reads_stdin_code(part):
             part = self._stdin_code(part, f"runs code it reads from its input ({name})") or part
         if name == "find":

@@ -27,6 +27,8 @@ INTERPRETER = re.compile(
     r"|lua[0-9.]*|luajit|Rscript|julia|osascript|pwsh|powershell|fish|awk|gawk|mawk|nawk)$")
 """Programs that run code given on their command line or their input."""
 
+AWK = re.compile(r"^[gmn]?awk$")
+"""The awks, whose programs ``awk_programs`` reads."""
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
@@ -351,8 +353,8 @@ _INLINE_FLAGS: tuple[tuple[re.Pattern[str], frozenset[str], str], ...] = (
 def inline_code(argv: Sequence[str]) -> str | None:
     """Why ``argv`` runs code written on its command line (``python3 -c …``), or None."""
     name = os.path.basename(argv[0])
-    if re.match(r"^[gmn]?awk$", name):
-        return None if "-f" in argv[1:] else f"runs inline code ({name} program)"
+    if AWK.match(name):
+        return None  # an awk program is read by the policy: one that only prints is a reader
     if name == "deno":
         return "runs inline code (deno eval)" if len(argv) > 1 and argv[1] == "eval" else None
     for pattern, letters, long_flags in _INLINE_FLAGS:

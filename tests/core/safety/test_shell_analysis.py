@@ -162,7 +162,6 @@ def test_a_literal_heredoc_given_to_a_shell_is_parsed(project: Path) -> None:
         ("perl -ne 'print'", "runs inline code (perl -ne)"),
         ("ruby -e 'x'", "runs inline code (ruby -e)"),
         ("python3 - <<EOF\nprint(1)\nEOF", "runs code it reads from its input (python3)"),
-        ("awk '{print $1}' f", "runs inline code (awk program)"),
     ],
 )
 def test_inline_code_asks(project: Path, command: str, why: str) -> None:

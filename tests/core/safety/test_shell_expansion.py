@@ -98,6 +98,7 @@ def test_options_made_by_brace_and_pathname_expansion_are_seen(project: Path,
     "LC_ALL=C bash -c 'ls'", "for ((i=0; i<3; i++)); do echo $i; done",
     "read -r line < README; echo \"$line\"", "echo '$(not run)'", "(( n = 1 + 2 ))",
     "timeout --sig KILL 5 ls", "nice -10 ls", "xargs -0 -n1 echo",
+    "awk '{print $1}' README", "ls | awk -F: '{ n += length($0) } END { print n }'",
 ])
 def test_harmless_commands_still_run_without_asking(project: Path, command: str) -> None:
     (project / "src").mkdir()

@@ -199,3 +199,21 @@ def test_preview_without_a_prompt_is_a_usage_error(tmp_path):
     done = agent_tui("--preview", cwd=tmp_path)
     assert done.returncode == 2
     assert "--preview goes with -p" in done.stderr
+
+
+def test_preview_without_bwrap_says_what_to_install_and_still_refuses(fake_provider, tmp_path):
+    fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch made.txt"})]),
+                         Reply(text="done"))
+    done = agent_tui("-p", "q", "--preview", "--output-format", "stream-json",
+                     *fake_flags(fake_provider), cwd=tmp_path,
+                     env_extra={"AGENT_TUI_BWRAP_PATH": "/nonexistent/bwrap"})
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    assert "preview" not in kinds
+    error = events[kinds.index("error")]
+    assert error["message"].startswith("no preview of shell: touch made.txt: preview needs "
+                                       "bubblewrap")
+    assert "apt-get install bubblewrap" in error["message"]
+    assert events[kinds.index("approval")]["decision"] == "deny"
+    assert not (tmp_path / "made.txt").exists()

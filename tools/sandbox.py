@@ -34,10 +34,11 @@ SANDBOX_TMP = Path("/tmp")
 PROTECTED = (PROJECT_DIR_NAME, ".git/hooks", ".git/config")
 """Paths in the project that stay read-only: agent-tui's own config, and the parts of git
 that run code outside the sandbox later (a hook, or ``core.hooksPath``/``core.fsmonitor``)."""
-_INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf "
-                 "install bubblewrap; Arch: pacman -S bubblewrap) or run agent-tui with "
-                 "--sandbox none (sandbox = \"none\" in config.toml) to run commands without "
-                 "the sandbox")
+INSTALL_BUBBLEWRAP = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: "
+                      "dnf install bubblewrap; Arch: pacman -S bubblewrap)")
+"""How to get bwrap, for every message that needs it."""
+_INSTALL_HINT = (f"{INSTALL_BUBBLEWRAP} or run agent-tui with --sandbox none (sandbox = \"none\" "
+                 "in config.toml) to run commands without the sandbox")
 
 
 class SandboxError(Exception):

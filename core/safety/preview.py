@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Literal
 
 from ...tools.fileio import decode_text, is_binary
-from ...tools.sandbox import _INSTALL_HINT, SandboxUnavailable, find_bwrap
+from ...tools.sandbox import INSTALL_BUBBLEWRAP, SandboxUnavailable, find_bwrap
 
 MAX_FILES = 20_000
 """The most files (project and watch folders together) a preview copies."""
@@ -49,7 +49,6 @@ MAX_DIFF_FILE_BYTES = 1024 * 1024
 _RUNTIME_DIRS = ("/run", "/var/run")
 """Hidden behind an empty tmpfs: the sockets there (docker, D-Bus, systemd, ssh and gpg
 agents) would let a previewed command act outside the sandbox, network or not."""
-_INSTALL_BUBBLEWRAP = _INSTALL_HINT.split(" or run agent-tui")[0]
 # A write in the same tick of the kernel's coarse clock as the copy can leave ctime
 # unchanged; waiting one tick (at most 10 ms at HZ=100) makes every later write visible.
 _CLOCK_TICK_S = 0.011
@@ -235,7 +234,7 @@ def _find_bwrap(binary: str | None) -> str:
         name = binary or "bwrap"
         raise PreviewUnavailable(
             f"preview needs bubblewrap, and {name} is not installed or not executable; "
-            f"{_INSTALL_BUBBLEWRAP} (or set bwrap_path in config.toml to its path)") from None
+            f"{INSTALL_BUBBLEWRAP} (or set bwrap_path in config.toml to its path)") from None
 
 
 def _labeller(original: Path, project: Path) -> Callable[[str], str]:
@@ -336,7 +335,7 @@ def _run(args: list[str], command: str, env: Mapping[str, str] | None, timeout_s
         os.close(read_end)
         os.close(write_end)
         raise PreviewUnavailable(f"cannot start bubblewrap ({args[0]}): {exc}; "
-                                 f"reinstall it: {_INSTALL_BUBBLEWRAP}") from None
+                                 f"reinstall it: {INSTALL_BUBBLEWRAP}") from None
     os.close(write_end)
     output = _OutputTail()
     reader = threading.Thread(target=output.read_all, args=(process.stdout,), daemon=True)

@@ -44,6 +44,10 @@ from .shell_syntax import (
 from .shell_words import WordText, expand
 from .shell_wrappers import AWK, INTERPRETER, SHELLS, inline_code, look_through
 
+_FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint",
+                           "-fprint0", "-fprintf", "-fls", "-printf", "-L", "-follow"})
+"""find's actions that run, delete, write, or print other than the names (``-printf``), and
+its options that follow symlinks."""
 MAY_BE_COMMAND = 3
 """How many words after a wrapper's unreadable options are each judged as its command."""
 MAX_DEPTH = 6
@@ -350,7 +354,8 @@ class _Walker:
         env = scope.env + own
         part = Part(text, tuple(words), look.start, redirects, cwd, env, wrappers,
                     asks + asks_here, origin=origin, pipe=scope.pipe,
-                    from_input=look.from_input)
+                    from_input=look.from_input,
+                    input_paths=self._found_paths(scope) if look.null_input else None)
         name = part.name
         if name:
             argv = part.argv
@@ -403,6 +408,31 @@ class _Walker:
         if name in ("cd", "pushd", "popd") and not part.wrappers[len(scope.wrappers):]:
             return replace(scope, cwd=cd_target(cwd, part))
         return scope
+
+    def _found_paths(self, scope: _Scope) -> tuple[Word, ...] | None:
+        """For ``find DIR -type f … -print0 | xargs -0 CMD``: the folders find starts in, so
+        the arguments CMD gets are files in them. Only NUL-separated names of regular files
+        from find are known: each starts with a start folder, so none is an option, blanks
+        split nothing, and no symlink leads elsewhere."""
+        if scope.pipe is None or scope.pipe[1] == 0:
+            return None
+        feeder = next((p for p in reversed(self.parts)
+                       if p.pipe == (scope.pipe[0], scope.pipe[1] - 1)), None)
+        if feeder is None or feeder.name != "find" or feeder.wrappers != scope.wrappers:
+            return None
+        argv = feeder.argv
+        regular = any(argv[i:i + 2] == ("-type", "f") for i in range(len(argv)))
+        if ("-print0" not in argv or not regular or set(argv) & _FIND_ACTIONS
+                or feeder.cwd != scope.cwd):
+            return None  # without -type f a symlink found inside may point anywhere
+        starts: list[Word] = []
+        for word in feeder.command[1:]:
+            if word.text in ("-H", "-P"):
+                continue
+            if word.dynamic or word.text.startswith(("-", "(", "!")):
+                break
+            starts.append(word)
+        return tuple(starts) or (Word("."),)
 
     def _shell(self, part: Part, inner: _Scope, outer: _Scope) -> _Scope:
         """``bash -c STRING``, ``sh script``, ``… | sh``: look into the code it runs."""

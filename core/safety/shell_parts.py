@@ -93,6 +93,8 @@ class Part:
         from_input: More arguments arrive at run time (``xargs``, ``find -exec``).
         origin: The written form of the outermost command it came from.
         pipe: ``(pipeline, stage)`` when it is a stage of a pipeline.
+        input_paths: For ``find DIR -print0 | xargs -0 CMD``: the folders the arguments that
+            arrive at run time lie in (None when they could be anything).
     """
 
     text: str
@@ -108,6 +110,7 @@ class Part:
     from_input: bool = False
     origin: str = ""
     pipe: tuple[int, int] | None = None
+    input_paths: tuple[Word, ...] | None = None
 
     @property
     def command(self) -> tuple[Word, ...]:

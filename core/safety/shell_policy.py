@@ -78,6 +78,8 @@ def searched_folders(part: Part, reads: list[Path | None]) -> list[Path]:
     without any searches the folder it runs in.
     """
     name, argv = part.name, part.argv
+    if part.input_paths is not None:  # it reads files from anywhere under these folders
+        return [p for p in reads if p is not None and p.is_dir()]
     if name == "git" and argv[1:2] == ("grep",):
         return [part.cwd] if part.cwd is not None else []
     greps = name in _GREPS and _grep_recursive(part.command)
@@ -150,7 +152,9 @@ def _access(part: Part, name: str, workspace: Workspace) -> Access:
     elif name == "strings":
         operands = [Word(w.text[1:]) if w.text.startswith("@") and not w.dynamic else w
                     for w in operands]
-    if part.from_input:  # `xargs cat`: the files arrive at run time
+    if part.input_paths is not None:  # `find src -print0 | xargs -0 cat`: files in src
+        operands.extend(part.input_paths)
+    elif part.from_input:  # `xargs cat`: the files arrive at run time
         operands.append(Word(f"(arguments {part.wrappers[-1] if part.wrappers else name} "
                              "reads at run time)", dynamic=True))
     if spec.paths == "pattern" and operands and not parsed.has(*spec.pattern_options):

@@ -49,6 +49,7 @@ class Look:
         watch_dynamic: Whether that line is only known at run time.
         maybe_at: When a wrapper's options cannot be read, the first word that may be the
             command it runs (the words from there on are each judged as the command).
+        null_input: ``xargs -0``: its input is split at NUL bytes only, not at blanks.
     """
 
     start: int = 0
@@ -62,6 +63,7 @@ class Look:
     watch_code: str | None = None
     watch_dynamic: bool = False
     maybe_at: int | None = None
+    null_input: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +80,7 @@ class _Step:
     watch_code: str | None = None
     watch_dynamic: bool = False
     maybe_at: int | None = None
+    null_input: bool = False
 
 
 Options = dict[str, "Word | None"]
@@ -252,7 +255,8 @@ def _xargs(words: Sequence[Word], at: int) -> _Step:
         return step
     if parsed.end >= len(words):
         return _Step(None, reads=reads)  # runs echo
-    return _Step(parsed.end, reads=reads, from_input=True)
+    return _Step(parsed.end, reads=reads, from_input=True,
+                 null_input=parsed.has("-0", "--null"))
 
 
 def _sudo(words: Sequence[Word], at: int) -> _Step:
@@ -316,6 +320,7 @@ def look_through(words: Sequence[Word]) -> Look:
     from_input = False
     watch: tuple[str | None, bool] = (None, False)
     maybe_at: int | None = None
+    null_input = False
     while index < len(words) and not words[index].dynamic:
         name = os.path.basename(words[index].text)
         wrapper = WRAPPERS.get(name)
@@ -330,12 +335,13 @@ def look_through(words: Sequence[Word]) -> Look:
         from_input = from_input or step.from_input
         watch = (step.watch_code, step.watch_dynamic)
         maybe_at = step.maybe_at
+        null_input = step.null_input
         if step.next is None or step.next >= len(words):
             break
         wrappers.append(name)
         index = step.next
     return Look(index, tuple(wrappers), tuple(asks), tuple(names), chdir, tuple(reads),
-                tuple(writes), from_input, *watch, maybe_at)
+                tuple(writes), from_input, *watch, maybe_at, null_input)
 
 
 _INLINE_FLAGS: tuple[tuple[re.Pattern[str], frozenset[str], str], ...] = (

@@ -163,3 +163,48 @@ def test_a_wrapper_whose_options_cannot_be_read_is_refused_if_any_reading_is(
     """Each word after unreadable options may be the command; a hard-denied one refuses."""
     verdict, reason = judge(command, project)
     assert verdict == Verdict.DENY, reason
+
+
+def test_xargs_splits_names_at_blanks_so_their_words_may_be_options(project: Path) -> None:
+    """A file named `victim -o victim` turns `find … | xargs sort` into
+    `sort traps/victim -o victim …`, which overwrites ./victim."""
+    folder = project / "traps"
+    (folder / "-o").unlink()
+    (folder / "victim -o victim").write_text("")
+    command = "find traps -type f | xargs sort"
+    run_bash(command, project)
+    assert (project / "victim").read_text() != "b\na\n", "xargs did not split: a bad case"
+    assert judge(command, project)[0] == Verdict.ASK
+
+
+def test_find_print0_into_xargs_0_reads_files_in_the_folders_find_starts_in(
+        project: Path) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "a.py").write_text("x\n")
+    (project / "src" / "a -o victim").write_text("")
+    command = "find src -type f -name '*' -print0 | xargs -0 wc -l"
+    assert judge(command, project)[0] == Verdict.ALLOW
+    run_bash(command, project)
+    assert (project / "victim").read_text() == "b\na\n"  # names stay whole: nothing written
+
+
+@pytest.mark.parametrize("command", [
+    "find src -print0 | xargs -0 cat",  # without -type f a symlink found may lead outside
+    "find -L src -type f -print0 | xargs -0 cat",
+    "find src -type f -print0 | xargs cat",  # xargs without -0 splits at blanks
+    "find src -type f -print0 | xargs -0 sort -o out",
+])
+def test_other_feeds_into_xargs_ask(project: Path, command: str) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "link").symlink_to("/etc/hostname")
+    assert judge(command, project)[0] == Verdict.ASK
+
+
+def test_a_deny_rule_on_a_file_find_may_feed_to_xargs_asks(project: Path) -> None:
+    from agent_tui.core.safety.permission_rules import parse_rules
+
+    (project / ".env").write_text("KEY=1\n")
+    decision = decide_command("find . -type f -print0 | xargs -0 cat", "default",
+                              Workspace(project), RuleSet(deny=parse_rules(["read_file(.env)"])),
+                              project)
+    assert decision.verdict == Verdict.ASK and "read_file(.env)" in decision.reason

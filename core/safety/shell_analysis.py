@@ -185,7 +185,7 @@ class _Walker:
         return scope
 
     def _declaration(self, node: Any, scope: _Scope) -> _Scope:
-        """``export X=1``, ``local y``: a command whose assignments are judged."""
+        """``export X=1``, ``local y``, ``unset z``: a command whose names are judged."""
         words: list[Word] = []
         names: list[str] = []
         asks: list[str] = []
@@ -199,11 +199,12 @@ class _Walker:
                 words.append(Word(f"{node_text(child.child_by_field_name('name'))}="
                                   f"{written.chars}", written.dynamic))
             elif child.is_named and child.type != "comment":
-                asks.extend(stored_code(child))
                 words.append(self._word(child, scope))
-            elif child.type in ("export", "declare", "local", "readonly", "typeset"):
+            elif child.type in ("export", "declare", "local", "readonly", "typeset", "unset"):
                 words.append(Word(child.type))
         argv = tuple(w.text for w in words)
+        if argv and (why := code_in_text_reason(argv[0], argv)):
+            asks.append(why)
         targets = nameref_targets(argv)
         if targets is not None:
             names.extend(targets)
@@ -532,7 +533,7 @@ class _Walker:
         text = node_text(node)
         if kind == "word":
             return unquoted_word(text)
-        if kind in ("number", "brace_expression"):
+        if kind in ("number", "brace_expression", "variable_name"):
             return WordText.of(text, "q" if quoted else "u")
         if kind == "raw_string":
             return WordText.of(text[1:-1], "q")
@@ -627,4 +628,5 @@ _STATEMENTS = {
     "declaration_command": _Walker._declaration,
     "for_statement": _Walker._for,
     "test_command": _Walker._test,
+    "unset_command": _Walker._declaration,
 }

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+from functools import lru_cache
 from pathlib import Path
 
 from .awk_programs import awk_options_problem, awk_program_problem, read_awk_command
@@ -106,11 +108,30 @@ def access(part: Part, workspace: Workspace) -> Access:
         return Access(True)
     if not name:
         return Access(False, "the program's name is only known at run time")
+    if "/" in part.command[0].text and not _is_system_program(part.command[0].text, name,
+                                                               part.cwd, workspace):
+        return Access(False, f"runs {part.command[0].text}, which is not the system's {name}",
+                      touches=path_like(part.command, part.cwd))
     result = _access(part, name, workspace)
     if unsafe and (result.read_only or name in ("export", "declare", "typeset", "readonly")):
         return Access(False, f"sets {unsafe[0]}, which can change what later commands run",
                       touches=result.touches)
     return result
+
+
+def _is_system_program(written: str, name: str, cwd: Path | None,
+                       workspace: Workspace) -> bool:
+    """Whether a program named by its path (``/bin/ls``) is the one ``name`` finds on PATH:
+    ``./bin/ls`` in the project is some other program that only shares the name."""
+    path = workspace.resolve(written, cwd)
+    found = _on_path(name)
+    return path is not None and found is not None and path == found
+
+
+@lru_cache(maxsize=256)
+def _on_path(name: str) -> Path | None:
+    found = shutil.which(name)
+    return Path(os.path.realpath(found)) if found else None
 
 
 def _access(part: Part, name: str, workspace: Workspace) -> Access:

@@ -70,6 +70,9 @@ CREATES_PWNED = [
     'read PATH <<< "$PWD/bin"; ls',
     'declare -n r=PATH; r=$PWD/bin; ls',
     "hash -p ./bin/ls ls; ls",
+    "a=(1); unset 'a[$(touch pwned)]'",
+    # a program of the project named like a read-only one
+    "./bin/ls", "bin/ls -la",
 ]
 
 

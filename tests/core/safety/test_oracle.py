@@ -82,6 +82,21 @@ def test_corpus_is_broad_and_covers_every_class() -> None:
     assert len({case.command for case in CASES}) > 0.9 * len(CASES)
 
 
+@needs_bwrap
+def test_the_runner_sees_every_kind_of_effect(oracle: OracleProject) -> None:
+    assert run_command("git status; cat README.md", oracle).harmless
+    assert run_command("touch made.txt", oracle).changes == ("created made.txt",)
+    assert run_command("echo x >> ~/.bashrc", oracle).changes == (
+        f"modified {oracle.home / '.bashrc'}",)
+    assert run_command("rm ../outside/notes.txt", oracle).changes == (
+        f"deleted {oracle.outside / 'notes.txt'}",)
+    assert run_command("touch /usr/oracle-made", oracle).refused_writes
+    silent = run_command("touch /usr/oracle-made 2>/dev/null || true", oracle)
+    assert bool(silent.refused_writes) == silent.traced  # only strace sees a hidden error
+    left = run_command("sleep 30 &", oracle)
+    assert any("sleep 30" in p for p in left.left_running)
+
+
 @pytest.mark.parametrize("klass", CLASSES)
 def test_judge_gives_the_corpus_verdict(oracle: OracleProject, klass: str) -> None:
     wrong = []

@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Literal
 
+from ..core.glob_patterns import ripgrep_reads_alike
 from .file_walk import SKIP_DIRS
 
 Backend = Literal["rg", "python"]
@@ -74,9 +75,9 @@ def rg_prefilter(glob: str | None, *, anchored: bool = False) -> list[str]:
     exclude = glob.startswith("!")
     body = glob[1:] if exclude else glob
     name = body.rsplit("/", 1)[-1]
-    if (not name or "**" in name or ":" in name or name.count("{") != name.count("}")
+    if (not name or ":" in name or not ripgrep_reads_alike(name)
             or (exclude and ("/" in body or anchored))):
-        return []
+        return []  # rg would read the name otherwise than PathGlob does, or refuse it
     return [f"--type-add=picked:{name}", "--type-not=picked" if exclude else "--type=picked"]
 
 

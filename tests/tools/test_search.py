@@ -194,6 +194,22 @@ async def test_glob_files_no_match_and_errors(repo: Path, ctx: ToolContext, back
     assert not a_file.ok and "app.py is a file, not a folder" in a_file.error
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("pattern", "expected"), [
+    ("x[ab", ["x[ab"]),  # an unclosed class is literal; rg would refuse the glob
+    ("x{,y}.txt", ["x.txt", "xy.txt"]),  # an empty alternative; rg would drop it
+    ("*.{py,{md,txt}}", ["a.md", "a.py", "x.txt", "xy.txt"]),  # nested alternatives
+])
+async def test_glob_files_lists_the_same_with_and_without_rg(tmp_path: Path, ctx: ToolContext,
+                                                             backend, pattern, expected):
+    write(tmp_path, {"x[ab": "", "x.txt": "", "xy.txt": "", "a.py": "", "a.md": ""})
+
+    result = await call(GlobFilesTool(backend), ctx, pattern=pattern)
+
+    assert result.ok, result.error
+    assert result.llm_content.splitlines()[1:] == expected
+
+
 def test_glob_files_locates_its_folder(ctx: ToolContext):
     invocation = GlobFilesTool().build({"pattern": "*.py", "dir": "/elsewhere"}, ctx)
 

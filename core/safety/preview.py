@@ -15,24 +15,21 @@ written.
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-from ...tools.fileio import decode_text, is_binary
 from ...tools.sandbox import INSTALL_BUBBLEWRAP, SandboxUnavailable, find_bwrap
+from .preview_changes import MAX_TOTAL_DIFF_CHARS, FileChange, compare_copy, walk_files
 
 MAX_FILES = 20_000
 """The most files (project and watch folders together) a preview copies."""
@@ -40,12 +37,6 @@ MAX_BYTES = 500 * 1024 * 1024
 """The most bytes a preview copies."""
 MAX_OUTPUT_BYTES = 64 * 1024
 """Output kept: the first and last halves of this many bytes."""
-MAX_DIFF_CHARS = 20_000
-"""A longer diff of one file is cut with a note."""
-MAX_TOTAL_DIFF_CHARS = 200_000
-"""Past this many characters of diffs, further changes are listed without theirs."""
-MAX_DIFF_FILE_BYTES = 1024 * 1024
-"""A bigger file is reported by size, not diffed."""
 _RUNTIME_DIRS = ("/run", "/var/run")
 """Hidden behind an empty tmpfs: the sockets there (docker, D-Bus, systemd, ssh and gpg
 agents) would let a previewed command act outside the sandbox, network or not."""
@@ -85,25 +76,6 @@ code = code if code >= 0 else 128 - code
 os.write(report, json.dumps({"exit_code": code, "left_running": left}).encode())
 sys.exit(code)
 """
-
-ChangeKind = Literal["created", "modified", "deleted"]
-
-
-@dataclass(frozen=True, slots=True)
-class FileChange:
-    """One file a previewed command would change.
-
-    Attributes:
-        path: Project-relative for files in the project, absolute for ``watch`` folders.
-        kind: ``created``, ``modified`` or ``deleted``.
-        diff: A unified diff for text; for binary files and symlinks a line that says what
-            changed (e.g. ``binary file, 120 bytes``).
-    """
-
-    path: str
-    kind: ChangeKind
-    diff: str
-
 
 @dataclass(frozen=True, slots=True)
 class CommandPreview:
@@ -189,7 +161,7 @@ def preview_command(command: str, project: Path, cwd: Path | None = None, *,
                   for i, original in enumerate(originals)]
         for mount in mounts:
             _copy(mount.original, mount.copy, skip={m.original for m in mounts})
-        before = {m.original: dict(_walk(m.copy, _skips(m, mounts))) for m in mounts}
+        before = {m.original: dict(walk_files(m.copy, _skips(m, mounts))) for m in mounts}
         time.sleep(_CLOCK_TICK_S)
         args = [exe, "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--dev", "/dev",
                 "--proc", "/proc"]
@@ -204,8 +176,9 @@ def preview_command(command: str, project: Path, cwd: Path | None = None, *,
         changes: list[FileChange] = []
         budget = [MAX_TOTAL_DIFF_CHARS]
         for mount in mounts:
-            after = dict(_walk(mount.copy, _skips(mount, mounts)))
-            changes += _compare(mount, before[mount.original], after, budget)
+            after = dict(walk_files(mount.copy, _skips(mount, mounts)))
+            changes += compare_copy(mount.original, mount.copy, mount.label,
+                                    before[mount.original], after, budget)
     finally:
         _remove(scratch)
     exit_code, left = run.report
@@ -249,7 +222,7 @@ def _check_size(originals: Sequence[Path]) -> None:
         if not original.is_dir():
             raise PreviewUnavailable(
                 f"cannot preview: {original} is not a folder; check the path and try again")
-        for _, info in _walk(original, set(originals) - {original}):
+        for _, info in walk_files(original, set(originals) - {original}):
             files += 1
             size += info.st_size
             if files > MAX_FILES or size > MAX_BYTES:
@@ -289,28 +262,6 @@ def _copy(source: Path, target: Path, skip: set[Path]) -> None:
 def _skips(mount: _Mount, mounts: Sequence[_Mount]) -> set[Path]:
     return {mount.copy / m.original.relative_to(mount.original) for m in mounts
             if mount.original in m.original.parents}
-
-
-def _walk(root: Path, skip: set[Path]) -> Iterator[tuple[str, os.stat_result]]:
-    """Regular files and symlinks under ``root`` (not following links), by relative path."""
-    stack = [root]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            path = Path(entry.path)
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if stat.S_ISDIR(info.st_mode):
-                if path not in skip:
-                    stack.append(path)
-            elif stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode):
-                yield str(path.relative_to(root)), info
 
 
 @dataclass(frozen=True, slots=True)
@@ -407,83 +358,6 @@ class _OutputTail:
         if not self.dropped:
             return head + tail
         return f"{head}\n… {self.dropped:,} bytes of output not shown …\n{tail}"
-
-
-def _compare(mount: _Mount, before: dict[str, os.stat_result],
-             after: dict[str, os.stat_result], budget: list[int]) -> list[FileChange]:
-    """Changes in ``mount``'s copy: ``before`` is the copy as made, ``after`` as left."""
-    changes: list[FileChange] = []
-    for relative in sorted(before.keys() | after.keys()):
-        old, new = before.get(relative), after.get(relative)
-        original, copy = mount.original / relative, mount.copy / relative
-        if new is None:
-            kind: ChangeKind = "deleted"
-        elif old is None:
-            kind = "created"
-        elif _same_stat(old, new) or not _differs(original, copy):
-            continue
-        else:
-            kind = "modified"
-        diff = _describe(mount.label(relative), original if old else None,
-                         copy if new else None)
-        if len(diff) > budget[0]:
-            diff = "diff not shown: the preview's diff limit is reached"
-        budget[0] -= len(diff)
-        changes.append(FileChange(mount.label(relative), kind, diff))
-    return changes
-
-
-def _same_stat(old: os.stat_result, new: os.stat_result) -> bool:
-    return ((old.st_ino, old.st_mode, old.st_size, old.st_mtime_ns, old.st_ctime_ns)
-            == (new.st_ino, new.st_mode, new.st_size, new.st_mtime_ns, new.st_ctime_ns))
-
-
-def _differs(original: Path, copy: Path) -> bool:
-    a, b = original.lstat(), copy.lstat()
-    if stat.S_IFMT(a.st_mode) != stat.S_IFMT(b.st_mode) or a.st_mode != b.st_mode:
-        return True
-    if stat.S_ISLNK(a.st_mode):
-        return os.readlink(original) != os.readlink(copy)
-    return a.st_size != b.st_size or original.read_bytes() != copy.read_bytes()
-
-
-def _describe(label: str, old: Path | None, new: Path | None) -> str:
-    """A unified diff from ``old`` to ``new`` (None: absent), or a line saying what changed."""
-    notes: list[str] = []
-    old_info = old.lstat() if old else None
-    new_info = new.lstat() if new else None
-    if old_info and new_info and old_info.st_mode != new_info.st_mode:
-        notes.append(f"mode {old_info.st_mode:o} → {new_info.st_mode:o}")
-    old_text, old_note = _text(old, old_info)
-    new_text, new_note = _text(new, new_info)
-    if old_text is None or new_text is None:
-        if old_note != new_note:
-            notes.append(" → ".join(n for n in (old_note, new_note) if n))
-        return "\n".join(notes)
-    lines = list(difflib.unified_diff(
-        old_text.splitlines(keepends=True), new_text.splitlines(keepends=True),
-        fromfile=f"a/{label}" if old else "/dev/null",
-        tofile=f"b/{label}" if new else "/dev/null"))
-    diff = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-                   for line in lines)
-    if len(diff) > MAX_DIFF_CHARS:
-        cut = diff.rfind("\n", 0, MAX_DIFF_CHARS) + 1
-        diff = f"{diff[:cut]}… diff cut: {diff.count(chr(10), cut):,} more lines\n"
-    return "\n".join(part for part in (*notes, diff.rstrip("\n")) if part)
-
-
-def _text(path: Path | None, info: os.stat_result | None) -> tuple[str | None, str]:
-    """``path``'s text for a diff (``""`` when absent), or None and a note saying what it is."""
-    if path is None or info is None:
-        return "", ""
-    if stat.S_ISLNK(info.st_mode):
-        return None, f"symlink to {os.readlink(path)}"
-    if info.st_size > MAX_DIFF_FILE_BYTES:
-        return None, f"file of {info.st_size:,} bytes, too big to diff"
-    data = path.read_bytes()
-    if is_binary(data):
-        return None, f"binary file, {len(data):,} bytes"
-    return decode_text(data).text, ""
 
 
 def _under(path: Path, folder: Path) -> bool:

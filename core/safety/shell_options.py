@@ -59,6 +59,7 @@ class ParsedOptions:
     Attributes:
         found: Options by canonical name (``"-n"``, ``"--output"``) with their values
             (None for a flag); the last spelling wins, as in the programs.
+        given: Every option met, in order, with its value (``grep -f a -f b`` twice).
         operands: The words that are not options, in order.
         unknown: Options as written that the table cannot resolve (unknown or ambiguous).
         end: Index just past the last word read: with ``permute`` off, the first operand.
@@ -67,6 +68,7 @@ class ParsedOptions:
     """
 
     found: dict[str, Word | None] = field(default_factory=dict)
+    given: list[tuple[str, Word | None]] = field(default_factory=list)
     operands: list[Word] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
     end: int = 0
@@ -75,6 +77,14 @@ class ParsedOptions:
     def has(self, *names: str) -> bool:
         """Whether any of ``names`` (canonical) was given."""
         return any(name in self.found for name in names)
+
+    def values(self, name: str) -> list[Word]:
+        """Every value given to the option ``name`` (canonical), in order."""
+        return [v for n, v in self.given if n == name and v is not None]
+
+    def _set(self, name: str, value: Word | None) -> None:
+        self.found[name] = value
+        self.given.append((name, value))
 
     def value(self, *names: str) -> Word | None:
         """The value of the first of ``names`` given with one."""
@@ -136,31 +146,31 @@ def parse_options(words: Sequence[Word], at: int, table: OptionTable) -> ParsedO
                 parsed.unknown.append("--" + written)
                 continue
             if eq:
-                parsed.found["--" + name] = Word(value, literal=word.literal)
+                parsed._set("--" + name, Word(value, literal=word.literal))
             elif name in table.long_takes and index < len(words):
-                parsed.found["--" + name] = words[index]
+                parsed._set("--" + name, words[index])
                 index += 1
             else:
-                parsed.found["--" + name] = None
+                parsed._set("--" + name, None)
             continue
         for pos, letter in enumerate(text[1:], start=1):
             if letter in table.short_takes:
                 rest = text[pos + 1:]
                 if rest:
-                    parsed.found["-" + letter] = Word(rest, literal=word.literal)
+                    parsed._set("-" + letter, Word(rest, literal=word.literal))
                 elif index < len(words):
-                    parsed.found["-" + letter] = words[index]
+                    parsed._set("-" + letter, words[index])
                     index += 1
                 else:
-                    parsed.found["-" + letter] = None
+                    parsed._set("-" + letter, None)
                 break
             if letter in table.short_optional:
                 rest = text[pos + 1:]
-                parsed.found["-" + letter] = Word(rest) if rest else None
+                parsed._set("-" + letter, Word(rest) if rest else None)
                 break
             if table.complete and letter not in table.short:
                 parsed.unknown.append("-" + letter)
                 continue
-            parsed.found["-" + letter] = None
+            parsed._set("-" + letter, None)
     parsed.end = index
     return parsed

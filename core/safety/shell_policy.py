@@ -220,16 +220,7 @@ def _program_reads(name: str, parsed: ParsedOptions, operands: list[Word]) -> li
 def _values(command: tuple[Word, ...], table: OptionTable, option: str) -> list[Word]:
     """Every value given to ``option`` (``grep -f a -f b`` reads both), as the option
     parser reads the words."""
-    values: list[Word] = []
-    last: Word | None = None
-    if option not in parse_options(command, 0, table).found:
-        return values
-    for end in range(2, len(command) + 1):
-        value = parse_options(command[:end], 0, table).found.get(option)
-        if value is not None and value is not last:
-            values.append(value)
-        last = value
-    return values
+    return parse_options(command, 0, table).values(option)
 
 
 def _grep_recursive(command: tuple[Word, ...]) -> bool:

@@ -112,6 +112,9 @@ class BwrapSandbox:
             args.append("--unshare-net")
         if die_with_parent:
             args.append("--die-with-parent")
+        # Run as root, bwrap keeps root's capabilities inside: `mount -o remount,rw /` would
+        # make the whole file system writable again.
+        args += ["--cap-drop", "ALL"]
         args += ["--setenv", "TMPDIR", str(SANDBOX_TMP), "--chdir", str(where), "--", *argv]
         return args
 

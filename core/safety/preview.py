@@ -170,7 +170,10 @@ def preview_command(command: str, project: Path, cwd: Path | None = None, *,
                 args += ["--tmpfs", runtime]
         for mount in mounts:
             args += ["--bind", str(mount.copy), str(mount.original)]
-        args += ["--unshare-pid", "--unshare-net", "--die-with-parent", "--chdir", str(where),
+        # As root, bwrap keeps root's capabilities inside: `mount -o remount,rw /` would
+        # make the real file system writable, `date -s` set the clock.
+        args += ["--cap-drop", "ALL", "--unshare-pid", "--unshare-net", "--die-with-parent",
+                 "--chdir", str(where),
                  "--", sys.executable, "-I", "-c", _WRAPPER]
         run = _run(args, command, env, timeout_s, cancel)
         changes: list[FileChange] = []

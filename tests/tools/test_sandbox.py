@@ -123,6 +123,16 @@ async def test_writing_outside_the_project_fails_read_only(ctx: ToolContext) -> 
 
 
 @needs_bwrap
+async def test_root_cannot_remount_the_file_system_writable(ctx: ToolContext) -> None:
+    """Run as root, bwrap would keep root's capabilities inside; they are dropped."""
+    target = Path.home() / f".agent-tui-remount-test-{os.getpid()}"
+    result = await shell(ctx, f"grep CapEff /proc/self/status; mount -o remount,rw / ; "
+                              f"touch {target}")
+    assert "CapEff:\t0000000000000000" in result.llm_content
+    assert not target.exists()
+
+
+@needs_bwrap
 async def test_host_tmp_is_hidden_and_the_private_tmp_lasts_the_session(
         ctx: ToolContext, tmp_path: Path) -> None:
     outside = tmp_path / "outside"

@@ -175,6 +175,15 @@ def test_processes_left_running_are_listed_and_then_killed(project: Path, then: 
     assert processes_with(f"sleep {marker}") == []
 
 
+def test_the_previewed_command_has_no_capabilities(project: Path):
+    """As root, `mount -o remount,rw /` inside would make the real tree writable."""
+    outside = Path.home() / f".agent-tui-preview-remount-{os.getpid()}"  # not under /tmp
+    preview = preview_command(f"grep CapEff /proc/self/status; mount -o remount,rw /; "
+                              f"touch {outside}", project)
+    assert "CapEff:\t0000000000000000" in preview.output
+    assert not outside.exists()
+
+
 def test_the_network_is_cut(project: Path):
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .git_options import OPTIONS
 from .git_repository import discover, find_repository, repository_findings
-from .shell_options import ParsedOptions, resolve_long
+from .shell_options import ParsedOptions, parse_options, resolve_long
 from .shell_parts import Access, Part, Word, path_like
 from .workspace import Workspace
 
@@ -179,7 +179,7 @@ class _GitCommand:
             name = sub
         else:
             raise _Asks(f"git {sub} is not read-only", touches)
-        parsed = OPTIONS[name].parse(self.words, at)
+        parsed = parse_options(self.words, at, OPTIONS[name])
         self._judge_options(name, parsed)
         return name
 
@@ -209,7 +209,7 @@ class _GitCommand:
     def _hidden_option(self, name: str, parsed: ParsedOptions) -> bool:
         """An option that writes or runs, taken as another option's value by the table but
         perhaps not by git (``--format --output=x``): asked rather than trusted."""
-        table = OPTIONS[name].table
+        table = OPTIONS[name]
         for value in parsed.found.values():
             separate = value is not None and any(value is word for word in self.words)
             text = value.text if value is not None else ""
@@ -240,7 +240,7 @@ class _GitCommand:
     # -- git config ----------------------------------------------------------------------
 
     def _config(self, at: int) -> Access:
-        parsed = OPTIONS["config"].parse(self.words, at)
+        parsed = parse_options(self.words, at, OPTIONS["config"])
         if parsed.dynamic:
             raise _Asks("an option of git config is only known at run time")
         if parsed.unknown:

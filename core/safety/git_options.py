@@ -10,59 +10,27 @@ as parse-options would read it. A table is complete: an option it does not hold 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
-from .shell_options import OptionTable, ParsedOptions, parse_options
-from .shell_parts import Word
-
-
-@dataclass(frozen=True, slots=True)
-class GitOptions:
-    """One subcommand's options.
-
-    Attributes:
-        table: The options as :func:`parse_options` reads them (negations included).
-        short_optional: Short options whose value, when given, is attached (``-M50%``,
-            ``-Oless``); the attached text is not read as more options.
-    """
-
-    table: OptionTable
-    short_optional: str = ""
-
-    def parse(self, words: tuple[Word, ...], at: int) -> ParsedOptions:
-        """Read the options after the subcommand at ``words[at]``."""
-        if self.short_optional:
-            words = tuple(_cut_optional(w, self.table, self.short_optional) for w in words)
-        return parse_options(words, at, self.table)
-
-
-def _cut_optional(word: Word, table: OptionTable, optional: str) -> Word:
-    """``-M50%`` -> ``-M``: the value attached to a short option whose value is optional."""
-    text = word.text
-    if word.dynamic or not text.startswith("-") or text.startswith("--"):
-        return word
-    for pos, letter in enumerate(text[1:], start=1):
-        if letter in table.short_takes:
-            return word
-        if letter in optional:
-            return Word(text[:pos + 1]) if pos + 1 < len(text) else word
-    return word
+from .shell_options import OptionTable
 
 
 def _table(short: str = "", short_takes: str = "", short_optional: str = "", long: str = "",
-           long_takes: str = "", long_optional: str = "") -> GitOptions:
+           long_takes: str = "", long_optional: str = "") -> OptionTable:
+    """A complete table; ``--no-`` is accepted in front of every long option, as
+    parse-options accepts it, and a short option's optional value comes attached
+    (``-M50%``, ``-Oless``)."""
     flags = frozenset(long.split())
     takes = frozenset(long_takes.split())
     optional = frozenset(long_optional.split())
     negated = frozenset(f"no-{name}" for name in flags | takes | optional
                         if not name.startswith("no-")) - takes - optional
-    return GitOptions(OptionTable(short=short + "h", short_takes=short_takes,
-                                  long=flags | negated, long_takes=takes,
-                                  long_optional=optional, complete=True),
-                      short_optional)
+    return OptionTable(short=short + "h", short_takes=short_takes, long=flags | negated,
+                       long_takes=takes, long_optional=optional, complete=True,
+                       short_optional=short_optional)
 
 
-OPTIONS: dict[str, GitOptions] = {
+OPTIONS: dict[str, OptionTable] = {
     "status": _table(
         short="Mbsuvz", short_optional="u",
         long=("ahead-behind branch long no-ahead-behind no-column no-renames null renames "
@@ -71,46 +39,6 @@ OPTIONS: dict[str, GitOptions] = {
                        "untracked-files"),
     ),
     "log": _table(
-        short="0123456789BCDEFMPRWXabcgimpqstuwz", short_takes="GILOSUln", short_optional="BCMX",
-        long=("abbrev-commit all all-match alternate-refs author-date-order base basic-regexp "
-              "binary bisect bisect-all bisect-vars boundary cc check cherry cherry-mark "
-              "cherry-pick children clear-decorations combined-all-paths commit-header "
-              "compact-summary count cumulative date-order dense do-walk "
-              "exclude-first-parent-only exclude-promisor-objects exit-code ext-diff "
-              "extended-regexp filter-print-omitted filter-provided-objects "
-              "find-copies-harder first-parent fixed-strings follow full-diff full-history "
-              "full-index function-context graph header histogram ignore-all-space "
-              "ignore-blank-lines ignore-cr-at-eol ignore-missing ignore-space-at-eol "
-              "ignore-space-change in-commit-order indent-heuristic indexed-objects "
-              "invert-grep irreversible-delete ita-invisible-in-index left-only left-right "
-              "log-size mailmap merge merges minimal name-only name-status no-abbrev-commit "
-              "no-color no-color-moved no-color-moved-ws no-commit-header no-decorate "
-              "no-diff-merges no-expand-tabs no-ext-diff no-filter no-indent-heuristic "
-              "no-mailmap no-max-parents no-merges no-min-parents no-notes no-object-names "
-              "no-patch no-prefix no-relative no-rename-empty no-renames no-standard-notes "
-              "no-textconv no-use-mailmap not numstat object-names objects objects-edge "
-              "objects-edge-aggressive oneline ours parents patch patch-with-raw "
-              "patch-with-stat patience perl-regexp pickaxe-all pickaxe-regex quiet raw "
-              "reflog regexp-ignore-case relative-date remerge-diff remove-empty rename-empty "
-              "reverse right-only shortstat show-pulls show-signature simplify-by-decoration "
-              "simplify-merges single-worktree source sparse standard-notes stdin summary "
-              "text textconv theirs timestamp topo-order unpacked use-bitmap-index "
-              "use-mailmap walk-reflogs"),
-        long_takes=("after anchored author before color-moved-ws committer date decorate-refs "
-                    "decorate-refs-exclude diff-algorithm diff-filter diff-merges dst-prefix "
-                    "encoding exclude exclude-hidden filter find-object format glob grep "
-                    "grep-reflog ignore-matching-lines inter-hunk-context line-prefix max-age "
-                    "max-count max-parents min-age min-parents missing output "
-                    "output-indicator-context output-indicator-new output-indicator-old "
-                    "progress rotate-to since since-as-filter skip skip-to src-prefix unified "
-                    "until word-diff-regex ws-error-highlight"),
-        long_optional=("abbrev ancestry-path branches break-rewrites color color-moved "
-                       "color-words decorate dirstat dirstat-by-file disk-usage expand-tabs "
-                       "find-copies find-renames ignore-submodules no-walk notes pretty "
-                       "relative remotes show-linear-break show-notes stat submodule tags "
-                       "word-diff"),
-    ),
-    "show": _table(
         short="0123456789BCDEFMPRWXabcgimpqstuwz", short_takes="GILOSUln", short_optional="BCMX",
         long=("abbrev-commit all all-match alternate-refs author-date-order base basic-regexp "
               "binary bisect bisect-all bisect-vars boundary cc check cherry cherry-mark "
@@ -395,13 +323,10 @@ OPTIONS: dict[str, GitOptions] = {
 _MODES = frozenset({"cached", "staged", "no-index", "merge-base"})
 """``git diff``'s own modes, which its manual gives in the synopsis only."""
 for _name in ("diff", "diff-index"):
-    _table_of = OPTIONS[_name].table
-    OPTIONS[_name] = GitOptions(
-        OptionTable(short=_table_of.short, short_takes=_table_of.short_takes,
-                    long=_table_of.long | _MODES, long_takes=_table_of.long_takes,
-                    long_optional=_table_of.long_optional, complete=True),
-        OPTIONS[_name].short_optional)
-OPTIONS["whatchanged"] = OPTIONS["reflog"] = OPTIONS["stash list"] = OPTIONS["log"]
+    OPTIONS[_name] = replace(OPTIONS[_name], long=OPTIONS[_name].long | _MODES)
+# show, whatchanged and reflog take log's revision and diff options
+OPTIONS["show"] = OPTIONS["whatchanged"] = OPTIONS["reflog"] = OPTIONS["stash list"] = (
+    OPTIONS["log"])
 OPTIONS["annotate"] = OPTIONS["blame"]
 OPTIONS["stash show"] = OPTIONS["diff"]
 OPTIONS["worktree list"] = _table(short="vz", long="porcelain verbose", long_takes="expire")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .shell_options import OptionTable, ParsedOptions, parse_options
@@ -66,75 +66,14 @@ class Look:
     null_input: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class _Step:
-    """One wrapper: where its command starts (None: it runs nothing) and what it adds."""
-
-    next: int | None
-    asks: tuple[str, ...] = ()
-    assignments: tuple[str, ...] = ()
-    chdir: str | None = None
-    reads: tuple[Word, ...] = ()
-    writes: tuple[Word, ...] = ()
-    from_input: bool = False
-    watch_code: str | None = None
-    watch_dynamic: bool = False
-    maybe_at: int | None = None
-    null_input: bool = False
+_Step = tuple["int | None", Look]
+"""One wrapper: where its command starts (None: it runs nothing) and what it adds."""
 
 
-Options = dict[str, "Word | None"]
-
-
-def options(words: Sequence[Word], at: int, takes: str = "",
-            long_takes: frozenset[str] = frozenset()) -> tuple[int, Options]:
-    """Skip the options after the program at ``words[at]``.
-
-    Args:
-        words: The command's words.
-        at: Index of the program.
-        takes: Short options that take a value (``-n 5`` or ``-n5``).
-        long_takes: Long options that take a value (``--signal KILL`` or ``--signal=KILL``).
-
-    Returns:
-        The index of the first operand, and the options met (``"-n"``, ``"--signal"``)
-        with their values.
-    """
-    from .shell_parts import Word
-
-    found: Options = {}
-    index = at + 1
-    while index < len(words):
-        word = words[index]
-        text = word.text
-        if word.dynamic or text == "-" or not text.startswith("-"):
-            break
-        index += 1
-        if text == "--":
-            break
-        if text.startswith("--"):
-            name, eq, value = text[2:].partition("=")
-            if eq:
-                found["--" + name] = Word(value, word.dynamic)
-            elif name in long_takes and index < len(words):
-                found["--" + name] = words[index]
-                index += 1
-            else:
-                found["--" + name] = None
-            continue
-        for pos, letter in enumerate(text[1:], start=1):
-            if letter in takes:
-                rest = text[pos + 1:]
-                if rest:
-                    found["-" + letter] = Word(rest)
-                elif index < len(words):
-                    found["-" + letter] = words[index]
-                    index += 1
-                else:
-                    found["-" + letter] = None
-                break
-            found["-" + letter] = None
-    return index, found
+def _step(next_at: int | None, **adds: object) -> _Step:
+    """Where the command starts after one wrapper, and what the wrapper adds (a partial
+    :class:`Look`)."""
+    return next_at, Look(**adds)  # type: ignore[arg-type]
 
 
 def _table(short: str = "", short_takes: str = "", long: str = "", long_takes: str = "",
@@ -183,12 +122,12 @@ def _unknown(name: str, parsed: ParsedOptions) -> _Step | None:
     """A wrapper given an option it does not have: which word is the command is unknowable,
     so each of the next words is judged as if it were (a refused one refuses)."""
     if parsed.unknown:
-        return _Step(None, (f"{name} has an option agent-tui does not know "
-                            f"({parsed.unknown[0]}), so the command it runs cannot be told",),
-                     maybe_at=parsed.end)
+        return _step(None, asks=(f"{name} has an option agent-tui does not know "
+                                 f"({parsed.unknown[0]}), so the command it runs cannot be "
+                                 "told",), maybe_at=parsed.end)
     if parsed.dynamic:
-        return _Step(None, (f"{name}'s options are only known at run time, so the command it "
-                            "runs cannot be told",), maybe_at=parsed.end)
+        return _step(None, asks=(f"{name}'s options are only known at run time, so the "
+                                 "command it runs cannot be told",), maybe_at=parsed.end)
     return None
 
 
@@ -198,7 +137,7 @@ def _parse(words: Sequence[Word], at: int) -> ParsedOptions:
 
 def _timeout(words: Sequence[Word], at: int) -> _Step:
     parsed = _parse(words, at)
-    return _unknown("timeout", parsed) or _Step(parsed.end + 1)  # the duration, then the command
+    return _unknown("timeout", parsed) or _step(parsed.end + 1)  # the duration, then the command
 
 
 def _env(words: Sequence[Word], at: int) -> _Step:
@@ -214,37 +153,37 @@ def _env(words: Sequence[Word], at: int) -> _Step:
         index += 1
     chdir = parsed.value("-C", "--chdir")
     if parsed.has("-S", "--split-string"):
-        return _Step(None, ("runs a command line built from a string (env -S)",),
-                     tuple(names))
-    return _Step(index, assignments=tuple(names), chdir=chdir.text if chdir else None)
+        return _step(None, asks=("runs a command line built from a string (env -S)",),
+                     assignments=tuple(names))
+    return _step(index, assignments=tuple(names), chdir=chdir.text if chdir else None)
 
 
 def _simple_wrapper(words: Sequence[Word], at: int) -> _Step:
     name = os.path.basename(words[at].text)
     if name == "nice" and at + 1 < len(words) and re.fullmatch(r"-\d+", words[at + 1].text):
-        return _Step(at + 2)  # the old spelling of an adjustment, `nice -10 make`
+        return _step(at + 2)  # the old spelling of an adjustment, `nice -10 make`
     parsed = _parse(words, at)
-    return _unknown(name, parsed) or _Step(parsed.end)
+    return _unknown(name, parsed) or _step(parsed.end)
 
 
 def _time(words: Sequence[Word], at: int) -> _Step:
     parsed = _parse(words, at)
     output = parsed.value("-o", "--output")
-    return _unknown("time", parsed) or _Step(parsed.end, writes=(output,) if output else ())
+    return _unknown("time", parsed) or _step(parsed.end, writes=(output,) if output else ())
 
 
 def _command(words: Sequence[Word], at: int) -> _Step:
     parsed = _parse(words, at)
     if parsed.has("-v", "-V"):
-        return _Step(None)  # `command -v x` only looks x up
-    return _unknown("command", parsed) or _Step(parsed.end)
+        return _step(None)  # `command -v x` only looks x up
+    return _unknown("command", parsed) or _step(parsed.end)
 
 
 def _ionice(words: Sequence[Word], at: int) -> _Step:
     parsed = _parse(words, at)
     if parsed.has("-p", "-P", "-u", "--pid", "--pgid", "--uid"):
-        return _Step(None)  # changes another process; runs nothing
-    return _unknown("ionice", parsed) or _Step(parsed.end)
+        return _step(None)  # changes another process; runs nothing
+    return _unknown("ionice", parsed) or _step(parsed.end)
 
 
 def _xargs(words: Sequence[Word], at: int) -> _Step:
@@ -254,8 +193,8 @@ def _xargs(words: Sequence[Word], at: int) -> _Step:
     if step := _unknown("xargs", parsed):
         return step
     if parsed.end >= len(words):
-        return _Step(None, reads=reads)  # runs echo
-    return _Step(parsed.end, reads=reads, from_input=True,
+        return _step(None, reads=reads)  # runs echo
+    return _step(parsed.end, reads=reads, from_input=True,
                  null_input=parsed.has("-0", "--null"))
 
 
@@ -263,16 +202,16 @@ def _sudo(words: Sequence[Word], at: int) -> _Step:
     parsed = _parse(words, at)
     who = os.path.basename(words[at].text)
     if step := _unknown(who, parsed):
-        return _Step(None, (f"runs as another user ({who})", *step.asks),
-                     maybe_at=step.maybe_at)
+        return _step(None, asks=(f"runs as another user ({who})", *step[1].asks),
+                     maybe_at=step[1].maybe_at)
     index = parsed.end
     names: list[str] = []
     while index < len(words) and _ASSIGNMENT.match(words[index].text):
         names.append(words[index].text.split("=", 1)[0])
         index += 1
     chdir = parsed.value("-D", "--chdir")
-    return _Step(index, (f"runs as another user ({who})",), tuple(names),
-                 chdir.text if chdir else None)
+    return _step(index, asks=(f"runs as another user ({who})",), assignments=tuple(names),
+                 chdir=chdir.text if chdir else None)
 
 
 def _watch(words: Sequence[Word], at: int) -> _Step:
@@ -280,11 +219,11 @@ def _watch(words: Sequence[Word], at: int) -> _Step:
     if step := _unknown("watch", parsed):
         return step
     if parsed.has("-x", "--exec"):
-        return _Step(parsed.end)
+        return _step(parsed.end)
     rest = words[parsed.end:]
     if not rest:
-        return _Step(None)
-    return _Step(None, watch_code=" ".join(w.text for w in rest),
+        return _step(None)
+    return _step(None, watch_code=" ".join(w.text for w in rest),
                  watch_dynamic=any(w.dynamic for w in rest))
 
 
@@ -310,38 +249,23 @@ WRAPPERS: dict[str, Callable[[Sequence[Word], int], _Step]] = {
 
 def look_through(words: Sequence[Word]) -> Look:
     """Find the command inside ``words``' wrappers (``timeout 5 env X=1 rm x`` -> ``rm x``)."""
-    index = 0
-    wrappers: list[str] = []
-    asks: list[str] = []
-    names: list[str] = []
-    reads: list[Word] = []
-    writes: list[Word] = []
-    chdir: str | None = None
-    from_input = False
-    watch: tuple[str | None, bool] = (None, False)
-    maybe_at: int | None = None
-    null_input = False
-    while index < len(words) and not words[index].dynamic:
-        name = os.path.basename(words[index].text)
+    look = Look()
+    while look.start < len(words) and not words[look.start].dynamic:
+        name = os.path.basename(words[look.start].text)
         wrapper = WRAPPERS.get(name)
         if wrapper is None:
             break
-        step = wrapper(words, index)
-        asks.extend(step.asks)
-        names.extend(step.assignments)
-        reads.extend(step.reads)
-        writes.extend(step.writes)
-        chdir = step.chdir or chdir
-        from_input = from_input or step.from_input
-        watch = (step.watch_code, step.watch_dynamic)
-        maybe_at = step.maybe_at
-        null_input = step.null_input
-        if step.next is None or step.next >= len(words):
+        next_at, adds = wrapper(words, look.start)
+        look = replace(
+            look, asks=look.asks + adds.asks, assignments=look.assignments + adds.assignments,
+            reads=look.reads + adds.reads, writes=look.writes + adds.writes,
+            chdir=adds.chdir or look.chdir, from_input=look.from_input or adds.from_input,
+            watch_code=adds.watch_code, watch_dynamic=adds.watch_dynamic,
+            maybe_at=adds.maybe_at, null_input=adds.null_input)
+        if next_at is None or next_at >= len(words):
             break
-        wrappers.append(name)
-        index = step.next
-    return Look(index, tuple(wrappers), tuple(asks), tuple(names), chdir, tuple(reads),
-                tuple(writes), from_input, *watch, maybe_at, null_input)
+        look = replace(look, start=next_at, wrappers=(*look.wrappers, name))
+    return look
 
 
 _INLINE_FLAGS: tuple[tuple[re.Pattern[str], frozenset[str], str], ...] = (

@@ -84,7 +84,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
         os.environ["AGENT_TUI_HOME"] = str(Path(tmp) / "home")
-        from agent_tui.core.checkpoints import Checkpoints
+        from agent_tui.core.changes.checkpoints import Checkpoints
 
         project, plain = Path(tmp) / "project", Path(tmp) / "plain"
         paths = make_tree(project, args.files)

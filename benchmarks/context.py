@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agent_tui.core.config import Settings
-from agent_tui.core.context import ContextManager, TokenLedger
+from agent_tui.core.context.window import ContextManager, TokenLedger
 from agent_tui.core.providers.litellm import LitellmProvider, load_litellm
 
 T = TypeVar("T")

@@ -24,7 +24,7 @@ GOAL_S = 0.5
 
 
 def build_session(project: Path, events: int) -> str:
-    from agent_tui.core.session import SessionStore
+    from agent_tui.core.sessions.log import SessionStore
 
     store = SessionStore.create("bench-resume", project=project, model="openai/bench")
     written = 0
@@ -48,7 +48,7 @@ def build_session(project: Path, events: int) -> str:
 
 async def first_frame(project: Path, session_id: str | None) -> float:
     from agent_tui.core.config import Settings
-    from agent_tui.core.session_start import close_session, open_session
+    from agent_tui.core.sessions.start import close_session, open_session
     from agent_tui.tui.app import make_app
     from agent_tui.tui.widgets.conversation import UserBlock
 
@@ -71,7 +71,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as project:
         os.environ["AGENT_TUI_HOME"] = home
         session_id = build_session(Path(project), args.events)
-        from agent_tui.core.session import read_events
+        from agent_tui.core.sessions.log import read_events
 
         reads = []
         for _ in range(args.runs):

@@ -120,7 +120,7 @@ def bench_append(count: int, project: Path) -> tuple[list[float], list[float]]:
     """Per event, our append and then the raw write+fsync of the same line, in turn, so
     both see the same disk."""
     from agent_tui.core import paths
-    from agent_tui.core.session import SessionStore, encode_record
+    from agent_tui.core.sessions.log import SessionStore, encode_record
 
     ours: list[float] = []
     raw: list[float] = []
@@ -145,7 +145,7 @@ def bench_append(count: int, project: Path) -> tuple[list[float], list[float]]:
 def bench_resume(count: int, project: Path, runs: int = 5) -> dict[str, float]:
     import json
 
-    from agent_tui.core.session import SessionStore, encode_record, log_path, read_events
+    from agent_tui.core.sessions.log import SessionStore, encode_record, log_path, read_events
 
     with SessionStore.create("resume", project=project, model="m") as store:
         # written in one go: this measures reading, and 10,000 fsyncs would take a while
@@ -172,8 +172,8 @@ def bench_resume(count: int, project: Path, runs: int = 5) -> dict[str, float]:
 
 def bench_index(sessions: int, project: Path) -> dict[str, float]:
     from agent_tui.core import paths
-    from agent_tui.core.session import SessionStore, encode_record
-    from agent_tui.core.session_index import SessionIndex
+    from agent_tui.core.sessions.index import SessionIndex
+    from agent_tui.core.sessions.log import SessionStore, encode_record
 
     events = event_mix(60)
     for n in range(sessions):

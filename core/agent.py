@@ -13,16 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_tui.tools.base import Invocation, ToolArgumentError, ToolContext, ToolResult
-from agent_tui.tools.registry import ToolRegistry
-from agent_tui.tools.sandbox import make_sandbox
-from agent_tui.tools.todo import TodoStore
-
+from ..tools.base import Invocation, ToolArgumentError, ToolContext, ToolResult
+from ..tools.registry import ToolRegistry
+from ..tools.sandbox import make_sandbox
+from ..tools.todo import TodoStore
 from . import paths, text_protocol
 from .approval import ApprovalRequest, Approver
-from .checkpoints import CheckpointError, Checkpoints, checkpoints_off
+from .changes.checkpoints import CheckpointError, Checkpoints, checkpoints_off
 from .config import Settings
-from .context import CompactionLoop, ContextManager
+from .context.window import CompactionLoop, ContextManager
 from .events import (
     ApprovalDecided,
     AssistantMessage,
@@ -47,13 +46,13 @@ from .events import (
 )
 from .prompts import system_prompt
 from .providers.base import Message, ModelReply, Provider, ProviderError, ToolCallRequest
-from .resume import TRANSIENT_EVENTS, RestoredSession, restore, with_notes
 from .retry import RetryPolicy
 from .safety import permissions
 from .safety.permission_rules import RuleSet
 from .safety.redaction import settings_secrets
 from .safety.subprocess_env import subprocess_env
-from .session import SessionLog, SessionStore, turn_starts
+from .sessions.log import SessionLog, SessionStore, turn_starts
+from .sessions.resume import TRANSIENT_EVENTS, RestoredSession, restore, with_notes
 
 
 class LimitsExceeded(Exception):

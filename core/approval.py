@@ -20,8 +20,7 @@ PREVIEW_TOOLS = frozenset({"shell", "background_process"})
 """Tools whose calls can be previewed: the ones that run a shell command."""
 
 if TYPE_CHECKING:
-    from agent_tui.tools.base import Confirmation, Invocation
-
+    from ..tools.base import Confirmation, Invocation
     from .safety.permission_rules import Scope
     from .safety.permissions import PartVerdict
 

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.paths import PROJECT_DIR_NAME
+from ..core.paths import PROJECT_DIR_NAME
 
 PROBE_TIMEOUT_S = 10.0
 """How long the one-off check that bwrap can build a sandbox may take."""

@@ -22,10 +22,10 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Static
 
-from agent_tui.core import paths
-from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
-from agent_tui.core.config import APPROVAL_MODES, Settings, save_user_settings
-from agent_tui.core.events import (
+from ..core import paths
+from ..core.approval import ApprovalRequest, ApprovalResponse
+from ..core.config import APPROVAL_MODES, Settings, save_user_settings
+from ..core.events import (
     ApprovalDecided,
     AssistantMessage,
     Compacted,
@@ -40,9 +40,8 @@ from agent_tui.core.events import (
     ToolResultEvent,
     TurnUsage,
 )
-from agent_tui.core.safety.redaction import settings_secrets
-from agent_tui.themes import STYLESHEET, THEMES
-
+from ..core.safety.redaction import settings_secrets
+from ..themes import STYLESHEET, THEMES
 from .approver import TuiApprover
 from .bridge import AgentEvent, EventBridge
 from .change_actions import ChangeActions
@@ -66,9 +65,9 @@ NO_MODEL = ("No model is configured. Type /model NAME (e.g. /model openai/gpt-4.
             "and set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.")
 
 if TYPE_CHECKING:
-    from agent_tui.core.agent import Agent
-    from agent_tui.core.session import SessionLog
-    from agent_tui.core.session_start import OpenedSession
+    from ..core.agent import Agent
+    from ..core.sessions.log import SessionLog
+    from ..core.sessions.start import OpenedSession
 
 
 HELP_TEXT = """\
@@ -176,8 +175,7 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
     async def offer_setup(self) -> None:
         """No model is configured: ask for one and save the answer to the user config."""
         # The engine and the setup screen load on demand: the first frame must not wait.
-        from agent_tui.core.model_setup import save_setup
-
+        from ..core.model_setup import save_setup
         from .screens.setup import SetupScreen
 
         choice = await self.push_screen_wait(SetupScreen())
@@ -197,7 +195,7 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
     @work(thread=True, exit_on_error=False, group="preload")
     def preload_litellm(self) -> None:
         """Import litellm off the UI thread, after the first frame; then show the window."""
-        from agent_tui.core.providers.litellm import LitellmProvider, load_litellm
+        from ..core.providers.litellm import LitellmProvider, load_litellm
 
         load_litellm()
         if self.settings.model:
@@ -297,8 +295,8 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def play_back(self, log: SessionLog, speed: float) -> None:
         """``agent-tui replay``: show a recorded session as it happened, at ``speed``."""
-        from agent_tui.core.events import UserMessage
-        from agent_tui.core.replay import replay
+        from ..core.events import UserMessage
+        from ..core.sessions.replay import replay
 
         self.query_one(StatusBar).session_id = f"{log.session_id} (replay ×{speed:g})"
         self._set_busy(True)
@@ -322,10 +320,10 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
 
     async def _ensure_agent(self) -> Agent:
         if self.agent is None:
-            from agent_tui.core.agent import Agent
-            from agent_tui.core.providers.litellm import LitellmProvider, load_litellm
-            from agent_tui.tools.builtin import builtin_tools
-            from agent_tui.tools.registry import ToolRegistry
+            from ..core.agent import Agent
+            from ..core.providers.litellm import LitellmProvider, load_litellm
+            from ..tools.builtin import builtin_tools
+            from ..tools.registry import ToolRegistry
 
             await asyncio.to_thread(load_litellm)
             opened = self.opened
@@ -454,7 +452,7 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
         session rules itself."""
         if not response.remember or response.scope not in ("project", "user"):
             return
-        from agent_tui.core.config import save_rules
+        from ..core.config import save_rules
 
         fresh = [r for r in response.remember if r not in self.settings.allow_rules]
         self._update_settings(allow_rules=[*self.settings.allow_rules, *fresh])
@@ -518,7 +516,7 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
 
     async def show_background_processes(self, arg: str = "") -> None:
         """``/ps``: the processes background_process started; ``/ps stop NAME`` stops one."""
-        from agent_tui.tools.background import background_processes
+        from ..tools.background import background_processes
 
         action, _, target = arg.partition(" ")
         if action == "stop":
@@ -634,7 +632,7 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
         self.workers.cancel_group(self, "turn")
         self.agent = None
         if self.opened is not None:
-            from agent_tui.core.session_start import close_session, open_session
+            from ..core.sessions.start import close_session, open_session
 
             close_session(self.opened)
             self.opened = open_session(self.workdir, self.settings.model or "")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from agent_tui.core.approval import ApprovalRequest, ApprovalResponse, preview_event
-from agent_tui.core.safety.preview import CommandPreview
+from ..core.approval import ApprovalRequest, ApprovalResponse, preview_event
+from ..core.safety.preview import CommandPreview
 
 if TYPE_CHECKING:
     from textual.app import App

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from agent_tui.core.events import Event
-from agent_tui.core.safety.redaction import RedactingSink, env_secrets
+from ..core.events import Event
+from ..core.safety.redaction import RedactingSink, env_secrets
 
 
 class AgentEvent(Message):

@@ -11,8 +11,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent_tui.core.checkpoints import Checkpoints
-
+    from ..core.changes.checkpoints import Checkpoints
     from .screens.rewind import RewindChoice
 
 
@@ -21,7 +20,7 @@ class ChangeActions:
 
     def _checkpoints(self) -> Checkpoints | None:
         """This session's checkpoints; None when they are off (no git, or a home folder)."""
-        from agent_tui.core.checkpoints import Checkpoints, checkpoints_off
+        from ..core.changes.checkpoints import Checkpoints, checkpoints_off
 
         if self.agent is not None:
             return self.agent.checkpoints
@@ -30,7 +29,7 @@ class ChangeActions:
 
     async def undo_turn(self) -> None:
         """``/undo``: put back the files of the last turn that changed some, and say so."""
-        from agent_tui.core.checkpoints import CheckpointError, checkpoints_off
+        from ..core.changes.checkpoints import CheckpointError, checkpoints_off
 
         if self.busy:
             self.notice("Wait for the turn to finish (or press Esc) before undoing.", error=True)
@@ -57,9 +56,8 @@ class ChangeActions:
 
     async def rewind(self) -> None:
         """``/rewind``: pick a turn; go back to before it in the conversation, files or both."""
-        from agent_tui.core.checkpoints import CheckpointError
-        from agent_tui.core.session import SessionError, read_events
-
+        from ..core.changes.checkpoints import CheckpointError
+        from ..core.sessions.log import SessionError, read_events
         from .screens.rewind import RewindScreen, turn_rows
 
         if self.busy:
@@ -80,7 +78,7 @@ class ChangeActions:
         await self.push_screen(screen, self._on_rewind)
 
     async def _on_rewind(self, choice: RewindChoice | None) -> None:
-        from agent_tui.core.checkpoints import CheckpointError
+        from ..core.changes.checkpoints import CheckpointError
 
         if choice is None:
             return
@@ -130,9 +128,8 @@ class ChangeActions:
 
     async def review_changes(self, arg: str = "") -> None:
         """``/diff [TURN]``: every file the session (or turn TURN) changed, hunk by hunk."""
-        from agent_tui.core.checkpoints import CheckpointError, checkpoints_off
-        from agent_tui.core.file_review import FileReview
-
+        from ..core.changes.checkpoints import CheckpointError, checkpoints_off
+        from ..core.changes.file_review import FileReview
         from .screens.diff_review import DiffReviewScreen
 
         if len(self.screen_stack) > 1:
@@ -174,7 +171,7 @@ class ChangeActions:
 
     async def _tell_model(self, text: str) -> None:
         """Have the model hear ``text`` with the next prompt (logged in the session now)."""
-        from agent_tui.core.events import ModelNote
+        from ..core.events import ModelNote
 
         opened = self.opened
         if self.agent is None and opened is not None and (

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core import __version__
+from ..core import __version__
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         if not prompt.strip():
             return _usage_error(parser, "the prompt is empty; pass -p 'what to do'.")
 
-    from agent_tui.core.config import ConfigError, load_settings
+    from ..core.config import ConfigError, load_settings
 
     overrides: dict[str, Any] = {
         "model": args.model,
@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         return _usage_error(parser, str(exc))
     settings = loaded.settings
-    from agent_tui.tools.sandbox import sandbox_problem
+    from ..tools.sandbox import sandbox_problem
 
     if problem := sandbox_problem(settings):
         loaded.warnings.append(f"{problem}. Until then every shell and background command "
@@ -198,8 +198,8 @@ def main(argv: list[str] | None = None) -> int:
             "ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.",
         )
 
-    from agent_tui.core.session import SessionError
-    from agent_tui.core.session_start import close_session, open_session
+    from ..core.sessions.log import SessionError
+    from ..core.sessions.start import close_session, open_session
 
     try:
         # Without a model the workbench's setup screen asks for one.
@@ -239,8 +239,8 @@ def replay_main(argv: list[str]) -> int:
     if args.speed <= 0:
         return _usage_error(parser, "--speed must be above 0.")
 
-    from agent_tui.core.config import ConfigError, load_settings
-    from agent_tui.core.session import SessionError, read_events
+    from ..core.config import ConfigError, load_settings
+    from ..core.sessions.log import SessionError, read_events
 
     try:
         log = read_events(args.session)
@@ -258,7 +258,7 @@ def replay_main(argv: list[str]) -> int:
 
 
 def _list_for_resume(parser: argparse.ArgumentParser, workdir: Path) -> int:
-    from agent_tui.core.session_index import SessionIndex
+    from ..core.sessions.index import SessionIndex
 
     with SessionIndex() as index:
         found = index.list(workdir)

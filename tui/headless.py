@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from agent_tui.core.agent import Agent
-from agent_tui.core.approval import HeadlessApprover
-from agent_tui.core.config import Settings
-from agent_tui.core.events import (
+from ..core.agent import Agent
+from ..core.approval import HeadlessApprover
+from ..core.config import Settings
+from ..core.events import (
     ApprovalDecided,
     ErrorEvent,
     Event,
@@ -23,11 +23,11 @@ from agent_tui.core.events import (
     ToolCallStarted,
     ToolResultEvent,
 )
-from agent_tui.core.providers.litellm import LitellmProvider
-from agent_tui.core.safety.redaction import RedactingSink, settings_secrets
-from agent_tui.core.session_start import OpenedSession
-from agent_tui.tools.builtin import builtin_tools
-from agent_tui.tools.registry import ToolRegistry
+from ..core.providers.litellm import LitellmProvider
+from ..core.safety.redaction import RedactingSink, settings_secrets
+from ..core.sessions.start import OpenedSession
+from ..tools.builtin import builtin_tools
+from ..tools.registry import ToolRegistry
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 

@@ -63,8 +63,8 @@ class SessionActions:
         working), and the prompt of turn ``turn`` comes back in the prompt box, to edit and
         send again. Returns the new session's id, or None (the person was told why).
         """
-        from agent_tui.core.checkpoints import CheckpointError, Checkpoints
-        from agent_tui.core.session import (
+        from ..core.changes.checkpoints import CheckpointError, Checkpoints
+        from ..core.sessions.log import (
             SessionError,
             fork_before_turn,
             read_events,
@@ -100,8 +100,8 @@ class SessionActions:
 
     async def switch_session(self, session_id: str) -> bool:
         """Leave the current session and go on with ``session_id`` (redrawn from its log)."""
-        from agent_tui.core.session import SessionError
-        from agent_tui.core.session_start import close_session, open_session
+        from ..core.sessions.log import SessionError
+        from ..core.sessions.start import close_session, open_session
 
         try:
             opened = open_session(self.workdir, self.settings.model or "", resume=session_id)
@@ -118,8 +118,8 @@ class SessionActions:
 
     async def export_session(self, arg: str = "", session_id: str | None = None) -> None:
         """``/export [FILE]``: a session as Markdown (default: agent-tui-<id>.md here)."""
-        from agent_tui.core.session import SessionError, read_events
-        from agent_tui.core.session_export import to_markdown
+        from ..core.sessions.export import to_markdown
+        from ..core.sessions.log import SessionError, read_events
 
         session_id = session_id or self.session_id
         target = self.workdir / (arg or f"agent-tui-{session_id}.md")

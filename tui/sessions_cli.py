@@ -31,9 +31,9 @@ def main(argv: list[str]) -> int:
     """Run ``agent-tui sessions …``; returns the exit code."""
     from pathlib import Path
 
-    from agent_tui.core.session import SessionError, read_events
-    from agent_tui.core.session_export import to_markdown
-    from agent_tui.core.session_index import SessionIndex
+    from ..core.sessions.export import to_markdown
+    from ..core.sessions.index import SessionIndex
+    from ..core.sessions.log import SessionError, read_events
 
     args = build_parser().parse_args(argv)
     try:

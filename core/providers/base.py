@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agent_tui.core.events import Usage
+from ..events import Usage
 
 Message = dict[str, Any]
 TextCallback = Callable[[str], None]

@@ -12,9 +12,8 @@ import os
 import threading
 from typing import Any
 
-from agent_tui.core.config import Settings
-from agent_tui.core.events import Usage
-
+from ..config import Settings
+from ..events import Usage
 from .base import Message, ModelReply, ProviderError, TextCallback, ToolCallRequest
 
 DEFAULT_CONTEXT_WINDOW = 128_000

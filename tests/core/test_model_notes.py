@@ -5,7 +5,7 @@ from __future__ import annotations
 from agent_tui.core.agent import Agent
 from agent_tui.core.approval import HeadlessApprover
 from agent_tui.core.providers.litellm import LitellmProvider
-from agent_tui.core.session import SessionStore, read_events
+from agent_tui.core.sessions.log import SessionStore, read_events
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.registry import ToolRegistry
 from tests.core.loop_helpers import settings_for

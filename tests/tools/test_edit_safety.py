@@ -24,7 +24,7 @@ import pytest
 from agent_tui.core.agent import Agent
 from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
 from agent_tui.core.providers.litellm import LitellmProvider
-from agent_tui.core.session import SessionStore, read_events
+from agent_tui.core.sessions.log import SessionStore, read_events
 from agent_tui.tools import fileio
 from agent_tui.tools.base import ToolArgumentError, ToolContext, ToolResult
 from agent_tui.tools.builtin import builtin_tools

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent_tui.core.context import ContextManager
+from agent_tui.core.context.window import ContextManager
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tools.rehydrate import RehydrateTool

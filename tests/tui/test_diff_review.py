@@ -11,8 +11,8 @@ from textual import work
 from textual.app import App
 from textual.widgets import Input, OptionList, Static
 
-from agent_tui.core.checkpoints import Checkpoints, FileChange
-from agent_tui.core.shadow_git import git_executable
+from agent_tui.core.changes.checkpoints import Checkpoints, FileChange
+from agent_tui.core.changes.shadow_git import git_executable
 from agent_tui.tui.screens.diff_review import DiffReviewScreen
 from agent_tui.tui.widgets.diff_view import DiffView
 

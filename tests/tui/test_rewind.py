@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import OptionList
 
-from agent_tui.core.checkpoints import Checkpoints
-from agent_tui.core.session import read_events
-from agent_tui.core.session_start import close_session, open_session
+from agent_tui.core.changes.checkpoints import Checkpoints
+from agent_tui.core.sessions.log import read_events
+from agent_tui.core.sessions.start import close_session, open_session
 from agent_tui.tui.app import make_app
 from agent_tui.tui.screens.rewind import RewindScreen
 from agent_tui.tui.widgets.conversation import NoticeBlock, UserBlock

@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Markdown, OptionList, Static
 
 from agent_tui.core import paths
-from agent_tui.core.session import SessionStore
+from agent_tui.core.sessions.log import SessionStore
 from agent_tui.themes import THEMES
 from agent_tui.tui.screens.session_browser import (
     BrowserAction,

@@ -8,7 +8,7 @@ import signal
 import subprocess
 import time
 
-from agent_tui.core.session import SessionStore
+from agent_tui.core.sessions.log import SessionStore
 from tests.fakes.providers import Reply, ToolCall
 from tests.tui.test_cli import COMMAND, agent_tui, fake_flags
 
@@ -119,7 +119,7 @@ def test_a_torn_last_line_is_skipped_with_a_warning(fake_provider, tmp_path):
 async def test_the_workbench_redraws_a_resumed_session(fake_provider, tmp_path):
     import io
 
-    from agent_tui.core.session_start import close_session, open_session
+    from agent_tui.core.sessions.start import close_session, open_session
     from agent_tui.tui.app import make_app
     from agent_tui.tui.headless import run_headless
     from agent_tui.tui.widgets.conversation import ToolBlock, UserBlock
@@ -156,8 +156,8 @@ async def test_the_workbench_redraws_a_resumed_session(fake_provider, tmp_path):
 
 
 async def test_fork_goes_on_in_a_copy_at_a_chosen_turn(fake_provider, tmp_path):
-    from agent_tui.core.session_index import SessionIndex
-    from agent_tui.core.session_start import close_session, open_session
+    from agent_tui.core.sessions.index import SessionIndex
+    from agent_tui.core.sessions.start import close_session, open_session
     from agent_tui.tui.app import make_app
     from agent_tui.tui.widgets.conversation import UserBlock
     from tests.core.loop_helpers import settings_for
@@ -188,8 +188,8 @@ async def test_fork_goes_on_in_a_copy_at_a_chosen_turn(fake_provider, tmp_path):
 async def test_replay_plays_a_recorded_session_without_re_running_it(fake_provider, tmp_path):
     import io
 
-    from agent_tui.core.session import read_events
-    from agent_tui.core.session_start import close_session, open_session
+    from agent_tui.core.sessions.log import read_events
+    from agent_tui.core.sessions.start import close_session, open_session
     from agent_tui.tui.app import make_app
     from agent_tui.tui.headless import run_headless
     from agent_tui.tui.widgets.assistant_block import AssistantBlock
@@ -230,7 +230,7 @@ def test_replay_of_an_unknown_session_is_a_clear_error(tmp_path):
 
 
 async def test_ctrl_r_browser_resumes_another_session(fake_provider, tmp_path):
-    from agent_tui.core.session_start import close_session, open_session
+    from agent_tui.core.sessions.start import close_session, open_session
     from agent_tui.tui.app import make_app
     from agent_tui.tui.screens.session_browser import SessionBrowser
     from agent_tui.tui.widgets.conversation import UserBlock
@@ -264,7 +264,7 @@ async def test_ctrl_r_browser_resumes_another_session(fake_provider, tmp_path):
 
 async def test_a_long_resumed_session_builds_earlier_blocks_only_when_shown(tmp_path):
     from agent_tui.core.config import Settings
-    from agent_tui.core.session_start import close_session, open_session
+    from agent_tui.core.sessions.start import close_session, open_session
     from agent_tui.tui.app import RESTORED_TOOL_ROWS, make_app
     from agent_tui.tui.widgets.conversation import BlockRecord, ConversationView, UserBlock
     from agent_tui.tui.widgets.tool_log import ToolLog

@@ -185,7 +185,7 @@ def test_diff_review_with_a_rejected_hunk(snap_compare):
     reverted: keep the signature" with its lines greyed out; the keys at the bottom and the
     line "Rejecting reverts the file on disk at once (a puts a hunk back); the model is told
     what you rejected when you close."."""
-    from agent_tui.core.checkpoints import FileChange
+    from agent_tui.core.changes.checkpoints import FileChange
 
     REVIEW_PROJECT.mkdir(parents=True, exist_ok=True)
     (REVIEW_PROJECT / "app.py").write_text(REVIEW_EDITED)

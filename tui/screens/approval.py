@@ -18,20 +18,19 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static, TextArea
 
-from agent_tui.core.approval import (
+from ...core.approval import (
     ApprovalRequest,
     ApprovalResponse,
     can_preview,
     preview_request,
 )
-from agent_tui.core.hunks import Hunk, apply_hunks, compute_hunks, hunk_numbers
-from agent_tui.core.safety.permission_rules import Scope
-from agent_tui.core.safety.preview import CommandPreview, PreviewCancelled, PreviewUnavailable
-from agent_tui.core.safety.redaction import env_secrets, redact_text, settings_secrets
-from agent_tui.tools.files import display_path
-from agent_tui.tui.widgets.command_preview import CommandPreviewView
-from agent_tui.tui.widgets.diff_view import DiffView
-
+from ...core.changes.hunks import Hunk, apply_hunks, compute_hunks, hunk_numbers
+from ...core.safety.permission_rules import Scope
+from ...core.safety.preview import CommandPreview, PreviewCancelled, PreviewUnavailable
+from ...core.safety.redaction import env_secrets, redact_text, settings_secrets
+from ...tools.files import display_path
+from ..widgets.command_preview import CommandPreviewView
+from ..widgets.diff_view import DiffView
 from .key_help import KEY_STYLE
 
 Mode = Literal["menu", "deny", "edit", "scope"]

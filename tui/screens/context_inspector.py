@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label
 
-from agent_tui.core.context import ContextError
+from ...core.context.window import ContextError
 
 
 class ContextInspector(ModalScreen[None]):

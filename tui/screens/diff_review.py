@@ -17,15 +17,14 @@ from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent_tui.core.file_review import (
+from ...core.changes.file_review import (
     WHOLE_KINDS,
     ChangedFile,
     FileReview,
     ReviewError,
     review_note,
 )
-from agent_tui.tui.widgets.diff_view import DiffView
-
+from ..widgets.diff_view import DiffView
 from .key_help import key_help
 
 VERDICT_MARK = {"pending": "", "accepted": "✓ ", "rejected": "✗ "}

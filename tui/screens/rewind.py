@@ -14,8 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent_tui.core.checkpoints import Checkpoints
-
+from ...core.changes.checkpoints import Checkpoints
 from .key_help import key_help
 
 PROMPT_WIDTH = 60

@@ -19,10 +19,9 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Input, Label, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent_tui.core.session import SessionError, SessionLocked, read_events, turn_starts
-from agent_tui.core.session_export import to_markdown
-from agent_tui.core.session_index import SessionIndex, SessionSummary
-
+from ...core.sessions.export import to_markdown
+from ...core.sessions.index import SessionIndex, SessionSummary
+from ...core.sessions.log import SessionError, SessionLocked, read_events, turn_starts
 from .key_help import key_help
 
 ActionKind = Literal["resume", "fork", "export"]

@@ -15,8 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent_tui.core.model_setup import PROVIDERS, ProviderInfo, SetupChoice, check_choice
-
+from ...core.model_setup import PROVIDERS, ProviderInfo, SetupChoice, check_choice
 from .key_help import key_help
 
 

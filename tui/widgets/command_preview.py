@@ -14,7 +14,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from agent_tui.core.safety.preview import CommandPreview, preview_summary
+from ...core.safety.preview import CommandPreview, preview_summary
 
 MAX_SHOWN_DIFF_LINES = 400
 """Lines of one file's diff drawn; the rest is counted."""

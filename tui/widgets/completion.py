@@ -17,8 +17,8 @@ from textual.widget import Widget
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from agent_tui.tools import file_walk
-from agent_tui.tools.file_walk import VCS_AND_CACHE_DIRS, git_ls_files, walk_files
+from ...tools import file_walk
+from ...tools.file_walk import VCS_AND_CACHE_DIRS, git_ls_files, walk_files
 
 MAX_FILES = 20_000
 """The file picker lists at most this many files."""

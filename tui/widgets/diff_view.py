@@ -25,8 +25,8 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.visual import Visual
 
-from agent_tui.core.hunks import Hunk, compute_hunks
-from agent_tui.tools.fileio import split_lines
+from ...core.changes.hunks import Hunk, compute_hunks
+from ...tools.fileio import split_lines
 
 TAB_SIZE = 4
 """Cells a tab expands to."""

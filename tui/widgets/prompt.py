@@ -17,8 +17,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
-from agent_tui.tui.commands import SLASH_COMMANDS
-
+from ..commands import SLASH_COMMANDS
 from .completion import (
     CompletionList,
     command_option,

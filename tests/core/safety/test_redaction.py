@@ -118,8 +118,8 @@ async def test_an_api_key_of_no_known_shape_stays_out_of_the_session_log(fake_pr
                                                                          tmp_path):
     import io
 
-    from agent_tui.core.session import read_events
-    from agent_tui.core.session_start import close_session, open_session
+    from agent_tui.core.sessions.log import read_events
+    from agent_tui.core.sessions.start import close_session, open_session
     from agent_tui.tui.headless import run_headless
     from tests.core.loop_helpers import settings_for
     from tests.fakes.providers import Reply

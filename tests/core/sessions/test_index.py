@@ -16,8 +16,8 @@ from agent_tui.core.events import (
     TurnUsage,
     Usage,
 )
-from agent_tui.core.session import SessionLocked, SessionNotFound, SessionStore, fork
-from agent_tui.core.session_index import SessionIndex
+from agent_tui.core.sessions.index import SessionIndex
+from agent_tui.core.sessions.log import SessionLocked, SessionNotFound, SessionStore, fork
 
 
 def write_session(

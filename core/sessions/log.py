@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import paths
-from .safety.redaction import env_secrets, redact
+from .. import paths
+from ..safety.redaction import env_secrets, redact
 
 LOG_NAME = "events.jsonl"
 LOCK_NAME = "lock"

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tui.tools.rehydrate import Fragment, FragmentStore
-
-from .history import (
+from ...tools.rehydrate import Fragment, FragmentStore
+from ..providers.base import Message
+from ..sessions.history import (
     DEHYDRATED_PREFIX,
     SUMMARY_PREFIX,
     TOOL_RESULTS_PREFIX,
@@ -39,7 +39,6 @@ from .history import (
     render_transcript,
     tool_names,
 )
-from .providers.base import Message
 
 Counter = Callable[[list[Message]], int]
 """Tokens of a list of messages: the provider's ``count_tokens``."""

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agent_tui.core.hunks import (
+from agent_tui.core.changes.hunks import (
     HunkConflict,
     apply_hunks,
     compute_hunks,

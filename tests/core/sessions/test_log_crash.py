@@ -9,14 +9,14 @@ import sys
 from pathlib import Path
 
 from agent_tui.core import paths
-from agent_tui.core.session import SessionStore, read_events
+from agent_tui.core.sessions.log import SessionStore, read_events
 
 # Appends numbered events as fast as it can, some of them large (so that a kill can land
 # inside a write), and prints each number once append() has returned: that is the moment
 # the agent would show the event.
 WRITER = """
 import sys
-from agent_tui.core.session import SessionStore, read_events
+from agent_tui.core.sessions.log import SessionStore, read_events
 session_id, start = sys.argv[1], int(sys.argv[2])
 store = SessionStore.open(session_id)
 seq = start
@@ -30,7 +30,7 @@ while True:
 # Writes one event, then half of the next line by hand, and waits to be killed.
 HALF_WRITER = """
 import os, sys, time
-from agent_tui.core.session import SessionStore, log_path
+from agent_tui.core.sessions.log import SessionStore, log_path
 store = SessionStore.open(sys.argv[1])
 store.append({"type": "todo", "seq": 0})
 fd = os.open(log_path(sys.argv[1]), os.O_WRONLY | os.O_APPEND)

@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from . import paths
-from .session import LOG_NAME, SessionLock, SessionLog, SessionNotFound, log_path, read_events
+from .. import paths
+from .log import LOG_NAME, SessionLock, SessionLog, SessionNotFound, log_path, read_events
 
 SCHEMA_VERSION = 1
 _MESSAGE_BITS = 24
@@ -561,7 +561,7 @@ def _project_of(log: Path) -> Path | None:
 
 def _forget_checkpoints(project: Path, session_id: str) -> None:
     """Drop a deleted session's checkpoints; the session is gone whether or not this works."""
-    from .checkpoints import CheckpointError, Checkpoints
+    from ..changes.checkpoints import CheckpointError, Checkpoints
 
     if not paths.checkpoints_dir(project).is_dir():
         return

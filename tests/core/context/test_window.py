@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.context import (
+from agent_tui.core.context.window import (
     CompactionGuard,
     CompactionLoop,
     ContextError,
     ContextManager,
     TokenLedger,
 )
-from agent_tui.core.history import DEHYDRATED_PREFIX, SUMMARY_PREFIX, kind_of
 from agent_tui.core.providers.base import ToolCallRequest
+from agent_tui.core.sessions.history import DEHYDRATED_PREFIX, SUMMARY_PREFIX, kind_of
 from agent_tui.core.text_protocol import results_message
 
 Message = dict[str, Any]

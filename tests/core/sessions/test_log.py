@@ -13,7 +13,8 @@ import pytest
 from agent_tui.core import paths
 from agent_tui.core.events import AssistantMessage, TodoUpdated, ToolCallStarted, ToolResultEvent
 from agent_tui.core.safety.redaction import REDACTED, redact
-from agent_tui.core.session import (
+from agent_tui.core.sessions.export import to_markdown
+from agent_tui.core.sessions.log import (
     SessionError,
     SessionLocked,
     SessionNotFound,
@@ -21,7 +22,6 @@ from agent_tui.core.session import (
     fork,
     read_events,
 )
-from agent_tui.core.session_export import to_markdown
 
 
 def new_store(tmp_path: Path, session_id: str = "s1") -> SessionStore:
@@ -67,7 +67,7 @@ def test_each_append_is_on_disk_when_it_returns(tmp_path):
             [
                 sys.executable,
                 "-c",
-                "import sys; from agent_tui.core.session import read_events; "
+                "import sys; from agent_tui.core.sessions.log import read_events; "
                 "print(read_events(sys.argv[1]).events[-1]['content'])",
                 "s1",
             ],
@@ -167,7 +167,7 @@ def test_undecodable_text_round_trips(tmp_path):
 
 LOCK_PROBE = """
 import sys
-from agent_tui.core.session import SessionLocked, SessionStore
+from agent_tui.core.sessions.log import SessionLocked, SessionStore
 try:
     SessionStore.open(sys.argv[1]).close()
 except SessionLocked as error:

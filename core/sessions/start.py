@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import paths
-from .session import SessionError, SessionLog, SessionStore, fork, read_events
+from .. import paths
+from .log import SessionError, SessionLog, SessionStore, fork, read_events
 
 
 @dataclass(slots=True)
@@ -28,7 +28,7 @@ def open_session(workdir: Path, model: str, *, resume: str | None = None,
     """
     source = resume
     if continue_latest:
-        from .session_index import SessionIndex  # sqlite only when it is needed
+        from .index import SessionIndex  # sqlite only when it is needed
 
         with SessionIndex() as index:
             latest = index.latest(workdir)
@@ -49,7 +49,7 @@ def open_session(workdir: Path, model: str, *, resume: str | None = None,
 
 def close_session(opened: OpenedSession) -> None:
     """Release the session and bring the index up to date."""
-    from .session_index import SessionIndex
+    from .index import SessionIndex
 
     opened.store.close()
     with SessionIndex(refresh=False) as index:

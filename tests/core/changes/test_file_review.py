@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.file_review import FileReview, ReviewError, review_note
+from agent_tui.core.changes.file_review import FileReview, ReviewError, review_note
 
 BEFORE = "".join(f"line {n}\n" for n in range(1, 31))
 

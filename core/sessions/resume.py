@@ -6,10 +6,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import Usage
-from .providers.base import Message, ToolCallRequest
-from .session import SessionLog
-from .text_protocol import results_message
+from ..events import Usage
+from ..providers.base import Message, ToolCallRequest
+from ..text_protocol import results_message
+from .log import SessionLog
 
 # Records that are not worth an fsync each: the complete text arrives in assistant_message
 # and the full output in tool_result.

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from agent_tui.core import paths
-from agent_tui.core.checkpoints import Checkpoints, FileChange
-from agent_tui.core.session import read_events
-from agent_tui.core.session_start import close_session, open_session
+from agent_tui.core.changes.checkpoints import Checkpoints, FileChange
+from agent_tui.core.sessions.log import read_events
+from agent_tui.core.sessions.start import close_session, open_session
 from agent_tui.tui.headless import run_headless
 from tests.core.loop_helpers import HeadlessRun, run, settings_for
 from tests.fakes.providers import Reply, ToolCall
@@ -290,7 +290,7 @@ def test_a_bad_phase_is_refused(project: Path) -> None:
 
 def test_checkpoints_are_off_in_a_home_folder_or_the_root(
         project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from agent_tui.core.checkpoints import checkpoints_off
+    from agent_tui.core.changes.checkpoints import checkpoints_off
 
     assert checkpoints_off(project) is None
     monkeypatch.setenv("HOME", str(project))
@@ -407,8 +407,8 @@ async def test_a_turn_of_reads_only_takes_no_checkpoint(fake_provider, tmp_path)
 
 
 def test_deleting_a_session_drops_its_checkpoints_and_leaves_a_fork_s(project: Path) -> None:
-    from agent_tui.core.session import SessionStore
-    from agent_tui.core.session_index import SessionIndex
+    from agent_tui.core.sessions.index import SessionIndex
+    from agent_tui.core.sessions.log import SessionStore
 
     SessionStore.create("doomed", project=project, model="openai/m").close()
     SessionStore.create("kept", project=project, model="openai/m").close()

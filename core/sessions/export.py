@@ -7,7 +7,7 @@ import re
 import time
 from typing import Any
 
-from .session import SessionLog
+from .log import SessionLog
 
 
 def to_markdown(log: SessionLog) -> str:

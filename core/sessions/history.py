@@ -11,8 +11,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from .providers.base import Message
-from .text_protocol import parse_tool_calls
+from ..providers.base import Message
+from ..text_protocol import parse_tool_calls
 
 TOOL_RESULTS_PREFIX = "Tool results:"
 DEHYDRATED_PREFIX = "[DEHYDRATED CONTEXT: fragment "

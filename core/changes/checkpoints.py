@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import paths
+from .. import paths
 from .checkpoint_files import put_file, remove_file
 from .shadow_git import ShadowGit, ShadowGitError, TreeChange, git_executable
 

@@ -10,8 +10,8 @@ import dataclasses
 from collections.abc import AsyncIterator
 from typing import Any
 
-from . import events as ev
-from .session import SessionLog
+from .. import events as ev
+from .log import SessionLog
 
 # The longest pause between two recorded events, at speed 1, so a coffee break in the log
 # does not stall a demo.

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from agent_tui.tools.fileio import BINARY_SAMPLE_BYTES, atomic_write_text, decode_text, is_binary
-from agent_tui.tools.files import encoding_for
-
+from ...tools.fileio import BINARY_SAMPLE_BYTES, atomic_write_text, decode_text, is_binary
+from ...tools.files import encoding_for
 from .checkpoint_files import put_file, remove_file
 from .hunks import Hunk, HunkConflict, compute_hunks, reapply_hunks, revert_hunks
 from .shadow_git import SYMLINK_MODE

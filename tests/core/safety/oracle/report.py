@@ -18,10 +18,11 @@ from hypothesis import HealthCheck, Phase, given, settings
 from agent_tui.core.safety.permission_rules import RuleSet
 from agent_tui.core.safety.permissions import Decision, decide_command
 from agent_tui.core.safety.workspace import Workspace
-from agent_tui.tests.core.safety.oracle.corpus import load_corpus
-from agent_tui.tests.core.safety.oracle.generated import command_line
-from agent_tui.tests.core.safety.oracle.project import OracleProject, build_project
-from agent_tui.tests.core.safety.oracle.runner import run_command
+
+from .corpus import load_corpus
+from .generated import command_line
+from .project import OracleProject, build_project
+from .runner import run_command
 
 
 def _judge(command: str, project: OracleProject) -> Decision:

@@ -14,7 +14,8 @@ import shutil
 from dataclasses import dataclass
 
 from agent_tui.core.safety.preview import CommandPreview, preview_command
-from agent_tui.tests.core.safety.oracle.project import OracleProject
+
+from .project import OracleProject
 
 TIMEOUT_S = 8.0
 """Long enough for any read-only command on the small project."""

@@ -27,8 +27,8 @@ from .shell_builtins import (
     shell_change_reason,
 )
 from .shell_parts import Part, Redirect, ShellAnalysis, Word
+from .shell_reading import Scope, WordReader
 from .shell_syntax import (
-    ansi_c_word,
     assigned_names,
     bindable_names,
     cd_target,
@@ -38,16 +38,10 @@ from .shell_syntax import (
     resolve_cd,
     shell_operands,
     stored_code,
-    unescape_double_quoted,
-    unquoted_word,
 )
-from .shell_words import WordText, expand
-from .shell_wrappers import AWK, INTERPRETER, SHELLS, inline_code, look_through
+from .shell_words import WordText
+from .shell_wrappers import AWK, INTERPRETER, SHELLS, files_found_in, inline_code, look_through
 
-_FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint",
-                           "-fprint0", "-fprintf", "-fls", "-printf", "-L", "-follow"})
-"""find's actions that run, delete, write, or print other than the names (``-printf``), and
-its options that follow symlinks."""
 MAY_BE_COMMAND = 3
 """How many words after a wrapper's unreadable options are each judged as its command."""
 MAX_DEPTH = 6
@@ -61,39 +55,21 @@ def analyse(command: str, cwd: Path | None) -> ShellAnalysis:
     """Split ``command`` into the simple commands bash would run from folder ``cwd``."""
     walker = _Walker()
     start = Path(os.path.realpath(cwd)) if cwd is not None else None
-    walker.source(command, _Scope(cwd=start), "the command")
+    walker.source(command, Scope(cwd=start), "the command")
     error = walker.errors[0] if walker.errors else None
     return ShellAnalysis(command, tuple(walker.parts), error, tuple(walker.fork_bombs))
 
 
-@dataclass(frozen=True, slots=True)
-class _Scope:
-    """What the walk knows at one point: folder, inherited redirections, pipeline stage."""
-
-    cwd: Path | None
-    redirects: tuple[Redirect, ...] = ()
-    pipe: tuple[int, int] | None = None
-    wrappers: tuple[str, ...] = ()
-    asks: tuple[str, ...] = ()
-    origin: str = ""
-    depth: int = 0
-    bindings: tuple[tuple[str, str], ...] = ()  # loop variables over literal words
-    env: tuple[str, ...] = ()  # variables set for every command inside (`X=1 bash -c …`)
-
-
 @dataclass
-class _Walker:
-    parts: list[Part] = field(default_factory=list)
+class _Walker(WordReader):
     errors: list[str] = field(default_factory=list)
     fork_bombs: list[str] = field(default_factory=list)
     _pipes: itertools.count[int] = field(default_factory=itertools.count)
-    _home: str = field(default_factory=lambda: os.path.expanduser("~"))
     _bindable: list[frozenset[str]] = field(default_factory=list)  # per script being walked
-    _loop_lists: set[str] = field(default_factory=set)  # loop variables bound to `{a,b}`
 
     # -- statements -------------------------------------------------------------------
 
-    def source(self, text: str, scope: _Scope, what: str) -> _Scope:
+    def source(self, text: str, scope: Scope, what: str) -> Scope:
         """Parse ``text`` and walk it; returns the scope after it (``cd`` applied)."""
         # Parsers are not thread-safe: one per call.
         from tree_sitter_language_pack import get_parser
@@ -109,7 +85,7 @@ class _Walker:
         finally:
             self._bindable.pop()
 
-    def _walk(self, node: Any, scope: _Scope) -> _Scope:
+    def _walk(self, node: Any, scope: Scope) -> Scope:
         kind = node.type
         handler = _STATEMENTS.get(kind)
         if handler is not None:
@@ -125,7 +101,7 @@ class _Walker:
                 scope = self._walk(child, scope)
         return scope
 
-    def _isolated(self, node: Any, scope: _Scope) -> None:
+    def _isolated(self, node: Any, scope: Scope) -> None:
         """A subshell or a pipeline: ``cd`` inside stays inside."""
         if node.type == "subshell":
             self._walk_children(node, scope)
@@ -135,13 +111,13 @@ class _Walker:
         for index, stage in enumerate(stages):
             self._walk(stage, replace(scope, pipe=(pipe, index)))
 
-    def _walk_children(self, node: Any, scope: _Scope) -> _Scope:
+    def _walk_children(self, node: Any, scope: Scope) -> Scope:
         for child in node.named_children:
             if child.type != "comment":
                 scope = self._walk(child, scope)
         return scope
 
-    def _function(self, node: Any, scope: _Scope) -> _Scope:
+    def _function(self, node: Any, scope: Scope) -> Scope:
         name = node_text(node.child_by_field_name("name"))
         before = len(self.parts)
         body = node.child_by_field_name("body")
@@ -152,7 +128,7 @@ class _Walker:
             self.fork_bombs.append(name)
         return scope
 
-    def _for(self, node: Any, scope: _Scope) -> _Scope:
+    def _for(self, node: Any, scope: Scope) -> Scope:
         """``for f in *.py; do wc -l "$f"; done``: over literal words, ``$f`` is one of them,
         judged as the glob or list ``{a,b}`` of them."""
         name = node_text(node.child_by_field_name("variable"))
@@ -169,7 +145,7 @@ class _Walker:
         after = self._walk(body, inner) if body is not None else scope
         return replace(after, bindings=scope.bindings)
 
-    def _assignment(self, node: Any, scope: _Scope) -> _Scope:
+    def _assignment(self, node: Any, scope: Scope) -> Scope:
         """``X=1`` on its own: a part with no command, judged by the name it sets."""
         names = assigned_names(node)
         self._values(node, scope)
@@ -184,7 +160,7 @@ class _Walker:
                 return replace(scope, bindings=((names[0], written.chars), *scope.bindings))
         return scope
 
-    def _declaration(self, node: Any, scope: _Scope) -> _Scope:
+    def _declaration(self, node: Any, scope: Scope) -> Scope:
         """``export X=1``, ``local y``, ``unset z``: a command whose names are judged."""
         words: list[Word] = []
         names: list[str] = []
@@ -217,7 +193,7 @@ class _Walker:
                                asks=scope.asks + tuple(dict.fromkeys(asks))))
         return scope
 
-    def _test(self, node: Any, scope: _Scope) -> _Scope:
+    def _test(self, node: Any, scope: Scope) -> Scope:
         """``[[ … ]]``: its substitutions run; quoted subscripts in it are evaluated."""
         self._walk_children(node, scope)
         if stored_code(node):
@@ -227,7 +203,7 @@ class _Walker:
                                        "evaluates as code (an array subscript)",)))
         return scope
 
-    def _arithmetic(self, node: Any, scope: _Scope) -> _Scope:
+    def _arithmetic(self, node: Any, scope: Scope) -> Scope:
         """``(( x = y + 1 ))``: no program runs; it sets the names assigned in it."""
         self._values(node, scope)
         text = node_text(node)
@@ -238,7 +214,7 @@ class _Walker:
                                asks=scope.asks + code))
         return scope
 
-    def _redirected(self, node: Any, scope: _Scope) -> _Scope:
+    def _redirected(self, node: Any, scope: Scope) -> Scope:
         """A statement with redirections; they apply to every command in it."""
         redirects: list[Redirect] = []
         continuations: list[Any] = []
@@ -264,7 +240,7 @@ class _Walker:
                 after = self._walk(cont, after)
         return after
 
-    def _redirect(self, node: Any, scope: _Scope, continuations: list[Any]) -> list[Redirect]:
+    def _redirect(self, node: Any, scope: Scope, continuations: list[Any]) -> list[Redirect]:
         """The redirections in ``node``; a heredoc's trailing ``| cmd`` or ``&& cmd`` go
         to ``continuations`` (tree-sitter nests them in the heredoc)."""
         kind = node.type
@@ -307,7 +283,7 @@ class _Walker:
 
     # -- simple commands ---------------------------------------------------------------
 
-    def _command(self, node: Any, scope: _Scope) -> _Scope:
+    def _command(self, node: Any, scope: Scope) -> Scope:
         words: list[Word] = []
         names: list[str] = []
         redirects: list[Redirect] = []
@@ -338,8 +314,8 @@ class _Walker:
         return after
 
     def _simple(self, text: str, words: list[Word], names: tuple[str, ...],
-                redirects: tuple[Redirect, ...], scope: _Scope,
-                asks_here: tuple[str, ...] = ()) -> _Scope:
+                redirects: tuple[Redirect, ...], scope: Scope,
+                asks_here: tuple[str, ...] = ()) -> Scope:
         """Make the part of one simple command, looking through its wrappers."""
         look = look_through(words)
         cwd = scope.cwd
@@ -410,32 +386,18 @@ class _Walker:
             return replace(scope, cwd=cd_target(cwd, part))
         return scope
 
-    def _found_paths(self, scope: _Scope) -> tuple[Word, ...] | None:
-        """For ``find DIR -type f … -print0 | xargs -0 CMD``: the folders find starts in, so
-        the arguments CMD gets are files in them. Only NUL-separated names of regular files
-        from find are known: each starts with a start folder, so none is an option, blanks
-        split nothing, and no symlink leads elsewhere."""
+    def _found_paths(self, scope: Scope) -> tuple[Word, ...] | None:
+        """For ``find DIR -type f … -print0 | xargs -0 CMD``: the folders the arguments lie in
+        (see :func:`~.shell_wrappers.files_found_in`), from the stage before this one."""
         if scope.pipe is None or scope.pipe[1] == 0:
             return None
         feeder = next((p for p in reversed(self.parts)
                        if p.pipe == (scope.pipe[0], scope.pipe[1] - 1)), None)
-        if feeder is None or feeder.name != "find" or feeder.wrappers != scope.wrappers:
+        if feeder is None or feeder.wrappers != scope.wrappers or feeder.cwd != scope.cwd:
             return None
-        argv = feeder.argv
-        regular = any(argv[i:i + 2] == ("-type", "f") for i in range(len(argv)))
-        if ("-print0" not in argv or not regular or set(argv) & _FIND_ACTIONS
-                or feeder.cwd != scope.cwd):
-            return None  # without -type f a symlink found inside may point anywhere
-        starts: list[Word] = []
-        for word in feeder.command[1:]:
-            if word.text in ("-H", "-P"):
-                continue
-            if word.dynamic or word.text.startswith(("-", "(", "!")):
-                break
-            starts.append(word)
-        return tuple(starts) or (Word("."),)
+        return files_found_in(feeder)
 
-    def _shell(self, part: Part, inner: _Scope, outer: _Scope) -> _Scope:
+    def _shell(self, part: Part, inner: Scope, outer: Scope) -> Scope:
         """``bash -c STRING``, ``sh script``, ``… | sh``: look into the code it runs."""
         command = part.command
         code_at, script = shell_operands(part.argv)
@@ -466,7 +428,7 @@ class _Walker:
             self.parts.append(fed)
         return outer
 
-    def _stdin_code(self, part: Part, why: str, inner: _Scope | None = None) -> Part | None:
+    def _stdin_code(self, part: Part, why: str, inner: Scope | None = None) -> Part | None:
         """A shell or interpreter reading its program from its input.
 
         A literal heredoc given to a shell is read like ``bash -c``'s string (and None is
@@ -491,14 +453,14 @@ class _Walker:
             f"{part.name} <<",)), f"the heredoc given to {part.name}")
         return None
 
-    def _reparse(self, code: str, scope: _Scope, what: str) -> _Scope:
+    def _reparse(self, code: str, scope: Scope, what: str) -> Scope:
         if scope.depth > MAX_DEPTH:
             self.parts.append(Part(code, (Word(code),), cwd=scope.cwd, origin=scope.origin,
                                    asks=scope.asks + ("nests commands too deeply to check",)))
             return scope
         return self.source(code, scope, what)
 
-    def _find_exec(self, part: Part, scope: _Scope) -> None:
+    def _find_exec(self, part: Part, scope: Scope) -> None:
         """``find … -exec CMD {} ;``: CMD is a part of its own, its arguments unknown."""
         command = list(part.command)
         index = 0
@@ -517,106 +479,6 @@ class _Walker:
                         self.parts[i] = replace(self.parts[i], from_input=True)
                 index = end
             index += 1
-
-    # -- words ---------------------------------------------------------------------------
-
-    def _word(self, node: Any, scope: _Scope) -> Word:
-        """One word as written, quotes removed (a redirection's target, a ``-c`` string)."""
-        return self._written(node, scope).word()
-
-    def _fields(self, node: Any, scope: _Scope) -> list[Word]:
-        """The arguments one written word becomes (braces, ``~``, splitting, globs)."""
-        return expand(self._written(node, scope), scope.cwd, self._home)
-
-    def _written(self, node: Any, scope: _Scope, quoted: bool = False) -> WordText:
-        kind = node.type
-        text = node_text(node)
-        if kind == "word":
-            return unquoted_word(text)
-        if kind in ("number", "brace_expression", "variable_name"):
-            return WordText.of(text, "q" if quoted else "u")
-        if kind == "raw_string":
-            return WordText.of(text[1:-1], "q")
-        if kind == "ansi_c_string":
-            return ansi_c_word(text)
-        if kind in ("string", "translated_string"):
-            return self._string(node, scope)
-        if kind == "concatenation":
-            joined = WordText()
-            for child in node.children:
-                joined = joined + self._written(child, scope, quoted)
-            return joined
-        if kind in ("simple_expansion", "expansion"):
-            return self._expansion(node, scope, quoted)
-        if kind in ("command_substitution", "process_substitution"):
-            inner = self._substitution(node, scope)
-            if kind == "process_substitution":
-                return WordText(text, "q" * len(text), inner, process=True)
-            return WordText.of(text, "d", inner)
-        before = len(self.parts)
-        self._values(node, scope)
-        return WordText.of(text, "d", tuple(self.parts[before:]))
-
-    def _string(self, node: Any, scope: _Scope) -> WordText:
-        """A double-quoted string. The text between its pieces (newlines: tree-sitter leaves
-        them out of ``string_content``) is read from the source, so no line is lost."""
-        source = node.text or b""
-        base = node.start_byte
-        at = base + 1
-        joined = WordText()
-        for child in node.named_children:
-            gap = source[at - base:child.start_byte - base].decode("utf-8", "surrogateescape")
-            joined = joined + WordText.of(unescape_double_quoted(gap), "q")
-            if child.type == "string_content":
-                joined = joined + WordText.of(unescape_double_quoted(node_text(child)), "q")
-            else:
-                joined = joined + self._written(child, scope, quoted=True)
-            at = child.end_byte
-        gap = source[at - base:len(source) - 1].decode("utf-8", "surrogateescape")
-        joined = joined + WordText.of(unescape_double_quoted(gap), "q")
-        if joined.dynamic:
-            return WordText.of(node_text(node), "d", joined.inner)
-        return joined
-
-    def _expansion(self, node: Any, scope: _Scope, quoted: bool) -> WordText:
-        text = node_text(node)
-        if re.search(r"@P\}$", text):
-            self.parts.append(Part(text, (), cwd=scope.cwd, origin=scope.origin or text,
-                                   pipe=scope.pipe, asks=scope.asks + (
-                                       f"expands {text} as a prompt string, which runs the "
-                                       "commands written in the variable",)))
-        name = text.strip("${}")
-        value = None
-        if name == "HOME":
-            value = self._home
-        elif name == "PWD" and scope.cwd is not None:
-            value = str(scope.cwd)
-        else:
-            value = next((v for var, v in scope.bindings if var == name), None)
-        if value is not None:
-            if name in self._loop_lists:
-                return WordText.of(value, "b")
-            return WordText.of(value, "q" if quoted else "v")
-        before = len(self.parts)
-        self._values(node, scope)
-        return WordText.of(text, "d", tuple(self.parts[before:]))
-
-    def _substitution(self, node: Any, scope: _Scope) -> tuple[Part, ...]:
-        """``$( )``, backticks, ``<( )``: their commands run in a subshell of their own."""
-        before = len(self.parts)
-        inner = replace(scope, redirects=(), pipe=None)
-        for child in node.named_children:
-            if child.type != "comment":
-                inner = self._walk(child, inner)
-        return tuple(self.parts[before:])
-
-    def _values(self, node: Any, scope: _Scope) -> None:
-        """Walk the substitutions inside a value (an assignment, ``${x:-$(cmd)}``)."""
-        for child in node.named_children:
-            if child.type in ("command_substitution", "process_substitution"):
-                self._substitution(child, scope)
-            else:
-                self._values(child, scope)
 
 
 _STATEMENTS = {

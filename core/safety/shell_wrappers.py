@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from .shell_options import OptionTable, ParsedOptions, parse_options
 
 if TYPE_CHECKING:
-    from .shell_parts import Word
+    from .shell_parts import Part, Word
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "yash"})
 """Shells whose ``-c`` strings and scripts are bash enough to analyse."""
@@ -300,3 +300,32 @@ def inline_code(argv: Sequence[str]) -> str | None:
                 return f"runs inline code ({name} {arg})"
         return None
     return None
+
+
+_FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint",
+                           "-fprint0", "-fprintf", "-fls", "-printf", "-L", "-follow"})
+"""find's actions that run, delete, write, or print other than the names (``-printf``), and
+its options that follow symlinks."""
+
+
+def files_found_in(finder: Part) -> tuple[Word, ...] | None:
+    """The folders whose regular files ``finder`` prints NUL-separated, when it is a
+    ``find DIR -type f … -print0``: names that start with a start folder (so none is an
+    option), that blanks do not split, and that are no symlinks leading elsewhere. None for
+    any other command."""
+    from .shell_parts import Word
+
+    argv = finder.argv
+    if finder.name != "find":
+        return None
+    regular = any(argv[i:i + 2] == ("-type", "f") for i in range(len(argv)))
+    if "-print0" not in argv or not regular or set(argv) & _FIND_ACTIONS:
+        return None
+    starts: list[Word] = []
+    for word in finder.command[1:]:
+        if word.text in ("-H", "-P"):
+            continue
+        if word.dynamic or word.text.startswith(("-", "(", "!")):
+            break
+        starts.append(word)
+    return tuple(starts) or (Word("."),)

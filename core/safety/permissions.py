@@ -22,9 +22,10 @@ from typing import Any
 
 from ...tools.base import Invocation, ToolKind
 from ..glob_patterns import fixed_folder, has_magic
+from .hard_denials import hard_denial
 from .permission_rules import READ_RULE_TOOLS, WRITE_RULE_TOOLS, RuleSet
 from .shell_analysis import Part, ShellAnalysis, analyse
-from .shell_policy import access, hard_denial, risky_assignments, searched_folders
+from .shell_policy import access, risky_assignments, searched_folders
 from .workspace import Workspace
 
 NEVER_RUNS = "agent-tui never runs it"

@@ -1,12 +1,10 @@
-"""What one simple command does: read-only or not, which files it reads and writes, and
-whether it is one of the commands agent-tui refuses in every mode.
+"""What one simple command does: read-only or not, and which files it reads and writes.
 
 ``access`` knows the read-only allowlist (ls, cat, grep, git status…) and the options that
 take a command off it (``sed -i``, ``find -delete``, ``sort -o``…). Options are read the way
 each program's parser reads them, from its complete option table (``sort --out=x`` is
-``sort --output=x``); an option the table does not know takes the command off the list. ``hard_denial`` knows
-the catastrophic commands: ``rm -rf /``, fork bombs, ``mkfs``, ``dd`` onto a disk,
-``curl … | sh``, ``chmod -R 777 /``.
+``sort --output=x``); an option the table does not know takes the command off the list.
+The commands refused in every mode are :mod:`.hard_denials`'.
 """
 
 from __future__ import annotations
@@ -22,22 +20,9 @@ from .git_commands import git_access
 from .option_tables import TABLES
 from .read_only_programs import JQ_LONG, JQ_SHORT, SPECS
 from .shell_options import OptionTable, ParsedOptions, parse_options
-from .shell_parts import Access, Part, ShellAnalysis, Word, path_like
-from .workspace import GLOB_CHARS, Workspace, brace_expand
+from .shell_parts import Access, Part, Word, path_like
+from .workspace import Workspace
 
-DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "GET"})
-"""Programs that fetch from the network."""
-
-SYSTEM_DIRS = frozenset({
-    "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/opt",
-    "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/usr", "/var", "/snap", "/usr/bin",
-    "/usr/lib", "/usr/local", "/usr/sbin", "/usr/share", "/var/lib", "/Applications",
-    "/Library", "/System", "/Users", "/Volumes", "/private",
-})
-"""Folders whose loss breaks the machine."""
-
-_DISK = re.compile(r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|dm-|md|mapper/|rdisk)|"
-                   r"^/proc/sysrq-trigger$")
 _RISKY_VARIABLES = re.compile(
     # the shell itself: startup files, prompts it expands, how it finds and globs
     r"^(PATH|BASH_ENV|ENV|BASH_\w+|ZDOTDIR|INPUTRC|IFS|PS[0-4]|PROMPT_COMMAND|SHELLOPTS"
@@ -442,115 +427,6 @@ def sed_script_is_safe(script: str) -> bool:
     return True
 
 
-# -- hard denials --------------------------------------------------------------------------
-
-
-def hard_denial(part: Part, analysis: ShellAnalysis, workspace: Workspace) -> str | None:
-    """Why ``part`` is refused in every mode, yolo included, or None."""
-    name = part.name
-    argv = part.argv
-    operands = [w for w in part.command[1:] if not w.text.startswith("-")]
-    if name in analysis.fork_bombs:
-        return "is a fork bomb"
-    if name == "rm":
-        parsed = parse_options(part.command, 0, TABLES["rm"])
-        if parsed.has("--no-preserve-root"):
-            return "deletes with --no-preserve-root, which lets rm erase /"
-        if parsed.has("-r", "-R", "--recursive"):
-            for word in parsed.operands:
-                if doomed := _doomed(word, part.cwd, workspace, project=True):
-                    return f"deletes {doomed}"
-    if name in ("chmod", "chown", "chgrp"):
-        parsed = parse_options(part.command, 0, TABLES[name])
-        if parsed.has("-R", "--recursive"):
-            for word in parsed.operands:
-                if doomed := _doomed(word, part.cwd, workspace, project=False):
-                    return f"changes the permissions or owner of everything in {doomed}"
-    if name == "find" and _find_deletes(argv):
-        for word in operands:
-            if doomed := _doomed(word, part.cwd, workspace, project=False):
-                return f"deletes everything in {doomed}"
-    if name == "mv":
-        for word in operands:
-            if doomed := _doomed(word, part.cwd, workspace, project=False):
-                return f"moves {doomed} away"
-    if name.startswith("mkfs") or name in ("mke2fs", "mkdosfs", "mkntfs"):
-        return "formats a file system"
-    if reason := _disk_write(part, name, operands):
-        return reason
-    if name in ("shutdown", "reboot", "halt", "poweroff") or (
-            name == "systemctl" and argv[1:2] and argv[1] in ("poweroff", "reboot", "halt",
-                                                              "kexec")) or (
-            name in ("init", "telinit") and argv[1:2] in (("0",), ("6",))):
-        return "shuts down or restarts the machine"
-    if name == "killall5" or (name == "kill" and "-1" in argv[2:]) or argv == ("kill", "--",
-                                                                                "-1"):
-        return "kills every process you own"
-    if _fed_from_network(part, analysis):
-        return "runs a script straight from the network (like curl … | sh)"
-    return None
-
-
-def _find_deletes(argv: tuple[str, ...]) -> bool:
-    """``find -delete`` or ``find -exec rm``/``shred``."""
-    for index, arg in enumerate(argv):
-        if arg == "-delete" or (arg in ("-exec", "-execdir") and index + 1 < len(argv)
-                                and os.path.basename(argv[index + 1]) in ("rm", "shred")):
-            return True
-    return False
-
-
-def _doomed(word: Word, cwd: Path | None, workspace: Workspace, *, project: bool) -> str | None:
-    """What losing ``word`` would lose when that is catastrophic: /, home, a system folder,
-    (with ``project``) the project or a folder holding it."""
-    if word.dynamic:
-        return None
-    for candidate in brace_expand(word.text):
-        globbed = bool(GLOB_CHARS.search(candidate))
-        base = candidate
-        if globbed:
-            prefix = GLOB_CHARS.split(candidate, 1)[0]
-            base = os.path.dirname(prefix) if "/" in prefix else "."
-        path = workspace.resolve(base, cwd)
-        if path is None:
-            continue
-        if not str(path).strip("/"):
-            return "the root folder /"
-        if path == workspace.home:
-            return "your home folder"
-        if str(path) in SYSTEM_DIRS:
-            return f"the system folder {path}"
-        if project and not globbed and (path == workspace.root or path in workspace.root.parents):
-            return "the project folder" if path == workspace.root else (
-                f"{path}, which holds the project")
-    return None
-
-
-def _disk_write(part: Part, name: str, operands: list[Word]) -> str | None:
-    for redirect in part.redirects:
-        if redirect.writes and redirect.target and _DISK.match(redirect.target.text):
-            return f"overwrites the device {redirect.target.text}"
-    if name == "dd":
-        for word in part.command[1:]:
-            if word.text.startswith("of=") and _DISK.match(word.text[3:]):
-                return f"overwrites the device {word.text[3:]}"
-    if name in ("tee", "cp", "shred", "wipefs", "mkswap", "blkdiscard", "sgdisk"):
-        for word in operands:
-            if _DISK.match(word.text):
-                return f"overwrites the device {word.text}"
-    return None
-
-
 def _line_end(script: str, start: int) -> int:
     newline = script.find("\n", start)
     return newline if newline >= 0 else len(script)
-
-
-def _fed_from_network(part: Part, analysis: ShellAnalysis) -> bool:
-    """Code that comes from a download: ``curl … | sh``, ``sh <(curl …)``,
-    ``bash -c "$(curl …)"``, ``eval "$(wget -qO- …)"``."""
-    if part.stdin_code and part.pipe is not None:
-        stages = analysis.pipeline(part)
-        if any(p.name in DOWNLOADERS for p in stages if p.pipe and p.pipe[1] < part.pipe[1]):
-            return True
-    return any(p.name in DOWNLOADERS for word in part.code for p in word.inner)

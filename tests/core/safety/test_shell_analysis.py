@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.core.safety.hard_denials import hard_denial
 from agent_tui.core.safety.shell_analysis import analyse
-from agent_tui.core.safety.shell_policy import access, hard_denial, sed_script_is_safe
+from agent_tui.core.safety.shell_policy import access, sed_script_is_safe
 from agent_tui.core.safety.workspace import Workspace, brace_expand
 
 

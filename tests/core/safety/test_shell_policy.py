@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.core.safety.hard_denials import hard_denial
 from agent_tui.core.safety.permission_rules import RuleSet
 from agent_tui.core.safety.permissions import Verdict, decide_command
 from agent_tui.core.safety.shell_analysis import analyse
-from agent_tui.core.safety.shell_policy import access, hard_denial
+from agent_tui.core.safety.shell_policy import access
 from agent_tui.core.safety.workspace import Workspace
 
 

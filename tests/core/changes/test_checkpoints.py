@@ -299,7 +299,7 @@ def test_checkpoints_are_off_in_a_home_folder_or_the_root(
 
 
 def test_without_git_checkpoints_are_off(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from agent_tui.core import checkpoints, shadow_git
+    from agent_tui.core.changes import checkpoints, shadow_git
 
     monkeypatch.setenv("PATH", str(project / "no-such-bin"))
     shadow_git.git_executable.cache_clear()

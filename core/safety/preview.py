@@ -28,8 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...tools.sandbox import INSTALL_BUBBLEWRAP, SandboxUnavailable, find_bwrap
 from .preview_changes import MAX_TOTAL_DIFF_CHARS, FileChange, compare_copy, walk_files
+from .sandbox import INSTALL_BUBBLEWRAP, SandboxUnavailable, find_bwrap
 
 MAX_FILES = 20_000
 """The most files (project and watch folders together) a preview copies."""

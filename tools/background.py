@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pydantic import AliasChoices, Field
 
+from ..core.safety.sandbox import SandboxError
 from .base import (
     Confirmation,
     Invocation,
@@ -35,7 +36,7 @@ from .base import (
     ToolParams,
     ToolResult,
 )
-from .sandbox import SandboxError
+from .names import ToolName
 from .shell import TERM_GRACE_S, signal_group
 
 STARTUP_CHECK_S = 0.5
@@ -211,7 +212,7 @@ class BackgroundProcessParams(ToolParams):
 class BackgroundProcessTool(Tool):
     """Starts a long-running command in the background and returns its pid and log."""
 
-    name = "background_process"
+    name = ToolName.BACKGROUND_PROCESS
     kind = ToolKind.EXECUTE
     description = (
         "Start a long-running command (a dev server, a watcher) in the background with "

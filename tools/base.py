@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .read_ledger import ReadLedger
 
 if TYPE_CHECKING:
-    from .sandbox import BwrapSandbox
-    from .todo import TodoStore
+    from ..core.safety.sandbox import BwrapSandbox
+    from ..core.todos import TodoStore
 
 
 class ToolKind(StrEnum):

@@ -21,10 +21,11 @@ from pathlib import Path
 from pydantic import Field
 from tree_sitter import Parser, Query, QueryCursor, QueryError, Tree
 
+from ..core.text_files import BINARY_SAMPLE_BYTES
 from .base import Invocation, OutputCallback, Tool, ToolContext, ToolKind, ToolParams, ToolResult
 from .file_walk import SKIP_DIRS, VCS_AND_CACHE_DIRS, git_ls_files, walk_files
-from .fileio import BINARY_SAMPLE_BYTES
 from .files import display_path
+from .names import ToolName
 from .source_languages import (
     COMMON_LANGUAGES,
     SourceLanguage,
@@ -153,7 +154,7 @@ def _parse(path: Path, parser: Parser, outcome: SearchOutcome) -> tuple[Tree, by
     except OSError:
         outcome.skipped["unreadable"] += 1
         return None
-    if b"\0" in source[:BINARY_SAMPLE_BYTES]:  # cheaper than fileio.is_binary; code has no NUL
+    if b"\0" in source[:BINARY_SAMPLE_BYTES]:  # cheaper than is_binary; code has no NUL
         outcome.skipped["binary"] += 1
         return None
     try:
@@ -222,7 +223,7 @@ class CodeSearchParams(ToolParams):
 class CodeSearchTool(Tool):
     """Searches source files with tree-sitter queries, so matches follow syntax, not text."""
 
-    name = "code_search"
+    name = ToolName.CODE_SEARCH
     kind = ToolKind.READ
     description = (
         "Syntax-aware code search: run tree-sitter queries (S-expressions) over the project's "

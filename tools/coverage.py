@@ -28,6 +28,7 @@ from .base import (
     ToolParams,
     ToolResult,
 )
+from .names import ToolName
 from .shell import OutputSink, kill_group, pump_output
 
 DEFAULT_TIMEOUT_S = 600.0
@@ -100,7 +101,7 @@ class CoverageParams(ToolParams):
 class CoverageTool(Tool):
     """Runs the project's test suite under coverage and returns the summary table."""
 
-    name = "code_coverage"
+    name = ToolName.CODE_COVERAGE
     kind = ToolKind.EXECUTE
     description = (
         "Measure test coverage of the project: runs its whole test suite under coverage and "

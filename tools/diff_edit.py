@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 
 from pydantic import Field
 
+from ..core.text_files import TextFile
 from .base import (
     Tool,
     ToolArgumentError,
     ToolContext,
     ToolKind,
 )
-from .fileio import TextFile
 from .files import (
     REDO_EDIT,
     EditError,
@@ -32,6 +32,7 @@ from .files import (
     edit_snippet,
     refuse_unseen,
 )
+from .names import ToolName
 
 _HUNK_HEADER = re.compile(r"^@@+ *(?:-(\d+)(?:,(\d+))? +\+(\d+)(?:,(\d+))?)? *@@+(.*)$")
 _LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|$)")
@@ -363,7 +364,7 @@ class StrReplaceParams(FileParams):
 class StrReplaceTool(Tool):
     """Applies a unified diff to a file."""
 
-    name = "str_replace"
+    name = ToolName.STR_REPLACE
     kind = ToolKind.EDIT
     description = (
         "Apply a unified diff to one file you have read with read_file (a file changed on "

@@ -20,6 +20,15 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import AliasChoices, Field
 
+from ..core.durable import write_atomically
+from ..core.text_files import (
+    BINARY_SAMPLE_BYTES,
+    TextFile,
+    decode_text,
+    encode_text,
+    is_binary,
+    to_newline,
+)
 from .base import (
     Confirmation,
     Invocation,
@@ -31,18 +40,8 @@ from .base import (
     ToolParams,
     ToolResult,
 )
-from .fileio import (
-    BINARY_SAMPLE_BYTES,
-    TextFile,
-    atomic_write_bytes,
-    decode_text,
-    encode_text,
-    is_binary,
-    line_starts,
-    split_lines,
-    to_newline,
-    unencodable,
-)
+from .fileio import line_starts, split_lines, unencodable
+from .names import ToolName
 
 MAX_LINE_CHARS = 2_000
 """Characters of one line read_file shows before it truncates the line."""
@@ -134,15 +133,6 @@ def load_for_edit(path: Path, shown: str) -> tuple[bytes, TextFile]:
             loaded += "; to create a new file use write_file"
         raise EditError(loaded)
     return loaded, decode_text(loaded)
-
-
-def encoding_for(text: str, preferred: str) -> str:
-    """``preferred`` if it can encode ``text``, else UTF-8 (a latin-1 file gaining emoji)."""
-    try:
-        text.encode(preferred)
-    except UnicodeEncodeError:
-        return "utf-8"
-    return preferred
 
 
 def encode_like(text: str, original: TextFile, shown: str) -> bytes:
@@ -451,7 +441,7 @@ class FileChangeInvocation(Invocation[P], Generic[P, Out]):
         except EditError as exc:
             return ToolResult.failure(exc.message, suggest_escalation=exc.suggest_escalation)
         try:
-            atomic_write_bytes(path, new)
+            write_atomically(path, new, follow_symlinks=True)
         except OSError as exc:
             return ToolResult.failure(
                 f"cannot write {shown}: {exc.strerror or exc}; the file is unchanged. Check "
@@ -463,7 +453,7 @@ class FileChangeInvocation(Invocation[P], Generic[P, Out]):
 class EditFileTool(Tool):
     """Replaces exact text in a file."""
 
-    name = "edit_file"
+    name = ToolName.EDIT_FILE
     kind = ToolKind.EDIT
     description = (
         "Replace exact text in a file you have read with read_file (a file changed on disk "

@@ -26,6 +26,7 @@ from .base import (
     ToolResult,
 )
 from .files import display_path, file_problem
+from .names import ToolName
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 """Largest image read_image sends (most providers refuse bigger ones)."""
@@ -204,7 +205,7 @@ class ReadImageParams(ToolParams):
 class ReadImageTool(Tool):
     """Sends image files to a multimodal model for it to look at."""
 
-    name = "read_image"
+    name = ToolName.READ_IMAGE
     kind = ToolKind.READ
     description = (
         "Look at image files (PNG, JPEG, GIF, WebP; up to 5 MB each): screenshots, "

@@ -12,6 +12,7 @@ from importlib.resources.abc import Traversable
 from pydantic import Field
 
 from .base import Invocation, OutputCallback, Tool, ToolContext, ToolKind, ToolParams, ToolResult
+from .names import ToolName
 
 DOCS_PACKAGE = "agent_tui.tools"
 """The package that holds the ``docs`` folder."""
@@ -56,7 +57,7 @@ class GetInternalDocsParams(ToolParams):
 class GetInternalDocsTool(Tool):
     """Lists or reads agent-tui's own documentation."""
 
-    name = "get_internal_docs"
+    name = ToolName.GET_INTERNAL_DOCS
     kind = ToolKind.READ
     description = (
         "Read agent-tui's own documentation (how this agent is configured, its command line, "

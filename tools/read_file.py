@@ -26,6 +26,7 @@ from typing import BinaryIO
 
 from pydantic import Field
 
+from ..core.text_files import BINARY_SAMPLE_BYTES, is_binary
 from .base import (
     Invocation,
     OutputCallback,
@@ -36,7 +37,6 @@ from .base import (
     ToolParams,
     ToolResult,
 )
-from .fileio import BINARY_SAMPLE_BYTES, is_binary
 from .files import (
     MAX_FILE_BYTES,
     MAX_LINE_CHARS,
@@ -46,6 +46,7 @@ from .files import (
     path_field,
 )
 from .images import read_images, sniff_image
+from .names import ToolName
 
 MAX_LINES = 2_000
 """Lines read_file shows at most in one call."""
@@ -196,7 +197,7 @@ def _read_chars(handle: BinaryIO, start: int, end: int | None, size: int) -> _Ch
     characters and lines, while fewer than ``COUNT_BUDGET_BYTES`` have been scanned.
 
     A UTF-8 byte order mark is not counted. When the bytes scanned are not UTF-8, the file
-    is read as latin-1 (one byte, one character), as ``fileio.decode_text`` does; bytes past
+    is read as latin-1 (one byte, one character), as ``text_files.decode_text`` does; bytes past
     the scan are assumed to agree with it.
     """
     stop = start + MAX_OUTPUT_CHARS if end is None else min(end, start + MAX_OUTPUT_CHARS)
@@ -281,7 +282,7 @@ class ReadFileParams(ToolParams):
 class ReadFileTool(Tool):
     """Reads a text file, whole or a range of lines or characters, with numbered lines."""
 
-    name = "read_file"
+    name = ToolName.READ_FILE
     kind = ToolKind.READ
     description = (
         "Read a text file. Lines are numbered like `    42: text`; the number, colon and "

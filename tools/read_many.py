@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import Field
 
 from ..core.glob_patterns import PathMatcher, glob_regex, has_magic, split_fixed, unescape
+from ..core.text_files import BINARY_SAMPLE_BYTES, decode_text, is_binary
 from .base import (
     Invocation,
     OutputCallback,
@@ -25,9 +26,10 @@ from .base import (
     ToolResult,
 )
 from .file_walk import SKIP_DIRS, VCS_AND_CACHE_DIRS, git_ls_files, walk_files
-from .fileio import BINARY_SAMPLE_BYTES, decode_text, is_binary, split_lines
+from .fileio import split_lines
 from .files import display_path, number_line
 from .images import sniff_image
+from .names import ToolName
 
 DEFAULT_MAX_FILES = 50
 DEFAULT_MAX_TOTAL_BYTES = 400_000
@@ -147,7 +149,7 @@ class ReadManyFilesParams(ToolParams):
 class ReadManyFilesTool(Tool):
     """Reads several text files at once, each under a ``--- path ---`` header."""
 
-    name = "read_many_files"
+    name = ToolName.READ_MANY_FILES
     kind = ToolKind.READ
     description = (
         "Read several text files in one call: give files, folders or globs (e.g. "

@@ -17,9 +17,11 @@ from .base import (
     ToolParams,
     ToolResult,
 )
+from .names import ToolName
 from .web import NETWORK_OFF_MESSAGE, check_network
 
-RESEARCH_TOOLS = ["web_search", "web_fetch", "read_file", "grep", "glob_files", "ls"]
+RESEARCH_TOOLS = [ToolName.WEB_SEARCH, ToolName.WEB_FETCH, ToolName.READ_FILE, ToolName.GREP,
+                  ToolName.GLOB_FILES, ToolName.LS]
 """The only tools the research sub-agent may call."""
 BRIEF_SECTIONS = ("Question", "Findings", "Options", "Recommendation")
 """The headings a research brief must have, in order."""
@@ -65,7 +67,7 @@ class ResearchParams(ToolParams):
 class ResearchTool(Tool):
     """Runs a web-browsing sub-agent and returns its research brief."""
 
-    name = "research"
+    name = ToolName.RESEARCH
     kind = ToolKind.FETCH
     description = (
         "Research a question on the web with a sub-agent that searches, reads pages and "

@@ -34,6 +34,7 @@ from .grep_engines import (
     run_process,
     search_lines,
 )
+from .names import ToolName
 
 MAX_GLOB_RESULTS = 1_000
 """Paths glob_files returns at most."""
@@ -80,7 +81,7 @@ class LsParams(ToolParams):
 class LsTool(Tool):
     """Lists the entries of one folder."""
 
-    name = "ls"
+    name = ToolName.LS
     kind = ToolKind.READ
     description = (
         "List the entries of one folder (not recursive): folders first, marked with a "
@@ -190,7 +191,7 @@ class _SearchTool(Tool):
 class GlobFilesTool(_SearchTool):
     """Finds files whose paths match a glob."""
 
-    name = "glob_files"
+    name = ToolName.GLOB_FILES
     kind = ToolKind.READ
     description = (
         "Find files (not folders) whose paths match a glob pattern. Returns paths relative "
@@ -280,7 +281,7 @@ class GrepParams(ToolParams):
 class GrepTool(_SearchTool):
     """Searches file contents for a regular expression."""
 
-    name = "grep"
+    name = ToolName.GREP
     kind = ToolKind.READ
     description = (
         "Search file contents for a regular expression, line by line. Matching lines are "

@@ -15,6 +15,7 @@ from typing import IO
 
 from pydantic import AliasChoices, Field
 
+from ..core.safety.sandbox import SandboxError
 from .base import (
     Confirmation,
     Invocation,
@@ -26,7 +27,7 @@ from .base import (
     ToolParams,
     ToolResult,
 )
-from .sandbox import SandboxError
+from .names import ToolName
 
 MAX_TIMEOUT_MS = 3_600_000
 """The longest timeout a command may ask for (one hour)."""
@@ -57,7 +58,7 @@ class ShellParams(ToolParams):
 class ShellTool(Tool):
     """Runs a command with bash and returns its combined output and exit code."""
 
-    name = "shell"
+    name = ToolName.SHELL
     kind = ToolKind.EXECUTE
     description = (
         "Run a command with `bash -c` in the project folder (or working_dir) and return its "

@@ -1,50 +1,17 @@
-"""todo_read and todo_write (g3): the agent's session-scoped todo list in markdown checkboxes."""
+"""todo_read and todo_write (g3): the agent's session-scoped todo list in markdown checkboxes.
+
+The list itself is ``core.todos.TodoStore``, which the engine hands tools in ``ToolContext``.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import re
-from collections.abc import Callable
-from pathlib import Path
 
 from pydantic import Field
 
+from ..core.todos import TodoStore, summarize
 from .base import Invocation, OutputCallback, Tool, ToolContext, ToolKind, ToolParams, ToolResult
-from .fileio import atomic_write_text
-
-_ITEM = re.compile(r"^\s*[-*] \[(?P<mark>[ xX])\] \S")
-
-
-class TodoStore:
-    """The todo list of one session, kept in a markdown file; ``on_change`` hears each write."""
-
-    def __init__(self, path: Path, on_change: Callable[[str], None] | None = None) -> None:
-        self.path = path
-        self.on_change = on_change
-
-    def read(self) -> str:
-        """The list as written last ("" when there is none)."""
-        try:
-            return self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return ""
-
-    def save(self, content: str) -> None:
-        """Replace the list on disk, atomically (blocking: call it from a thread)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(self.path, content)
-
-    async def write(self, content: str) -> None:
-        """Save the list off the event loop, then tell ``on_change`` on the loop."""
-        await asyncio.to_thread(self.save, content)
-        if self.on_change is not None:
-            self.on_change(content)
-
-
-def summarize(content: str) -> tuple[int, int]:
-    """(items, done) of a markdown checkbox list."""
-    marks = [m.group("mark") for line in content.splitlines() if (m := _ITEM.match(line))]
-    return len(marks), sum(1 for mark in marks if mark in "xX")
+from .names import ToolName
 
 
 class TodoReadParams(ToolParams):
@@ -103,7 +70,7 @@ class TodoWriteInvocation(_TodoInvocation):
 class TodoReadTool(Tool):
     """Reads the session's todo list."""
 
-    name = "todo_read"
+    name = ToolName.TODO_READ
     kind = ToolKind.THINK
     description = ("Read the current todo list of this session. Call it at the start of a "
                    "multi-step task to see existing plans.")
@@ -116,7 +83,7 @@ class TodoReadTool(Tool):
 class TodoWriteTool(Tool):
     """Replaces the session's todo list."""
 
-    name = "todo_write"
+    name = ToolName.TODO_WRITE
     kind = ToolKind.THINK
     description = ("Create or update the todo list of this session, in markdown checkboxes "
                    "(`- [ ]` open, `- [x]` done, indent to nest). It replaces the whole list: "

@@ -31,6 +31,7 @@ from .base import (
     ToolParams,
     ToolResult,
 )
+from .names import ToolName
 
 NETWORK_OFF_MESSAGE = (
     "network tools are off; ask the user to turn them on with /net on or --net "
@@ -124,7 +125,7 @@ class WebFetchParams(ToolParams):
 class WebFetchTool(Tool):
     """Fetches a web page and returns it as readable Markdown."""
 
-    name = "web_fetch"
+    name = ToolName.WEB_FETCH
     kind = ToolKind.FETCH
     description = (
         "Fetch a web page over http or https and return it as Markdown (title, headings, "
@@ -373,7 +374,7 @@ class SearchResult:
 class WebSearchTool(Tool):
     """Searches the web with the configured service (SearXNG, Brave or Tavily)."""
 
-    name = "web_search"
+    name = ToolName.WEB_SEARCH
     kind = ToolKind.FETCH
     description = (
         "Search the web and return numbered results, each with title, URL and snippet. "

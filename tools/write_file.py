@@ -14,6 +14,16 @@ from pathlib import Path
 
 from pydantic import Field
 
+from ..core.durable import write_atomically
+from ..core.text_files import (
+    BINARY_SAMPLE_BYTES,
+    TextFile,
+    decode_text,
+    encode_text,
+    encoding_for,
+    is_binary,
+    to_newline,
+)
 from .base import (
     Confirmation,
     Invocation,
@@ -23,25 +33,16 @@ from .base import (
     ToolKind,
     ToolResult,
 )
-from .fileio import (
-    BINARY_SAMPLE_BYTES,
-    TextFile,
-    atomic_write_bytes,
-    decode_text,
-    encode_text,
-    is_binary,
-    to_newline,
-)
 from .files import (
     MAX_FILE_BYTES,
     REDO_WRITE,
     FileParams,
     current_stat,
     display_path,
-    encoding_for,
     refuse_unseen,
     too_large_to_check,
 )
+from .names import ToolName
 
 
 class WriteFileParams(FileParams):
@@ -55,7 +56,7 @@ class WriteFileParams(FileParams):
 class WriteFileTool(Tool):
     """Creates a file or replaces its whole content."""
 
-    name = "write_file"
+    name = ToolName.WRITE_FILE
     kind = ToolKind.EDIT
     description = (
         "Create a file or replace its whole content. Missing parent folders are created "
@@ -183,7 +184,7 @@ class WriteFileInvocation(Invocation[WriteFileParams]):
         plan = self._plan(data)
         new = encode_text(plan.text, encoding=plan.encoding, bom=plan.bom)
         try:
-            atomic_write_bytes(path, new)
+            write_atomically(path, new, follow_symlinks=True)
         except OSError as exc:
             return ToolResult.failure(
                 f"cannot write {shown}: {exc.strerror or exc}; the file is unchanged. Check "

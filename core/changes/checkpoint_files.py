@@ -1,7 +1,7 @@
 """Putting a project's files back as a checkpoint holds them: write, recreate or remove.
 
-Writes are atomic (temporary sibling, fsync, rename), so a crash leaves a file either as
-it was or as restored. Nothing is written through a symlinked folder: a turn that swapped
+Writes are atomic (``core.durable``: temporary sibling, fsync, rename), so a crash leaves a
+file either as it was or as restored. Nothing is written through a symlinked folder: a turn that swapped
 a folder for a link out of the project cannot make a restore write outside it.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 from pathlib import Path
 
+from ..durable import write_atomically
 from .shadow_git import SYMLINK_MODE
 
 EXECUTABLE_MODE = 0o100755
@@ -53,33 +53,10 @@ def put_file(root: Path, rel: str, data: bytes, git_mode: int) -> None:
             os.unlink(target)
         os.symlink(os.fsdecode(data), target)
         return
-    keep = stat.S_IMODE(current.st_mode) if current and stat.S_ISREG(current.st_mode) else None
-    _write_atomically(target, data, keep, git_mode == EXECUTABLE_MODE)
-
-
-def _write_atomically(target: Path, data: bytes, keep: int | None, executable: bool) -> None:
-    while True:
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.agent-tui-restore")
-        try:
-            # 0o666 here lets the kernel apply the umask to a file that is new.
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            break
-        except FileExistsError:
-            continue
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            mode = keep if keep is not None else stat.S_IMODE(os.fstat(handle.fileno()).st_mode)
-            mode = (mode | (mode & 0o444) >> 2) if executable else mode & ~0o111
-            os.fchmod(handle.fileno(), mode)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    _fsync_dir(target.parent)
+    executable = git_mode == EXECUTABLE_MODE
+    # A regular file's bits stay (a new file's come from the umask); only the x bits follow git.
+    write_atomically(target, data, new_file_mode=0o666,
+                     mode=lambda bits: bits | (bits & 0o444) >> 2 if executable else bits & ~0o111)
 
 
 def _checked_target(root: Path, rel: str) -> Path:
@@ -112,14 +89,3 @@ def _prune_empty_parents(root: Path, folder: Path) -> None:
         except OSError:
             return
         folder = folder.parent
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

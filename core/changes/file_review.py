@@ -17,8 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from ...tools.fileio import BINARY_SAMPLE_BYTES, atomic_write_text, decode_text, is_binary
-from ...tools.files import encoding_for
+from ..text_files import (
+    BINARY_SAMPLE_BYTES,
+    atomic_write_text,
+    decode_text,
+    encoding_for,
+    is_binary,
+)
 from .checkpoint_files import put_file, remove_file
 from .hunks import Hunk, HunkConflict, compute_hunks, reapply_hunks, revert_hunks
 from .shadow_git import SYMLINK_MODE

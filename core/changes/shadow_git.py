@@ -11,12 +11,15 @@ never opened for writing: git skips it as it skips every ``.git``, and only its
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..durable import write_atomically
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """The id of git's empty tree (a project with no files)."""
@@ -235,12 +238,8 @@ class ShadowGit:
         if not others:
             return
         newest = max(others, key=lambda p: p.stat().st_mtime)
-        tmp = self.index.with_suffix(".seeding")
-        try:
-            shutil.copyfile(newest, tmp)
-            os.replace(tmp, self.index)
-        except OSError:
-            tmp.unlink(missing_ok=True)  # a cold index only costs time
+        with contextlib.suppress(OSError):  # a cold index only costs time
+            write_atomically(self.index, newest.read_bytes())
 
     def _project_excludes(self) -> bytes:
         """The project's own ``.git/info/exclude`` (read only), honoured like .gitignore."""
@@ -264,4 +263,4 @@ def _write_if_changed(path: Path, data: bytes) -> None:
             return
     except OSError:
         pass
-    path.write_bytes(data)
+    write_atomically(path, data)  # git reads it on every snapshot: never half of it

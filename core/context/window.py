@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...tools.rehydrate import Fragment, FragmentStore
 from ..providers.base import Message
 from ..sessions.history import (
     DEHYDRATED_PREFIX,
@@ -39,6 +38,7 @@ from ..sessions.history import (
     render_transcript,
     tool_names,
 )
+from .fragments import Fragment, FragmentStore
 
 Counter = Callable[[list[Message]], int]
 """Tokens of a list of messages: the provider's ``count_tokens``."""

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths
+from ..durable import sync_folder, write_atomically
 from ..safety.redaction import env_secrets, redact
 
 LOG_NAME = "events.jsonl"
@@ -290,7 +291,7 @@ class SessionStore:
             "title": title,
         }
         store._write(encode_record(header))
-        _fsync_dir(folder)  # make the new file's name durable too
+        sync_folder(folder)  # make the new file's name durable too
         return store
 
     @classmethod
@@ -385,14 +386,6 @@ class SessionStore:
             self._size = start + len(line)
 
 
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _cut_torn_tail(fd: int, path: Path) -> str | None:
     """Truncate the file after its last newline, saving what follows in ``torn-<ts>.bin``."""
     size = os.fstat(fd).st_size
@@ -409,7 +402,7 @@ def _cut_torn_tail(fd: int, path: Path) -> str | None:
         return None
     torn = os.pread(fd, size - end, end)
     keep = path.with_name(f"torn-{time.time_ns()}.bin")
-    keep.write_bytes(torn)
+    write_atomically(keep, torn, new_file_mode=0o666)
     os.ftruncate(fd, end)
     os.fsync(fd)
     return _torn_warning(size - end).replace("skipped", f"cut off and kept in {keep.name}")

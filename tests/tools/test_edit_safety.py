@@ -10,7 +10,6 @@ import asyncio
 import codecs
 import hashlib
 import os
-import re
 import signal
 import stat
 import subprocess
@@ -21,14 +20,14 @@ from typing import Any
 
 import pytest
 
+from agent_tui.core import durable
 from agent_tui.core.agent import Agent
 from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
+from agent_tui.core.durable import write_atomically
 from agent_tui.core.providers.litellm import LitellmProvider
 from agent_tui.core.sessions.log import SessionStore, read_events
-from agent_tui.tools import fileio
 from agent_tui.tools.base import ToolArgumentError, ToolContext, ToolResult
 from agent_tui.tools.builtin import builtin_tools
-from agent_tui.tools.fileio import atomic_write_bytes
 from agent_tui.tools.files import MAX_FILE_BYTES
 from agent_tui.tools.registry import ToolRegistry
 from tests.core.loop_helpers import settings_for
@@ -329,58 +328,6 @@ def test_owner_and_group_are_kept(ctx: ToolContext) -> None:
     assert (path.stat().st_uid, path.stat().st_gid) == (4321, 4321)
 
 
-def test_data_is_synced_renamed_then_the_folder_synced(tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "a.txt"
-    path.write_text("old\n")
-    steps: list[tuple[str, ...]] = []
-    real_fsync, real_replace = os.fsync, os.replace
-
-    def fsync(fd: int) -> None:
-        steps.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
-        real_fsync(fd)
-
-    def replace(src: Any, dst: Any) -> None:
-        steps.append(("replace", os.fspath(src), os.fspath(dst)))
-        real_replace(src, dst)
-
-    monkeypatch.setattr(fileio.os, "fsync", fsync)
-    monkeypatch.setattr(fileio.os, "replace", replace)
-    atomic_write_bytes(path, b"new\n")
-
-    (_, synced), (_, moved, onto), (_, folder) = steps
-    assert [step[0] for step in steps] == ["fsync", "replace", "fsync"]
-    assert synced == moved and onto == str(path) and folder == str(tmp_path)
-    assert re.fullmatch(rf"\.a\.txt\.agent-tui-{os.getpid()}-[0-9a-f]{{8}}\.tmp",
-                        Path(moved).name)
-    assert Path(moved).parent == tmp_path
-    assert path.read_bytes() == b"new\n" and temporaries(tmp_path) == []
-
-
-def test_leftovers_of_a_killed_writer_are_removed_by_the_next_write(tmp_path: Path) -> None:
-    path = tmp_path / "a.txt"
-    path.write_text("old\n")
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
-    dead = f".a.txt.agent-tui-{gone.stdout.strip()}-0badc0de.tmp"
-    alive = f".a.txt.agent-tui-{os.getppid()}-0badc0de.tmp"  # a writer still running
-    other = ".b.txt.agent-tui-1-0badc0de.tmp"  # another file's
-    for name in (dead, alive, other):
-        (tmp_path / name).write_text("partial")
-
-    atomic_write_bytes(path, b"new\n")
-
-    assert temporaries(tmp_path) == sorted([alive, other])
-    assert path.read_bytes() == b"new\n"
-
-
-def test_a_name_near_the_length_limit_still_gets_a_temporary_sibling(tmp_path: Path) -> None:
-    path = tmp_path / ("é" * 120 + ".txt")  # 244 bytes of the 255 a name may have
-    path.write_text("old\n")
-    atomic_write_bytes(path, b"new\n")
-    assert path.read_bytes() == b"new\n" and temporaries(tmp_path) == []
-
-
 # --------------------------------------------------------------------------- kill -9
 
 WRITER = r"""
@@ -422,7 +369,7 @@ def _kill_writer_at(path: Path, moment: float | str | None, new_size: int) -> bo
     writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(NEW_LINES)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert writer.stdin is not None and writer.stdout is not None
-    mine = f"{fileio.temporary_prefix(path)}{writer.pid}-"
+    mine = f"{durable.temporary_prefix(path)}{writer.pid}-"
     in_flight: bool | None = None
     try:
         assert writer.stdout.readline() == "ready\n"
@@ -477,7 +424,7 @@ def test_kill_9_during_a_large_write_leaves_the_old_or_the_new_content(tmp_path:
             assert name.startswith(".big.txt.agent-tui-"), name
 
     # The next write of the file clears what killed writers left behind.
-    atomic_write_bytes(path, b"after\n")
+    write_atomically(path, b"after\n")
     assert temporaries(tmp_path) == [], outcomes
     assert path.read_bytes() == b"after\n"
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from agent_tui.core.todos import TodoStore
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.registry import ToolRegistry
-from agent_tui.tools.todo import TodoStore, summarize
 
 
 @pytest.fixture
@@ -46,7 +46,3 @@ async def test_no_store_is_a_clear_error(tmp_path):
     ctx = ToolContext(workdir=tmp_path, output_dir=tmp_path / "out")
     result = await ToolRegistry(builtin_tools()).build("todo_read", {}, ctx).execute()
     assert not result.ok and "no todo list" in result.llm_content
-
-
-def test_summarize_counts_nested_items():
-    assert summarize("- [x] a\n  * [ ] b\n- [X] c\nnot an item\n") == (3, 2)

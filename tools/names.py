@@ -1,0 +1,53 @@
+"""The names of the built-in tools, and the groups of them the engine treats alike.
+
+Every module that needs to know a tool by name (permissions, rules, session history, the
+text protocol's aliases) takes it from here, so a tool is renamed in one place. Tools not
+built in (MCP, discovered, skill tools) have names of their own and are in no group.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ToolName(StrEnum):
+    """The name of each built-in tool, as the model calls it."""
+
+    READ_FILE = "read_file"
+    READ_MANY_FILES = "read_many_files"
+    WRITE_FILE = "write_file"
+    EDIT_FILE = "edit_file"
+    STR_REPLACE = "str_replace"
+    LS = "ls"
+    GLOB_FILES = "glob_files"
+    GREP = "grep"
+    CODE_SEARCH = "code_search"
+    CODE_COVERAGE = "code_coverage"
+    SHELL = "shell"
+    BACKGROUND_PROCESS = "background_process"
+    READ_IMAGE = "read_image"
+    WEB_FETCH = "web_fetch"
+    WEB_SEARCH = "web_search"
+    RESEARCH = "research"
+    TODO_READ = "todo_read"
+    TODO_WRITE = "todo_write"
+    REHYDRATE = "rehydrate"
+    GET_INTERNAL_DOCS = "get_internal_docs"
+
+
+EDIT_TOOLS: frozenset[str] = frozenset(
+    {ToolName.WRITE_FILE, ToolName.EDIT_FILE, ToolName.STR_REPLACE})
+"""Tools that change the content of the one file their ``file_path`` names; a rule naming
+any of them covers every write of a file."""
+READ_TOOLS: frozenset[str] = frozenset({ToolName.READ_FILE})
+"""The tool that reads the one file its ``file_path`` names; a rule naming it covers every
+read of a file (read tools, shell commands, ``<`` redirections)."""
+FOLDER_READING_TOOLS: frozenset[str] = frozenset(
+    {ToolName.GREP, ToolName.CODE_SEARCH, ToolName.READ_MANY_FILES})
+"""Tools that read the files inside the folders they are given."""
+COMMAND_TOOLS: frozenset[str] = frozenset({ToolName.SHELL, ToolName.BACKGROUND_PROCESS})
+"""Tools that run a bash command line, judged part by part."""
+COMMAND_RULE_TOOL: str = ToolName.SHELL
+"""The tool rules name for commands: a ``shell(...)`` rule covers every command tool."""
+PREVIEW_TOOLS: frozenset[str] = COMMAND_TOOLS
+"""Tools whose command a person may first run in a throwaway copy of the project."""

@@ -16,16 +16,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..tools.names import ToolName
 from .providers.base import ToolCallRequest
 
 # GLTCH's short action names.
-ACTION_ALIASES = {
-    "read": "read_file",
-    "write": "write_file",
-    "edit": "edit_file",
-    "run": "shell",
-    "search": "web_search",
-    "fetch": "web_fetch",
+ACTION_ALIASES: dict[str, str] = {
+    "read": ToolName.READ_FILE,
+    "write": ToolName.WRITE_FILE,
+    "edit": ToolName.EDIT_FILE,
+    "run": ToolName.SHELL,
+    "search": ToolName.WEB_SEARCH,
+    "fetch": ToolName.WEB_FETCH,
 }
 
 _START = re.compile(r'\{\s*"tool"\s*:|\[ACTION:|```(?:json|tool)\b')

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
+from ...tools.names import COMMAND_RULE_TOOL
 from ..glob_patterns import (
     crosses_folders,
     escape,
@@ -51,12 +52,6 @@ Kind = Literal["allow", "ask", "deny"]
 Scope = Literal["once", "session", "project", "user"]
 SCOPES: tuple[Scope, ...] = ("once", "session", "project", "user")
 
-READ_RULE_TOOLS = frozenset({"read_file"})
-"""Rules naming these tools cover every read of a file."""
-WRITE_RULE_TOOLS = frozenset({"edit_file", "write_file", "str_replace"})
-"""Rules naming these tools cover every write of a file."""
-SHELL_RULE_TOOL = "shell"
-"""Rules naming ``shell`` cover the commands of every tool that runs commands."""
 
 _RULE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(?:\((.*)\))?\s*$", re.S)
 
@@ -171,7 +166,7 @@ class RuleSet:
 
     def command(self, kind: Kind, tool: str, lines: Sequence[str]) -> Rule | None:
         """The first ``kind`` rule for ``shell`` (or ``tool``) matching one of ``lines``."""
-        return next((r for r in self.of(kind) if r.tool in (SHELL_RULE_TOOL, tool)
+        return next((r for r in self.of(kind) if r.tool in (COMMAND_RULE_TOOL, tool)
                      and any(r.matches_command(line) for line in lines)), None)
 
     def path(self, kind: Kind, tools: Iterable[str], path: Path,

@@ -21,16 +21,21 @@ from pathlib import Path
 from typing import Any
 
 from ...tools.base import Invocation, ToolKind
+from ...tools.names import (
+    COMMAND_RULE_TOOL,
+    EDIT_TOOLS,
+    FOLDER_READING_TOOLS,
+    READ_TOOLS,
+    ToolName,
+)
 from ..glob_patterns import fixed_folder, has_magic
 from .hard_denials import hard_denial
-from .permission_rules import READ_RULE_TOOLS, WRITE_RULE_TOOLS, RuleSet
+from .permission_rules import RuleSet
 from .shell_analysis import Part, ShellAnalysis, analyse
 from .shell_policy import access, risky_assignments, searched_folders
 from .workspace import Workspace
 
 NEVER_RUNS = "agent-tui never runs it"
-FOLDER_READING_TOOLS = frozenset({"grep", "code_search", "read_many_files"})
-"""Tools that read the files of a whole folder; a deny rule on any of those files asks."""
 """The end of every hard denial's reason."""
 
 
@@ -112,9 +117,9 @@ def _decide_tool(invocation: Invocation[Any], mode: str, workspace: Workspace,
     tool = invocation.tool
     writes = tool.kind == ToolKind.EDIT
     if writes:
-        rule_tools = WRITE_RULE_TOOLS | {tool.name}
+        rule_tools = EDIT_TOOLS | {tool.name}
     elif tool.read_only:
-        rule_tools = READ_RULE_TOOLS | {tool.name}
+        rule_tools = READ_TOOLS | {tool.name}
     else:
         rule_tools = frozenset({tool.name})
     located = [p for p in (workspace.resolve(str(loc)) for loc in invocation.locations()) if p]
@@ -212,7 +217,7 @@ class _Judged:
 
 
 def decide_command(command: str, mode: str, workspace: Workspace, rules: RuleSet, cwd: Path,
-                   tool: str = "shell") -> Decision:
+                   tool: str = COMMAND_RULE_TOOL) -> Decision:
     """Judge a command line part by part; the strictest part decides.
 
     Args:
@@ -281,18 +286,18 @@ def _judge(part: Part, analysis: ShellAnalysis, mode: str, workspace: Workspace,
     writes = _paths(workspace, part.cwd, (*acc.writes, *(r.target for r in part.redirects
                                                          if r.writes and r.target)))
     touches = _paths(workspace, part.cwd, acc.touches)
-    for path, families in ((p, (READ_RULE_TOOLS,)) for p in reads):
+    for path, families in ((p, (READ_TOOLS,)) for p in reads):
         if path and (rule := rules.path("deny", families[0], path, workspace)):
             return verdict(Verdict.DENY, f"reads {workspace.shown(path)}, denied by the rule "
                                          f"{rule.text}", by_rule=True)
     for path in (*writes, *touches):
-        if path and (rule := rules.path("deny", WRITE_RULE_TOOLS | READ_RULE_TOOLS, path,
+        if path and (rule := rules.path("deny", EDIT_TOOLS | READ_TOOLS, path,
                                         workspace)):
             return verdict(Verdict.DENY, f"touches {workspace.shown(path)}, denied by the rule "
                                          f"{rule.text}", by_rule=True)
     if rules.deny:
         for folder in searched_folders(part, reads):
-            if rule := rules.inside("deny", READ_RULE_TOOLS, folder, workspace):
+            if rule := rules.inside("deny", READ_TOOLS, folder, workspace):
                 return verdict(Verdict.ASK, _searches_denied(folder, rule, workspace),
                                firm=True, by_rule=True)
     protected = next(filter(None, (workspace.protected(p) for p in (*writes, *touches) if p)),
@@ -336,12 +341,12 @@ def _judge(part: Part, analysis: ShellAnalysis, mode: str, workspace: Workspace,
         outside = workspace.first_outside(reads)
         if unknown:
             return verdict(Verdict.ASK, "reads a path only known at run time", suggest)
-        if outside and not rules.path("allow", READ_RULE_TOOLS, outside, workspace):
+        if outside and not rules.path("allow", READ_TOOLS, outside, workspace):
             return verdict(Verdict.ASK, f"reads {outside}, outside the project", suggest)
         allowed = "read-only"
     if problem := _write_problem(writes, mode, workspace, rules):
         reason, target = problem
-        return verdict(Verdict.ASK, reason, f"edit_file({target})" if target else None)
+        return verdict(Verdict.ASK, reason, f"{ToolName.EDIT_FILE}({target})" if target else None)
     return verdict(Verdict.ALLOW, allowed, by_rule=allowed.startswith("allowed by"))
 
 
@@ -398,7 +403,7 @@ def _write_problem(writes: list[Path | None], mode: str, workspace: Workspace,
     for path in writes:
         if path is None:
             return "writes a file whose name is only known at run time", None
-        if workspace.harmless(path) or rules.path("allow", WRITE_RULE_TOOLS, path, workspace):
+        if workspace.harmless(path) or rules.path("allow", EDIT_TOOLS, path, workspace):
             continue
         if mode == "yolo":
             continue
@@ -413,10 +418,10 @@ def _write_problem(writes: list[Path | None], mode: str, workspace: Workspace,
 def _path_rule(rules: RuleSet, kind: Any, reads: list[Path | None], writes: list[Path | None],
                workspace: Workspace) -> Any:
     for path in reads:
-        if path and (rule := rules.path(kind, READ_RULE_TOOLS, path, workspace)):
+        if path and (rule := rules.path(kind, READ_TOOLS, path, workspace)):
             return rule
     for path in writes:
-        if path and (rule := rules.path(kind, WRITE_RULE_TOOLS, path, workspace)):
+        if path and (rule := rules.path(kind, EDIT_TOOLS, path, workspace)):
             return rule
     return None
 

@@ -11,13 +11,13 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from ...tools.names import EDIT_TOOLS, ToolName
 from ..providers.base import Message
 from ..text_protocol import parse_tool_calls
 
 TOOL_RESULTS_PREFIX = "Tool results:"
 DEHYDRATED_PREFIX = "[DEHYDRATED CONTEXT: fragment "
 SUMMARY_PREFIX = "Summary of the conversation so far:"
-EDIT_TOOLS = frozenset({"write_file", "edit_file", "str_replace"})
 _PATH_KEYS = ("file_path", "path", "file_paths", "paths")
 
 
@@ -69,7 +69,7 @@ def last_todo_list(messages: list[Message]) -> str:
     """The content of the history's last todo_write call ("" when there is none)."""
     content = ""
     for name, args in _tool_calls(messages):
-        if name == "todo_write" and isinstance(args.get("content"), str):
+        if name == ToolName.TODO_WRITE and isinstance(args.get("content"), str):
             content = args["content"]
     return content
 

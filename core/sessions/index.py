@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ...tools.names import EDIT_TOOLS
 from .. import paths
 from .log import LOG_NAME, SessionLock, SessionLog, SessionNotFound, log_path, read_events
 
@@ -27,7 +28,6 @@ SCHEMA_VERSION = 1
 _MESSAGE_BITS = 24
 _MESSAGES_PER_SESSION = 1 << _MESSAGE_BITS  # searchable messages of one session
 TITLE_LENGTH = 80
-EDIT_TOOLS = frozenset({"write_file", "edit_file", "str_replace"})
 
 SortKey = Literal["updated", "created", "title", "project", "model", "turns", "tokens", "cost"]
 _ORDER_SQL: dict[str, str] = {

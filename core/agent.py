@@ -18,7 +18,8 @@ from ..tools.registry import ToolRegistry
 from ..tools.sandbox import make_sandbox
 from ..tools.todo import TodoStore
 from . import paths, text_protocol
-from .approval import ApprovalRequest, Approver
+from .approval import Approver
+from .approval_gate import ApprovalGate
 from .changes.checkpoints import CheckpointError, Checkpoints, checkpoints_off
 from .config import Settings
 from .context.window import CompactionLoop, ContextManager
@@ -47,8 +48,6 @@ from .events import (
 from .prompts import system_prompt
 from .providers.base import Message, ModelReply, Provider, ProviderError, ToolCallRequest
 from .retry import RetryPolicy
-from .safety import permissions
-from .safety.permission_rules import RuleSet
 from .safety.redaction import settings_secrets
 from .safety.subprocess_env import subprocess_env
 from .sessions.log import SessionLog, SessionStore, turn_starts
@@ -130,8 +129,8 @@ class Agent:
         ]
         self._calls_made = 0
         self._notes: list[str] = []
-        self.session_rules: list[str] = []
-        """Allow rules the person gave for this session only (kept in memory)."""
+        self.gate = ApprovalGate(approver, registry, self.tool_ctx, workdir, self.emit)
+        """Decides whether each call runs; keeps the rules the person gave."""
         self.checkpoints: Checkpoints | None = (
             Checkpoints(workdir, self.session_id) if checkpoints_off(workdir) is None else None)
         """Snapshots of the project around each turn that changes it; None when they are off."""
@@ -140,6 +139,11 @@ class Agent:
         self._turn = 0
         self._turn_snapshot = ""  # "", "taken" or "failed": the turn's before-snapshot
         self._told_no_checkpoints = False
+
+    @property
+    def session_rules(self) -> list[str]:
+        """Allow rules the person gave for this session only (kept in memory)."""
+        return self.gate.session_rules
 
     @property
     def tool_protocol(self) -> str:
@@ -171,7 +175,7 @@ class Agent:
         it changes them, as after a resume.
         """
         self.messages[1:] = previous.messages[1:]
-        self.session_rules[:] = previous.session_rules
+        self.gate.share_rules(previous.gate)
         self._notes = list(previous._notes)
         self._next_turn = previous._next_turn
 
@@ -429,7 +433,7 @@ class Agent:
         child = Agent(self.provider, registry, self.settings, self.workdir, self.approver,
                       forward, session_id=f"{self.session_id}-sub{self._subagents}")
         child.checkpoints = None  # its changes fall in this turn's checkpoints
-        child.session_rules = self.session_rules  # one session, one set of session rules
+        child.gate.share_rules(self.gate)  # one session, one set of rules
         result = await child.run(prompt)
         self.usage = self.usage + result.usage
         if not result.ok:
@@ -469,45 +473,12 @@ class Agent:
     async def _approve_and_execute(
         self, call: ToolCallRequest, invocation: Invocation[Any]
     ) -> ToolResult:
-        rules = RuleSet.from_settings(self.settings, self.session_rules)
-        decision = permissions.decide(invocation, self.settings.approval_mode, self.workdir,
-                                      rules)
-        edited: dict[str, Any] | None = None
-        if decision.verdict == permissions.Verdict.ASK:
-            response = await self.approver.ask(ApprovalRequest(
-                call.id, invocation, decision.reason, invocation.confirmation(),
-                parts=decision.parts, rules=decision.rules, any_mode=decision.any_mode))
-            allowed, reason, by = response.allow, response.reason, response.by
-            edited = response.edited_args
-            if allowed and response.scope == "session":
-                self.session_rules.extend(
-                    r for r in response.remember if r not in self.session_rules)
-        else:
-            allowed = decision.verdict == permissions.Verdict.ALLOW
-            reason, by = decision.reason, decision.by
-        if allowed and edited is not None and isinstance(edited.get("command"), str):
-            # The person's edit is theirs to make, but never into a hard-denied command.
-            denial = permissions.hard_denied(edited["command"], self.workdir)
-            allowed, reason = (False, denial) if denial else (allowed, reason)
-        self.emit(ApprovalDecided(call.id, "allow" if allowed else "deny", reason, by))
-        if not allowed:
-            return ToolResult.failure(f"the call was denied: {reason}")
-        note = ""
-        if edited is not None:
-            edited = dict(edited)
-            name = "write_file" if edited.pop("_as_write", False) else call.name
-            told = edited.pop("_note", None)  # the approver's own words for what changed
-            try:
-                invocation = self.registry.build(name, edited, self.tool_ctx)
-            except ToolArgumentError as exc:
-                return ToolResult.failure(f"the person's edit of this call is invalid: {exc}")
-            note = f"Note: {told}\n" if told else (
-                f"Note: the person edited this call before it ran; it ran as {name} with "
-                f"{json.dumps(edited, ensure_ascii=False)[:2000]}\n"
-            )
-        await self._before_change(invocation)
+        cleared = await self.gate.clear(call.id, invocation, self.settings)
+        if isinstance(cleared, ToolResult):
+            return cleared
+        await self._before_change(cleared.invocation)
         try:
-            result = await invocation.execute(
+            result = await cleared.invocation.execute(
                 on_output=lambda text: self.emit(ToolOutput(call.id, text))
             )
         except asyncio.CancelledError:
@@ -516,8 +487,8 @@ class Agent:
             return ToolResult.failure(
                 f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}"
             )
-        if note:
-            result.llm_content = note + result.llm_content
+        if cleared.note:
+            result.llm_content = cleared.note + result.llm_content
         return result
 
 

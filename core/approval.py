@@ -1,109 +1,248 @@
-"""Approvers: who answers when a tool call needs a person's yes.
+"""The approval exchange: the engine asks with data, a front end answers with a decision.
 
-The TUI's approver opens a modal and awaits the person; a headless run has nobody to ask,
-so ``HeadlessApprover`` refuses and tells the model how the run could be allowed. Either can
-first preview a command waiting for approval (:func:`preview_request`): run it in a sandbox
-over a scratch copy of the project and show what it would change.
+An :class:`ApprovalRequest` carries only data, every text in it already redacted: the tool,
+a one-line summary, what the call will do (a command and where it runs, an edit's diff and
+hunks, or another tool's arguments), a command's parts with their verdicts, the rules
+"always allow" would save, and what a preview needs. The answer is one of a closed set of
+:data:`Decision` types. The engine alone (:mod:`.approval_gate`) turns a decision into what
+runs, what the model is told and what is kept or saved; front ends never see the call.
+
+A command can be previewed before the answer: the engine hands the approver a
+:data:`Previewer` that runs it in a sandbox over a scratch copy of the project, logs the
+``preview`` event and returns what it did (redacted).
+
+The workbench asks a person in a modal; a headless run has nobody to ask, so
+:class:`HeadlessApprover` refuses and tells the model how the run could be allowed.
 """
 
 from __future__ import annotations
 
-import asyncio
-import threading
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from .events import ErrorEvent, EventSink, Preview
-from .safety.preview import CommandPreview, PreviewUnavailable, preview_command
-
-PREVIEW_TOOLS = frozenset({"shell", "background_process"})
-"""Tools whose calls can be previewed: the ones that run a shell command."""
+from .safety.preview import CommandPreview, PreviewUnavailable
 
 if TYPE_CHECKING:
-    from ..tools.base import Confirmation, Invocation
+    import threading
+
+    from .changes.hunks import Hunk
     from .safety.permission_rules import Scope
     from .safety.permissions import PartVerdict
+
+SCOPE_WORDS: dict[str, str] = {
+    "session": "this session", "project": "this project", "user": "every project"}
+"""How long each scope of "always allow" lasts, in words."""
+
+
+# ----------------------------------------------------------------------------- the request
+
+
+@dataclass(frozen=True, slots=True)
+class CommandDetails:
+    """A command waiting for approval.
+
+    Attributes:
+        command: The command line.
+        working_dir: Where it runs, for people (``.`` is the project folder).
+    """
+
+    command: str
+    working_dir: str
+
+
+@dataclass(frozen=True, slots=True)
+class EditDetails:
+    """A file change waiting for approval.
+
+    Attributes:
+        path: The file, for people (relative to the project when inside it).
+        before: Its content before the change ("" for a new file).
+        after: Its content after the change (None when the tool cannot say).
+        details: Free text the tool adds.
+        hunks: The change's hunks when the person can tick them (two or more), else empty.
+    """
+
+    path: str
+    before: str
+    after: str | None
+    details: str = ""
+    hunks: tuple[Hunk, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentDetails:
+    """Any other call waiting for approval: its arguments as indented JSON."""
+
+    arguments: str
+
+
+Details = CommandDetails | EditDetails | ArgumentDetails
+"""What the call will do, as the person must see it."""
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewSpec:
+    """What a preview of the command runs.
+
+    Attributes:
+        command: The command line.
+        working_dir: Where it starts.
+        project: The project folder the sandbox copies.
+        timeout_s: The time box.
+    """
+
+    command: str
+    working_dir: Path
+    project: Path
+    timeout_s: float
 
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
-    """A call waiting for a yes or no.
+    """A call waiting for a yes or no, as data; every text is redacted.
 
     Attributes:
         call_id: The model's id of the call.
-        invocation: The validated call.
+        tool: The tool's name.
+        kind: ``execute``, ``edit`` or ``info``: what kind of confirmation the tool asks for.
+        summary: One line saying what the call does (``shell: rm -r build``).
         reason: Why it needs approval (e.g. "runs a command").
-        confirmation: What the person must see (diff, command), if the tool says.
-        parts: For a command, each simple command with its verdict.
+        details: What the call will do.
+        parts: For a command, each simple command with its verdict and why.
         rules: The rules "always allow" would save (empty: none can allow it).
         any_mode: No approval mode would run it without a person (a protected file, an
             ask rule, a command that does not parse).
+        editable: The person may edit the command, or the new content, before it runs.
+        preview: What a preview would run (None: the call cannot be previewed).
     """
 
     call_id: str
-    invocation: Invocation[Any]
+    tool: str
+    kind: str
+    summary: str
     reason: str
-    confirmation: Confirmation | None
+    details: Details
     parts: tuple[PartVerdict, ...] = ()
     rules: tuple[str, ...] = ()
     any_mode: bool = False
+    editable: bool = False
+    preview: PreviewSpec | None = None
+
+
+# ----------------------------------------------------------------------------- decisions
 
 
 @dataclass(frozen=True, slots=True)
-class ApprovalResponse:
-    """The answer: allowed or not, why, and who answered.
+class Allow:
+    """Run the call as proposed.
 
     Attributes:
-        allow: Whether the call may run.
-        reason: Why (the model is told when a call is denied).
-        by: ``user``, ``policy`` or ``rule``.
-        remember: Rules that allow such calls from now on (``shell(git status)``).
-        scope: How long ``remember`` lasts: ``once`` (not kept), ``session`` (this
-            session, in memory), ``project`` (this project, saved in the user config) or
-            ``user`` (every project, saved in the user config).
-        edited_args: Arguments the person edited before allowing; ``"_as_write": True``
-            turns an edit into a write_file of the edited content, and ``"_note"`` (a
-            string) replaces the generic "the person edited this call" told to the model.
+        scope: ``once`` (this call only), or how long ``rules`` allow such calls:
+            ``session`` (kept in memory), ``project`` or ``user`` (saved in the user config).
+        rules: Which of the request's rules to keep (ignored for ``once``).
     """
 
-    allow: bool
-    reason: str = ""
-    by: str = "user"
-    remember: tuple[str, ...] = ()
-    edited_args: dict[str, Any] | None = None
     scope: Scope = "once"
+    rules: tuple[str, ...] = ()
 
 
-def can_preview(request: ApprovalRequest) -> bool:
-    """Whether ``request`` is a command that :func:`preview_request` can run."""
-    confirmation = request.confirmation
-    return (request.invocation.tool.name in PREVIEW_TOOLS and confirmation is not None
-            and bool(confirmation.command))
+@dataclass(frozen=True, slots=True)
+class WriteHunks:
+    """Write only some hunks of the change (by index into the request's hunks).
 
-
-def preview_request(request: ApprovalRequest,
-                    cancel: threading.Event | None = None) -> CommandPreview:
-    """Preview the command of ``request`` in a sandbox over a scratch copy of its project.
-
-    Synchronous: run it in a thread. Times out after the ``preview_timeout`` setting and
-    uses the ``bwrap_path`` setting and the environment the command would get.
-
-    Raises:
-        PreviewUnavailable: the request runs no command, or bwrap is missing or cannot
-            build a sandbox, or the project is too big to copy.
-        PreviewCancelled: ``cancel`` was set.
+    Attributes:
+        kept: The ticked hunks, written.
+        total: How many hunks the person was shown.
+        scope: As :attr:`Allow.scope`.
+        rules: As :attr:`Allow.rules`.
     """
-    confirmation = request.confirmation
-    if not can_preview(request) or confirmation is None or confirmation.command is None:
-        raise PreviewUnavailable(
-            f"{request.invocation.tool.name} calls cannot be previewed: only shell and "
-            "background_process commands can")
-    ctx = request.invocation.ctx
-    settings = ctx.settings
-    return preview_command(
-        confirmation.command, ctx.workdir, confirmation.working_dir or ctx.workdir,
-        timeout_s=float(getattr(settings, "preview_timeout", 10.0)), env=ctx.env,
-        bwrap=getattr(settings, "bwrap_path", None), cancel=cancel)
+
+    kept: tuple[int, ...]
+    total: int
+    scope: Scope = "once"
+    rules: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Deny:
+    """Refuse the call.
+
+    Attributes:
+        reason: What the person typed for the model (None: no reason given); for a
+            policy's refusal, the whole message to the model.
+        by: ``user`` (a person refused) or ``policy`` (nobody could be asked).
+    """
+
+    reason: str | None = None
+    by: Literal["user", "policy"] = "user"
+
+
+@dataclass(frozen=True, slots=True)
+class RunEdited:
+    """Run the person's edit of the command instead of the model's."""
+
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
+class WriteEdited:
+    """Write the person's edit of the new content (an edit_file runs as a write_file)."""
+
+    content: str
+
+
+Decision = Allow | WriteHunks | Deny | RunEdited | WriteEdited
+"""Every answer a front end can give."""
+
+
+@dataclass(frozen=True, slots=True)
+class RememberedRules:
+    """Rules "always allow" saved in the user config, or why they could not be.
+
+    Attributes:
+        rules: The rules, applying from now on in this run either way.
+        scope: ``project`` or ``user``.
+        path: The config file written (None when saving failed).
+        error: Why saving failed (None when it worked).
+    """
+
+    rules: tuple[str, ...]
+    scope: Scope
+    path: Path | None = None
+    error: str | None = None
+
+
+# ----------------------------------------------------------------------------- approvers
+
+
+Previewer = Callable[["threading.Event | None"], Awaitable[CommandPreview]]
+"""Runs the request's command in the preview sandbox (stopped when the event is set), logs
+the ``preview`` event and returns what it did, redacted.
+
+Raises ``PreviewUnavailable`` (its message says why and what to do) or ``PreviewCancelled``.
+"""
+
+
+class Approver(Protocol):
+    """Answers approval requests; the TUI asks a person, headless mode applies a policy."""
+
+    async def ask(self, request: ApprovalRequest, preview: Previewer | None) -> Decision:
+        """Decide on ``request``; may wait as long as a person needs.
+
+        ``preview`` runs the command in a sandbox first (None: it cannot be previewed).
+        """
+        ...
+
+    def remembered(self, saved: RememberedRules) -> None:
+        """Told after "always allow" rules were saved for a project or every project."""
+        ...
+
+    async def review_summary(self, summary: str) -> str:
+        """The compaction summary as the person accepts it (possibly edited)."""
+        ...
 
 
 def preview_event(call_id: str, preview: CommandPreview) -> Preview:
@@ -115,27 +254,15 @@ def preview_event(call_id: str, preview: CommandPreview) -> Preview:
         left_running=list(preview.left_running))
 
 
-class Approver(Protocol):
-    """Answers approval requests; the TUI asks a person, headless mode applies a policy."""
-
-    async def ask(self, request: ApprovalRequest) -> ApprovalResponse:
-        """Decide on ``request``; may wait as long as a person needs."""
-        ...
-
-    async def review_summary(self, summary: str) -> str:
-        """The compaction summary as the person accepts it (possibly edited)."""
-        ...
-
-
 class HeadlessApprover:
     """Refuses every call that needs approval: nobody is there to give it.
 
     Args:
         mode: The run's approval mode (named in the refusal).
-        preview: First preview each shell or background_process command (``--preview``)
-            and pass the result to ``emit`` as a :class:`~agent_tui.core.events.Preview`
-            (or an :class:`~agent_tui.core.events.ErrorEvent` saying why it cannot be).
-        emit: Where preview events go (the agent's ``emit``, so they are logged).
+        preview: First preview each shell or background_process command (``--preview``);
+            the preview logs itself, and ``emit`` gets an
+            :class:`~agent_tui.core.events.ErrorEvent` when there can be none.
+        emit: Where that error goes (the agent's ``emit``, so it is logged).
     """
 
     def __init__(self, mode: str, *, preview: bool = False,
@@ -148,36 +275,24 @@ class HeadlessApprover:
         """Nobody to review it: the summary applies as the model wrote it."""
         return summary
 
-    async def ask(self, request: ApprovalRequest) -> ApprovalResponse:
-        """Refuse, telling the model what was refused and how a person could allow it."""
-        if self.preview and self.emit is not None and can_preview(request):
-            await self._preview(request, self.emit)
-        if request.any_mode:
-            return ApprovalResponse(
-                allow=False,
-                by="policy",
-                reason=(
-                    f"this call {request.reason}; it needs a person's approval in every "
-                    "approval mode, which a headless run cannot get. Do not retry it; do the "
-                    "task another way if you can, or tell the user what to run themselves."
-                ),
-            )
-        return ApprovalResponse(
-            allow=False,
-            by="policy",
-            reason=(
-                f"this call {request.reason} and needs a person's approval, which a headless "
-                f"run in '{self.mode}' approval mode cannot get. Do not retry it; finish what "
-                "you can without it and tell the user, who can rerun with --approval-mode "
-                "auto-edit (file edits in the project) or yolo (everything)."
-            ),
-        )
+    def remembered(self, saved: RememberedRules) -> None:
+        """Never called: a headless run allows nothing by hand."""
 
-    @staticmethod
-    async def _preview(request: ApprovalRequest, emit: EventSink) -> None:
-        try:
-            preview = await asyncio.to_thread(preview_request, request)
-        except PreviewUnavailable as exc:
-            emit(ErrorEvent(f"no preview of {request.invocation.describe()}: {exc}"))
-            return
-        emit(preview_event(request.call_id, preview))
+    async def ask(self, request: ApprovalRequest, preview: Previewer | None = None) -> Decision:
+        """Refuse, telling the model what was refused and how a person could allow it."""
+        if self.preview and preview is not None:
+            try:
+                await preview(None)
+            except PreviewUnavailable as exc:
+                if self.emit is not None:
+                    self.emit(ErrorEvent(f"no preview of {request.summary}: {exc}"))
+        if request.any_mode:
+            return Deny(by="policy", reason=(
+                f"this call {request.reason}; it needs a person's approval in every "
+                "approval mode, which a headless run cannot get. Do not retry it; do the "
+                "task another way if you can, or tell the user what to run themselves."))
+        return Deny(by="policy", reason=(
+            f"this call {request.reason} and needs a person's approval, which a headless "
+            f"run in '{self.mode}' approval mode cannot get. Do not retry it; finish what "
+            "you can without it and tell the user, who can rerun with --approval-mode "
+            "auto-edit (file edits in the project) or yolo (everything)."))

@@ -1,17 +1,59 @@
-"""The workbench's approver: one modal at a time, the others queued and counted."""
+"""The workbench's approver: one modal at a time, the others queued and counted.
+
+It speaks only the engine's approval exchange: a request (data) in, a decision out. It
+tells the app what happens through two messages, posted to the app:
+
+- :class:`ApprovalNeeded` before the modal opens (the app marks the call as waiting and
+  rings when the window is not focused);
+- :class:`RulesRemembered` after "always allow" rules were saved for a project or every
+  project (the app adds them to its settings, so a new agent keeps them).
+"""
 
 from __future__ import annotations
 
 import asyncio
 from typing import TYPE_CHECKING
 
-from ..core.approval import ApprovalRequest, ApprovalResponse, preview_event
-from ..core.safety.preview import CommandPreview
+from textual.message import Message
+
+from ..core.approval import (
+    SCOPE_WORDS,
+    ApprovalRequest,
+    Decision,
+    Previewer,
+    RememberedRules,
+)
 
 if TYPE_CHECKING:
     from textual.app import App
 
     from .screens.approval import ApprovalScreen
+
+
+class ApprovalNeeded(Message):
+    """A call waits for the person's approval; its modal opens next.
+
+    Attributes:
+        request: The request the modal shows.
+        call_id: The call's id (``request.call_id``).
+    """
+
+    def __init__(self, request: ApprovalRequest) -> None:
+        super().__init__()
+        self.request = request
+        self.call_id = request.call_id
+
+
+class RulesRemembered(Message):
+    """"Always allow" rules were saved in the user config (or could not be).
+
+    Attributes:
+        saved: The rules, their scope, and the file written or why it was not.
+    """
+
+    def __init__(self, saved: RememberedRules) -> None:
+        super().__init__()
+        self.saved = saved
 
 
 class TuiApprover:
@@ -36,8 +78,8 @@ class TuiApprover:
         if self._screen is not None:
             self._screen.waiting = count
 
-    async def ask(self, request: ApprovalRequest) -> ApprovalResponse:
-        """Show the modal (from a worker) and return the person's answer."""
+    async def ask(self, request: ApprovalRequest, preview: Previewer | None = None) -> Decision:
+        """Show the modal (from a worker) and return the person's decision."""
         from .screens.approval import ApprovalScreen
 
         self._set_waiting(self._waiting + 1)
@@ -46,26 +88,25 @@ class TuiApprover:
         finally:
             self._set_waiting(self._waiting - 1)
         try:
-            on_ask = getattr(self.app, "on_approval_needed", None)
-            if on_ask is not None:
-                on_ask(request)
-            self._screen = ApprovalScreen(
-                request, waiting=self._waiting, rules=suggested_rules(request),
-                on_preview=lambda preview: self._log_preview(request, preview))
-            response: ApprovalResponse = await self.app.push_screen_wait(self._screen)
-            remember = getattr(self.app, "remember_rule", None)
-            if response.remember and response.scope in ("project", "user") and remember:
-                remember(response)  # session rules are kept by the agent itself
-            return response
+            self.app.post_message(ApprovalNeeded(request))
+            self._screen = ApprovalScreen(request, waiting=self._waiting, preview=preview)
+            decision: Decision = await self.app.push_screen_wait(self._screen)
+            return decision
         finally:
             self._screen = None
             self._lock.release()
 
-    def _log_preview(self, request: ApprovalRequest, preview: CommandPreview) -> None:
-        """Record the preview in the session's log, as headless ``--preview`` does."""
-        agent = getattr(self.app, "agent", None)
-        if agent is not None:
-            agent.emit(preview_event(request.call_id, preview))
+    def remembered(self, saved: RememberedRules) -> None:
+        """Say where the rules were saved (or why they were not), and tell the app."""
+        rules = ", ".join(saved.rules)
+        if saved.error is not None:
+            self.app.notify(f"Could not save {rules} ({saved.error}); it applies until "
+                            "agent-tui exits. Check that the config folder is writable.",
+                            severity="error")
+        else:
+            self.app.notify(f"Always allowed in {SCOPE_WORDS[saved.scope]}: {rules} "
+                            f"(saved in {saved.path})", timeout=4)
+        self.app.post_message(RulesRemembered(saved))
 
     async def review_summary(self, summary: str) -> str:
         """Let the person read and edit the compaction summary (unless configured off)."""
@@ -76,15 +117,3 @@ class TuiApprover:
 
         async with self._lock:
             return await self.app.push_screen_wait(CompactionScreen(summary))
-
-
-def suggested_rules(request: ApprovalRequest) -> tuple[str, ...]:
-    """The rules "allow always" would save: the permission check's proposal (one per part
-    of a command that needs one, e.g. ``shell(npm test)``), else one for the call's file."""
-    if request.rules or request.parts or request.any_mode:
-        return request.rules
-    invocation = request.invocation
-    path = getattr(invocation.params, "file_path", None)
-    if isinstance(path, str):
-        return (f"{invocation.tool.name}({path})",)
-    return ()

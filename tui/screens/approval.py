@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
 import threading
-from collections.abc import Callable
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -19,16 +16,21 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static, TextArea
 
 from ...core.approval import (
+    Allow,
     ApprovalRequest,
-    ApprovalResponse,
-    can_preview,
-    preview_request,
+    ArgumentDetails,
+    CommandDetails,
+    Decision,
+    Deny,
+    EditDetails,
+    Previewer,
+    RunEdited,
+    WriteEdited,
+    WriteHunks,
 )
-from ...core.changes.hunks import Hunk, apply_hunks, compute_hunks, hunk_numbers
+from ...core.changes.hunks import Hunk, apply_hunks
 from ...core.safety.permission_rules import Scope
-from ...core.safety.preview import CommandPreview, PreviewCancelled, PreviewUnavailable
-from ...core.safety.redaction import env_secrets, redact_text, settings_secrets
-from ...tools.files import display_path
+from ...core.safety.preview import PreviewCancelled, PreviewUnavailable
 from ..widgets.command_preview import CommandPreviewView
 from ..widgets.diff_view import DiffView
 from .key_help import KEY_STYLE
@@ -44,41 +46,36 @@ SCOPE_KEYS: tuple[tuple[str, Scope, str], ...] = (
 )
 """The keys that pick how long "always allow" lasts, and what each says."""
 
-TICKABLE_TOOLS = frozenset({"edit_file", "str_replace", "write_file"})
-"""Tools whose hunks can be ticked: the ones an edited call can be rewritten as a write."""
 
+class ApprovalScreen(ModalScreen[Decision]):
+    """Shows one call that needs approval and returns the person's :data:`Decision`.
 
-class ApprovalScreen(ModalScreen[ApprovalResponse]):
-    """Shows one call that needs approval and returns the person's ``ApprovalResponse``.
+    It sees only the request's data (already redacted) and answers with one decision; the
+    engine turns it into what runs and what the model is told.
 
-    The body depends on ``request.confirmation.kind``: ``execute`` shows the command with
-    bash colours, where it runs and, for a command of several parts, each part with its
-    verdict; ``edit`` a side-by-side ``DiffView``; anything else the arguments as JSON. Keys
+    The body depends on ``request.details``: a command shows with bash colours, where it
+    runs and, for a command of several parts, each part with its verdict; an edit a
+    side-by-side ``DiffView``; anything else the arguments as JSON. Keys
     (the help line lists them):
 
-    - ``y`` allow once; ``n`` or ``escape`` deny.
+    - ``y`` allow once (``Allow()``); ``n`` or ``escape`` deny (``Deny()``).
     - ``a`` allow always (only when there are rules to save): then ``s`` for this session,
-      ``p`` for this project or ``u`` for every project (the response's ``remember`` holds
-      the rules and ``scope`` the choice); ``escape`` goes back.
-    - ``d`` deny with a reason: type it, ``enter`` sends, ``escape`` goes back.
-    - ``p`` preview a shell or background_process command: it runs in a sandbox over a
-      scratch copy of the project (no network, time-boxed) in a worker, and a panel shows
+      ``p`` for this project or ``u`` for every project (``Allow(scope, rules)``);
+      ``escape`` goes back.
+    - ``d`` deny with a reason: type it, ``enter`` sends (``Deny(reason)``), ``escape``
+      goes back.
+    - ``p`` preview a shell or background_process command (given a ``preview``): it runs
+      in a sandbox over a scratch copy of the project (no network, time-boxed) in a worker, and a panel shows
       the files it would create, modify or delete with their diffs, and its output; the
       real project is not touched. ``escape`` while it runs stops it. The other keys keep
       working meanwhile.
-    - ``e`` edit before running: the command (``enter`` or ``ctrl+s`` runs it), or the
-      file's new content (``ctrl+s`` writes it); ``escape`` goes back, dropping the edit.
-    - For an edit with two or more hunks (edit_file, str_replace, write_file), each hunk
-      has a tick box, all ticked at first: ``space`` ticks or unticks the hunk under the
-      cursor, ``j``/``k`` move it. With some unticked, ``y`` (and ``a``) write the file with
-      only the ticked hunks; with none ticked, ``y`` denies.
-
-    An edited call comes back as ``edited_args``: the invocation's params with ``command``
-    (shell) or ``content`` (write_file) replaced. An edited ``edit_file`` comes back as
-    ``{"file_path": ..., "content": <the edited full text>, "_as_write": True}``: the
-    caller drops ``_as_write`` and runs those arguments as a ``write_file`` call. Writing
-    only the ticked hunks comes back the same way, with ``_note`` telling the model which
-    hunks were left out.
+    - ``e`` edit before running: the command (``enter`` or ``ctrl+s`` runs it:
+      ``RunEdited``), or the file's new content (``ctrl+s`` writes it: ``WriteEdited``);
+      ``escape`` goes back, dropping the edit.
+    - For an edit with hunks to tick (``details.hunks``), each hunk has a tick box, all
+      ticked at first: ``space`` ticks or unticks the hunk under the cursor, ``j``/``k``
+      move it. With some unticked, ``y`` (and ``a``) write the file with only the ticked
+      hunks (``WriteHunks``); with none ticked, ``y`` denies.
 
     Push it from a worker with ``await app.push_screen_wait(ApprovalScreen(...))``, or with
     ``push_screen(screen, callback)``.
@@ -112,38 +109,32 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
     previewing: reactive[bool] = reactive(False, init=False)
     """A preview of the command is running (shown through the ``-previewing`` class)."""
 
-    def __init__(
-        self, request: ApprovalRequest, waiting: int = 0, rule: str | None = None,
-        rules: tuple[str, ...] = (),
-        on_preview: Callable[[CommandPreview], None] | None = None,
-    ) -> None:
+    def __init__(self, request: ApprovalRequest, waiting: int = 0,
+                 preview: Previewer | None = None) -> None:
         """Ask about ``request``.
 
         Args:
-            request: The call waiting for a yes or no.
+            request: The call waiting for a yes or no (its ``rules`` are what ``a`` saves;
+                without any, ``a`` does nothing).
             waiting: How many more calls wait behind this one.
-            rule: The exact rule "always allow" saves (e.g. ``shell(git status)``).
-            rules: The rules "always allow" saves (one per part of a command that needs
-                one). Without ``rule`` or ``rules``, ``request.rules``; without any, the
-                ``a`` key does nothing.
-            on_preview: Called with each finished preview (e.g. to log it).
+            preview: Runs the request's command in the preview sandbox (None: no ``p``).
         """
-        confirmation = request.confirmation
-        kind = confirmation.kind if confirmation else "info"
-        if kind not in ("execute", "edit"):
-            kind = "info"
+        kind = request.kind if request.kind in ("execute", "edit") else "info"
         super().__init__(classes=f"-{kind}")
         self.request = request
-        self.rules: tuple[str, ...] = tuple(rules) or ((rule,) if rule else ()) or request.rules
+        self.rules: tuple[str, ...] = request.rules
         self.kind = kind
         self.set_reactive(ApprovalScreen.waiting, waiting)
-        self.hunks: list[Hunk] = self._tickable_hunks()
+        details = request.details
+        self.edit: EditDetails | None = details if isinstance(details, EditDetails) else None
+        """The change, for an edit."""
+        self.hunks: list[Hunk] = list(self.edit.hunks) if self.edit else []
         """The edit's hunks when they can be ticked (two or more), else empty."""
         self.ticked: list[bool] = [True] * len(self.hunks)
         """Which hunks will be written."""
         self.hunk_cursor = 0
         """The hunk ``space`` ticks."""
-        self.on_preview = on_preview
+        self.preview = preview if request.preview is not None else None
         self._stop_preview = threading.Event()
 
     # ------------------------------------------------------------------ layout
@@ -153,12 +144,12 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         request = self.request
         with Vertical(id="dialog"):
             with Horizontal(id="title-bar"):
-                yield Label(request.invocation.tool.name, id="tool-name")
-                yield Label(request.invocation.describe(), id="summary", markup=False)
+                yield Label(request.tool, id="tool-name")
+                yield Label(request.summary, id="summary", markup=False)
                 yield Label(self._waiting_text(), id="waiting")
             yield Static(f"Needs approval: {request.reason}", id="why", markup=False)
             yield from self._compose_body()
-            if can_preview(request):
+            if self.preview is not None:
                 yield CommandPreviewView(id="preview")
             yield Input(placeholder="Why not? The model reads this. enter sends, esc goes back",
                         id="deny-reason")
@@ -166,34 +157,20 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             yield Static(self._keys_help(), id="keys")
 
     def _compose_body(self) -> ComposeResult:
-        confirmation = self.request.confirmation
-        ctx = self.request.invocation.ctx
-        if self.kind == "execute" and confirmation and confirmation.command is not None:
+        details = self.request.details
+        if isinstance(details, CommandDetails):
             with VerticalScroll(id="command-block"):
-                yield Static(highlight(self._shown(confirmation.command), language="bash"),
-                             id="command")
-            where = confirmation.working_dir or ctx.workdir
-            shown = display_path(ctx, where)
-            if shown == ".":
-                shown = ". (the project folder)"
-            yield Static(f"working dir: {shown}", id="working-dir", markup=False)
+                yield Static(highlight(details.command, language="bash"), id="command")
+            yield Static(f"working dir: {details.working_dir}", id="working-dir", markup=False)
             yield from self._compose_parts()
-        elif self.kind == "edit" and confirmation:
-            path = display_path(ctx, confirmation.path) if confirmation.path else "(file)"
-            if confirmation.details:
-                yield Static(confirmation.details, id="details", markup=False)
-            yield DiffView(path, confirmation.before or "", confirmation.after or "", id="diff",
+        elif isinstance(details, EditDetails):
+            if details.details:
+                yield Static(details.details, id="details", markup=False)
+            yield DiffView(details.path, details.before, details.after or "", id="diff",
                            hunks=self.hunks or None, hunk_titles=bool(self.hunks))
-        else:
-            arguments = json.dumps(self.request.invocation.params.model_dump(), indent=2,
-                                   ensure_ascii=False, default=str)
+        elif isinstance(details, ArgumentDetails):
             with VerticalScroll(id="arguments-block"):
-                yield Static(highlight(self._shown(arguments), language="json"), id="arguments")
-
-    def _shown(self, text: str) -> str:
-        """``text`` with keys and tokens redacted: the screen never shows a secret."""
-        settings = self.request.invocation.ctx.settings
-        return redact_text(text, settings_secrets(settings) if settings else env_secrets())
+                yield Static(highlight(details.arguments, language="json"), id="arguments")
 
     def _compose_parts(self) -> ComposeResult:
         """Each part of a command of several, with its verdict and why."""
@@ -204,18 +181,18 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             for part in parts:
                 with Horizontal(classes=f"part -{part.verdict.value}"):
                     yield Label(part.verdict.value, classes="verdict")
-                    yield Static(Content.assemble(self._shown(part.text), ("  " + part.reason,
+                    yield Static(Content.assemble(part.text, ("  " + part.reason,
                                                               "$text-muted")),
                                  classes="part-text")
 
     def _compose_editor(self) -> ComposeResult:
-        confirmation = self.request.confirmation
-        if not self._can_edit() or confirmation is None:
+        if not self.request.editable:
             return
-        if self.kind == "execute":
-            yield Input(confirmation.command or "", id="edit-command", select_on_focus=False)
-        else:
-            yield TextArea(confirmation.after or "", id="edit-content", soft_wrap=False,
+        details = self.request.details
+        if isinstance(details, CommandDetails):
+            yield Input(details.command, id="edit-command", select_on_focus=False)
+        elif isinstance(details, EditDetails):
+            yield TextArea(details.after or "", id="edit-content", soft_wrap=False,
                            show_line_numbers=True, tab_behavior="focus")
 
     def _waiting_text(self) -> str:
@@ -237,12 +214,12 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             items = [(run, "run the edited call"), ("esc", "back, dropping the edit")]
         else:
             items = [("y", "allow once"), ("n", "deny"), ("d", "deny with a reason")]
-            if self._can_edit():
+            if self.request.editable:
                 items.append(("e", "edit first"))
             if self.previewing:
                 items.append(("esc", "stop the preview"))
             else:
-                if can_preview(self.request):
+                if self.preview is not None:
                     items.append(("p", "preview"))
                 items.append(("esc", "deny"))
             if self.rules:
@@ -264,15 +241,6 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         return Content.assemble(*parts)
 
     # ------------------------------------------------------------------ hunks
-
-    def _tickable_hunks(self) -> list[Hunk]:
-        """The edit's hunks, when there are two or more to choose from."""
-        confirmation = self.request.confirmation
-        if (self.kind != "edit" or confirmation is None or confirmation.after is None
-                or self.request.invocation.tool.name not in TICKABLE_TOOLS):
-            return []
-        hunks = compute_hunks(confirmation.before or "", confirmation.after)
-        return hunks if len(hunks) > 1 else []
 
     def on_mount(self) -> None:
         """Word the hunks' tick boxes."""
@@ -303,31 +271,15 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         self.query_one("#diff", DiffView).scroll_to_hunk(self.hunk_cursor)
 
     def _ticked_content(self) -> str:
-        """The file's content with only the ticked hunks applied."""
-        confirmation = self.request.confirmation
-        before = confirmation.before if confirmation and confirmation.before else ""
+        """The file's content with only the ticked hunks applied (as the person sees it)."""
+        before = self.edit.before if self.edit else ""
         return apply_hunks(before, [h for h, t in zip(self.hunks, self.ticked, strict=True) if t])
 
-    def _partial_write(self) -> dict[str, Any] | None:
-        """The write of only the ticked hunks, or None when every hunk is ticked."""
+    def _kept(self) -> tuple[int, ...] | None:
+        """The ticked hunks' indices, or None when every hunk is ticked."""
         if all(self.ticked):
             return None
-        kept = [h for h, t in zip(self.hunks, self.ticked, strict=True) if t]
-        left = [h for h, t in zip(self.hunks, self.ticked, strict=True) if not t]
-        params = self.request.invocation.params.model_dump()
-        lines = [
-            f"the person applied only some hunks of this call: {params['file_path']} was "
-            f"written with hunk{'s' if len(kept) > 1 else ''} {hunk_numbers(kept)} of "
-            f"{len(self.hunks)} and without hunk{'s' if len(left) > 1 else ''} "
-            f"{hunk_numbers(left)}, which the person left out:"]
-        for hunk in left:
-            lines.append(f"- hunk {hunk.index + 1} (your {hunk.new_range}, {hunk.old_range} "
-                         "before):")
-            lines.extend(f"    {line}" for line in hunk.excerpt())
-        lines.append("Read the file again before you edit it further; do not redo the "
-                     "left-out hunks unless asked.")
-        return {"file_path": params["file_path"], "content": self._ticked_content(),
-                "_as_write": True, "_note": "\n".join(lines)}
+        return tuple(h.index for h, t in zip(self.hunks, self.ticked, strict=True) if t)
 
     # ------------------------------------------------------------------ state
 
@@ -359,27 +311,11 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
             label.update(self._waiting_text())
 
     def _reset_editor(self) -> None:
-        confirmation = self.request.confirmation
-        if confirmation is None:
-            return
+        details = self.request.details
         for command in self.query("#edit-command").results(Input):
-            command.value = confirmation.command or ""
+            command.value = details.command if isinstance(details, CommandDetails) else ""
         for content in self.query("#edit-content").results(TextArea):
-            content.load_text(confirmation.after or "")
-
-    def _can_edit(self) -> bool:
-        """Whether ``e`` applies: a shell command, or a write_file / edit_file content."""
-        confirmation = self.request.confirmation
-        params = self.request.invocation.params.model_dump()
-        if confirmation is None:
-            return False
-        if self.kind == "execute":
-            return confirmation.command is not None and "command" in params
-        if self.kind == "edit":
-            return confirmation.after is not None and (
-                self.request.invocation.tool.name == "edit_file" or "content" in params
-            )
-        return False
+            content.load_text((self.edit.after or "") if self.edit else "")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys work only in their mode; ``a`` needs a rule and ``e`` something to edit."""
@@ -390,13 +326,13 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         if action == "remember":
             return self.mode == "scope"
         if action == "edit":
-            return self.mode == "menu" and self._can_edit()
+            return self.mode == "menu" and self.request.editable
         if action == "run_edited":
             return self.mode == "edit"
         if action in ("toggle_hunk", "move_hunk"):
             return self.mode == "menu" and bool(self.hunks)
         if action == "preview":
-            return self.mode == "menu" and not self.previewing and can_preview(self.request)
+            return self.mode == "menu" and not self.previewing and self.preview is not None
         return True
 
     # ------------------------------------------------------------------ answers
@@ -404,17 +340,10 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
     def action_allow_once(self) -> None:
         """Allow this call only (with only the ticked hunks, when some are unticked)."""
         if self.hunks and not any(self.ticked):
-            self.dismiss(ApprovalResponse(
-                False, "denied by the user: every hunk of the change was left out", by="user"))
+            self.dismiss(Deny("every hunk of the change was left out"))
             return
-        partial = self._partial_write()
-        if partial is not None:
-            kept = sum(self.ticked)
-            self.dismiss(ApprovalResponse(
-                True, f"approved {kept} of {len(self.hunks)} hunks", by="user",
-                edited_args=partial))
-            return
-        self.dismiss(ApprovalResponse(True, "approved once", by="user"))
+        kept = self._kept()
+        self.dismiss(Allow() if kept is None else WriteHunks(kept, len(self.hunks)))
 
     def action_allow_always(self) -> None:
         """Allow this call and every call the rules match: first ask for how long."""
@@ -427,14 +356,13 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
 
     def action_remember(self, scope: Scope) -> None:
         """Allow this call and, for ``scope``, every call the rules match."""
-        what = dict((s, w) for _, s, w in SCOPE_KEYS)[scope]
-        self.dismiss(ApprovalResponse(
-            True, f"always allowed in {what}: {', '.join(self.rules)}", by="user",
-            remember=self.rules, scope=scope, edited_args=self._partial_write()))
+        kept = self._kept()
+        self.dismiss(Allow(scope, self.rules) if kept is None
+                     else WriteHunks(kept, len(self.hunks), scope, self.rules))
 
     def action_deny(self) -> None:
         """Refuse the call."""
-        self.dismiss(ApprovalResponse(False, "denied by the user", by="user"))
+        self.dismiss(Deny())
 
     def action_deny_with_reason(self) -> None:
         """Ask for the reason the model will read."""
@@ -457,26 +385,25 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
 
     def action_preview(self) -> None:
         """Run the command in a sandbox over a copy of the project and show its effect."""
+        spec = self.request.preview
+        if self.preview is None or spec is None:
+            return
         self._stop_preview = threading.Event()
         self.previewing = True
-        settings = self.request.invocation.ctx.settings
-        self.query_one(CommandPreviewView).show_running(
-            float(getattr(settings, "preview_timeout", 10.0)))
-        self._preview(self._stop_preview)
+        self.query_one(CommandPreviewView).show_running(spec.timeout_s)
+        self._preview(self.preview, self._stop_preview)
 
     @work(exclusive=True, group="preview")
-    async def _preview(self, stop: threading.Event) -> None:
+    async def _preview(self, run: Previewer, stop: threading.Event) -> None:
         view = self.query_one(CommandPreviewView)
         try:
-            preview = await asyncio.to_thread(preview_request, self.request, stop)
+            preview = await run(stop)
         except PreviewUnavailable as exc:
-            view.show_unavailable(self._shown(str(exc)))
+            view.show_unavailable(str(exc))
         except PreviewCancelled:
             view.show_stopped()
         else:
-            view.show_preview(preview, self._shown)
-            if self.on_preview is not None:
-                self.on_preview(preview)
+            view.show_preview(preview)
         finally:
             self.previewing = False
 
@@ -498,7 +425,7 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         if not reason:
             self.action_deny()
             return
-        self.dismiss(ApprovalResponse(False, f"denied by the user: {reason}", by="user"))
+        self.dismiss(Deny(reason))
 
     @on(Input.Submitted, "#edit-command")
     def _run_edited_command(self, event: Input.Submitted) -> None:
@@ -506,24 +433,13 @@ class ApprovalScreen(ModalScreen[ApprovalResponse]):
         self.action_run_edited()
 
     def action_run_edited(self) -> None:
-        """Allow the call with the person's edit instead of the model's arguments."""
-        edited = self._edited_args()
-        if edited is None:
-            return
-        self.dismiss(ApprovalResponse(True, "approved after the user edited it", by="user",
-                                      edited_args=edited))
-
-    def _edited_args(self) -> dict[str, Any] | None:
-        """The arguments with the edit applied, or None (and a note) for an empty command."""
-        params = self.request.invocation.params.model_dump()
+        """Allow the call with the person's edit instead of the model's proposal."""
         if self.kind == "execute":
             command = self.query_one("#edit-command", Input).value
             if not command.strip():
                 self.notify("The command is empty: type one, or press esc to go back.",
                             severity="warning")
-                return None
-            return {**params, "command": command}
-        content = self.query_one("#edit-content", TextArea).text
-        if self.request.invocation.tool.name == "edit_file":
-            return {"file_path": params["file_path"], "content": content, "_as_write": True}
-        return {**params, "content": content}
+                return
+            self.dismiss(RunEdited(command))
+            return
+        self.dismiss(WriteEdited(self.query_one("#edit-content", TextArea).text))

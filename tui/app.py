@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable, Iterable
-from functools import partial
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,73 +22,40 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ..core import paths
-from ..core.approval import ApprovalRequest, ApprovalResponse
-from ..core.config import APPROVAL_MODES, Settings, save_user_settings
-from ..core.events import (
-    ApprovalDecided,
-    AssistantMessage,
-    Compacted,
-    ContextThinned,
-    ContextUpdated,
-    ErrorEvent,
-    StreamRestart,
-    TextDelta,
-    TodoUpdated,
-    ToolCallStarted,
-    ToolOutput,
-    ToolResultEvent,
-    TurnUsage,
-)
+from ..core.config import APPROVAL_MODES, Settings
 from ..core.safety.redaction import settings_secrets
 from ..themes import STYLESHEET, THEMES
 from .approver import TuiApprover
 from .bridge import AgentEvent, EventBridge
 from .change_actions import ChangeActions
-from .commands import SLASH_COMMANDS
+from .commands import COMMANDS, SLASH_COMMANDS
+from .event_view import RESTORED_TOOL_ROWS, EventView
 from .session_actions import SessionActions
-from .widgets.conversation import (
-    BlockRecord,
-    ConversationView,
-    NoticeBlock,
-    ToolBlock,
-    UserBlock,
-)
-from .widgets.panels import ContextGauge, StatusBar, TodoPane
+from .widgets.conversation import ConversationView, NoticeBlock, UserBlock
+from .widgets.panels import ContextGauge, SidePanel, StatusBar, TodoPane
 from .widgets.prompt import PromptInput
 from .widgets.tool_log import ToolLog
-
-RESTORED_TOOL_ROWS = 100
-"""Calls of a resumed session listed in the tool log (the newest); the transcript has all."""
-
-NO_MODEL = ("No model is configured. Type /model NAME (e.g. /model openai/gpt-4.1), or quit "
-            "and set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.")
+from .workbench import NO_MODEL
 
 if TYPE_CHECKING:
     from ..core.agent import Agent
+    from ..core.approval import ApprovalRequest, ApprovalResponse
+    from ..core.changes.checkpoints import Checkpoints
     from ..core.sessions.log import SessionLog
     from ..core.sessions.start import OpenedSession
 
 
-HELP_TEXT = """\
-**Keys** — Enter send · Ctrl+J new line · ↑/↓ history · Esc cancel the running turn ·
-Shift+Tab cycle approval mode · F2 side panel · F3 tool log · F4 todos ·
-F5/F6 narrow/widen the side panel · F7 review the changes (/diff) ·
-Ctrl+↑ to the conversation, then j/k between blocks, Esc back to the prompt ·
-Enter expands a tool block · c copies a block · Ctrl+P command palette · Ctrl+Q quit
-
-**Approvals** — y allow once · a allow always · n deny · d deny with a reason ·
-e edit before it runs · Esc deny · space ticks/unticks an edit's hunk, j/k move between hunks
-
-**Review (F7, /diff)** — j/k hunk · n/p or Tab file · a/r accept/reject the hunk ·
-A/R the whole file · q close; a rejection is reverted on disk at once, and the model hears
-of it with your next prompt
-
-**Commands** — """ + " · ".join(f"`{name}` {text.lower()}" for name, text in
-                                 SLASH_COMMANDS.items())
+__all__ = ["NO_MODEL", "RESTORED_TOOL_ROWS", "SLASH_COMMANDS", "AgentApp", "make_app"]
 
 
-class AgentApp(SessionActions, ChangeActions, App[None]):
-    """The agent-tui workbench on one project folder."""
+class AgentApp(App[None]):
+    """The agent-tui workbench on one project folder.
+
+    The app composes the panes, owns the turn and the prompt queue, and hands the rest
+    over: engine events to :class:`~agent_tui.tui.event_view.EventView`, slash commands to
+    :data:`~agent_tui.tui.commands.COMMANDS`, session and change actions to ``sessions``
+    and ``changes``.
+    """
 
     CSS_PATH = str(STYLESHEET)
     TITLE = "agent-tui"
@@ -123,9 +89,10 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
         self.approver = TuiApprover(self)
         self.queue: deque[tuple[str, UserBlock]] = deque()
         self.busy = False
+        self.view = EventView(self)
+        self.sessions = SessionActions(self)
+        self.changes = ChangeActions(self, self.sessions)
         self._load_litellm = load_litellm
-        self._assistant: Any = None  # the AssistantBlock being streamed into
-        self._tool_blocks: dict[str, ToolBlock] = {}
         self._window_focused = True
         for theme in THEMES:
             self.register_theme(theme)
@@ -138,7 +105,7 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
             with Vertical(id="left"):
                 yield ConversationView(id="conversation")
                 yield PromptInput(id="prompt", commands=SLASH_COMMANDS, workdir=self.workdir)
-            with Vertical(id="side"):
+            with SidePanel(id="side"):
                 yield Static("context", classes="side-title")
                 yield ContextGauge(id="gauge")
                 with Vertical(id="todo-section"):
@@ -149,7 +116,7 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
         yield StatusBar(id="status")
 
     def on_mount(self) -> None:
-        status = self.query_one(StatusBar)
+        status = self.status
         status.model = self.settings.model or ""
         status.mode = self.settings.approval_mode
         status.network = self.settings.network
@@ -171,6 +138,21 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
             # After the first frame: an import in a thread still competes for the GIL.
             self.call_after_refresh(self.preload_litellm)
 
+    @property
+    def conversation(self) -> ConversationView:
+        """The conversation pane."""
+        return self.query_one(ConversationView)
+
+    @property
+    def status(self) -> StatusBar:
+        """The status bar."""
+        return self.query_one(StatusBar)
+
+    def notice(self, text: str, *, error: bool = False) -> None:
+        """A line from agent-tui in the conversation."""
+        block = NoticeBlock(text, classes="error" if error else "", markup=False)
+        self.call_later(self.conversation.add, block)
+
     @work(exclusive=True, group="setup", exit_on_error=False)
     async def offer_setup(self) -> None:
         """No model is configured: ask for one and save the answer to the user config."""
@@ -186,9 +168,9 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
             saved = f"saved to {await asyncio.to_thread(save_setup, choice)}"
         except (OSError, ValueError) as exc:
             saved = f"not saved ({exc}); it lasts for this session only"
-        self._update_settings(model=choice.model, api_base=choice.api_base,
-                              api_key_env=choice.key_env)
-        self.query_one(StatusBar).model = choice.model
+        self.update_settings(model=choice.model, api_base=choice.api_base,
+                             api_key_env=choice.key_env)
+        self.status.model = choice.model
         self.agent = None  # the next turn builds one with the new settings
         self.notice(f"Model: {choice.model}, {saved}.")
 
@@ -214,26 +196,37 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
         await self.conversation.add(block)
         if self.busy:
             self.queue.append((text, block))
-            self.query_one(StatusBar).queued = len(self.queue)
+            self.status.queued = len(self.queue)
         else:
             self.start_turn(text)
 
+    def edit_prompt(self, text: str) -> None:
+        """Put ``text`` in the prompt box, to edit and send, and focus it."""
+        box = self.query_one(PromptInput)
+        box.text = text
+        box.focus()
+
+    async def run_slash_command(self, line: str) -> None:
+        """Run ``/name args`` (see :data:`~agent_tui.tui.commands.COMMANDS`)."""
+        await COMMANDS.run(self, line)
+
     def start_turn(self, text: str) -> None:
-        """Run one prompt in a worker."""
+        """Run one prompt, already shown in the conversation, in a worker."""
         if not self.settings.model:
             self.notice(NO_MODEL, error=True)
             return
         self._set_busy(True)
+        self.view.prompt_shown = True
         self.run_turn(text)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def run_turn(self, text: str) -> None:
         """The worker of one turn; cancelling it cancels the stream and kills tools."""
         try:
-            agent = await self._ensure_agent()
+            agent = await self.ensure_agent()
             await agent.run(text)
         except asyncio.CancelledError:
-            await self._finish_assistant()
+            await self.view.finish_assistant()
             self.notice("Cancelled: the stream was stopped and running tools were killed.")
             raise
         except Exception as exc:  # the engine reports its own failures; this is a bug
@@ -243,82 +236,20 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
             self._ring_if_away("The agent finished.")
             self.call_later(self._next_in_queue)
 
-    async def show_restored(self, log: SessionLog) -> None:
-        """Redraw a resumed session: its transcript, tool log, todos and context gauge.
-
-        Only the newest blocks become widgets now; the earlier ones are built when the
-        person scrolls back to them, and the tool log lists the newest
-        ``RESTORED_TOOL_ROWS`` calls, so a session of any length is on screen at once.
-        """
-        from .widgets.assistant_block import AssistantBlock
-
-        builders: list[Callable[[], Any]] = []
-        calls: list[tuple[dict[str, Any], dict[str, Any]]] = []
-        # Final states first: one widget and one row per call, not one update per event.
-        results = {r.get("id"): r for r in log.events if r.get("type") == "tool_result"}
-        for record in log.events:
-            kind = record.get("type")
-            if kind == "user_message":
-                builders.append(partial(UserBlock, record.get("text", "")))
-            elif kind == "assistant_message" and record.get("text", "").strip():
-                builders.append(partial(AssistantBlock, record["text"]))
-            elif kind == "tool_call":
-                result = results.get(record["id"])
-                final = {} if result is None else {
-                    "status": "ok" if result.get("ok") else "error",
-                    "duration": result.get("duration"), "output": result.get("output", "")}
-                builders.append(partial(ToolBlock, record["id"], record["name"],
-                                        record.get("summary", ""), record.get("args"), **final))
-                calls.append((record, final))
-            elif kind == "todo":
-                self.query_one(TodoPane).show(record.get("content", ""))
-            elif kind == "context":
-                gauge = self.query_one(ContextGauge)
-                gauge.tokens, gauge.window = record.get("tokens", 0), record.get("window", 0)
-            elif kind == "usage":
-                self.query_one(ContextGauge).session_cost = (record.get("session") or {}).get(
-                    "cost")
-        tool_log = self.query_one(ToolLog)
-        for record, final in calls[-RESTORED_TOOL_ROWS:]:
-            tool_log.add_call(record["id"], record["name"], record.get("summary", ""),
-                              record.get("args"), follow=False, **final)
-        if len(calls) > RESTORED_TOOL_ROWS:
-            tool_log.note_earlier(len(calls) - RESTORED_TOOL_ROWS)
-        split = max(0, len(builders) - ConversationView.RESTORE_MOUNTED)
-        blocks = [build() for build in builders[split:]]
-        for block in blocks:
-            if isinstance(block, ToolBlock):
-                self._tool_blocks[block.call_id] = block
-        await self.conversation.add_many(blocks, [BlockRecord(b) for b in builders[:split]])
-        self.notice(f"Resumed session {self.session_id}: {len(builders)} blocks.")
-
-    @work(exclusive=True, group="turn", exit_on_error=False)
-    async def play_back(self, log: SessionLog, speed: float) -> None:
-        """``agent-tui replay``: show a recorded session as it happened, at ``speed``."""
-        from ..core.events import UserMessage
-        from ..core.sessions.replay import replay
-
-        self.query_one(StatusBar).session_id = f"{log.session_id} (replay ×{speed:g})"
-        self._set_busy(True)
-        try:
-            async for event in replay(log, speed):
-                if isinstance(event, UserMessage):
-                    await self.conversation.add(UserBlock(event.text))
-                else:
-                    await self._show_event(event)
-        finally:
-            self._set_busy(False)
-        self.notice(f"End of the replay of session {log.session_id}.")
-
     def _next_in_queue(self) -> None:
         if self.busy or not self.queue:
             return
         text, block = self.queue.popleft()
         block.mark_sent()
-        self.query_one(StatusBar).queued = len(self.queue)
+        self.status.queued = len(self.queue)
         self.start_turn(text)
 
-    async def _ensure_agent(self) -> Agent:
+    def _set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        self.status.busy = busy
+
+    async def ensure_agent(self) -> Agent:
+        """The agent of this session, built on first use (from the resumed log, if any)."""
         if self.agent is None:
             from ..core.agent import Agent
             from ..core.providers.litellm import LitellmProvider, load_litellm
@@ -337,113 +268,65 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
                 opened.log = None  # restored once; later agents (e.g. /model) carry history
         return self.agent
 
-    def _set_busy(self, busy: bool) -> None:
-        self.busy = busy
-        self.query_one(StatusBar).busy = busy
+    def checkpoints(self) -> Checkpoints | None:
+        """This session's checkpoints; None when they are off (no git, or a home folder)."""
+        from ..core.changes.checkpoints import Checkpoints, checkpoints_off
 
-    @property
-    def conversation(self) -> ConversationView:
-        return self.query_one(ConversationView)
+        if self.agent is not None:
+            return self.agent.checkpoints
+        return (Checkpoints(self.workdir, self.session_id)
+                if checkpoints_off(self.workdir) is None else None)
 
-    def notice(self, text: str, *, error: bool = False) -> None:
-        """A line from agent-tui in the conversation."""
-        block = NoticeBlock(text, classes="error" if error else "", markup=False)
-        self.call_later(self.conversation.add, block)
-
-    # -- engine events -----------------------------------------------------------------
+    # -- engine events and recorded sessions -------------------------------------------
 
     async def on_agent_event(self, message: AgentEvent) -> None:
         try:
-            await self._show_event(message.event)
+            await self.view.show(message.event)
         except NoMatches:
             # The app is closing and its widgets are gone; the event has nowhere to go.
             if self.is_running and self.screen_stack and self.screen.is_mounted:
                 raise
 
-    async def _show_event(self, event: Any) -> None:
-        if isinstance(event, TextDelta):
-            if self._assistant is None:
-                from .widgets.assistant_block import AssistantBlock
+    async def show_restored(self, log: SessionLog) -> None:
+        """Redraw a resumed session (its transcript, tool log, todos and gauge) from the
+        typed events of its log, through the same handlers as a live turn."""
+        from ..core.sessions.replay import event_from_record
 
-                self._assistant = AssistantBlock()
-                await self.conversation.add(self._assistant)
-            await self._assistant.append_text(event.text)
-            self.conversation.follow()
-        elif isinstance(event, StreamRestart):
-            if self._assistant is not None:
-                await self._assistant.remove()
-                self._assistant = None
-            self.notice(f"↻ Retry {event.attempt} in {event.delay:.1f}s: {event.reason}")
-        elif isinstance(event, AssistantMessage):
-            await self._finish_assistant(event.text)
-        elif isinstance(event, ToolCallStarted):
-            block = ToolBlock(event.id, event.name, event.summary, event.args)
-            self._tool_blocks[event.id] = block
-            await self.conversation.add(block)
-            self.query_one(ToolLog).add_call(event.id, event.name, event.summary, event.args)
-        elif isinstance(event, ApprovalDecided):
-            status = "running" if event.decision == "allow" else "denied"
-            self._update_tool(event.id, status=status,
-                              output=None if status == "running" else event.reason)
-        elif isinstance(event, ToolOutput):
-            if block := self._tool_blocks.get(event.id):
-                block.add_output(event.text)
-            self.query_one(ToolLog).update_call(event.id, more_output=event.text)
-        elif isinstance(event, ToolResultEvent):
-            block = self._tool_blocks.get(event.id)
-            denied = block is not None and block.status == "denied"
-            self._update_tool(event.id, status="denied" if denied else (
-                "ok" if event.ok else "error"), duration=event.duration, output=event.output)
-        elif isinstance(event, TodoUpdated):
-            self.query_one(TodoPane).show(event.content)
-        elif isinstance(event, ContextUpdated):
-            gauge = self.query_one(ContextGauge)
-            gauge.window = event.window
-            gauge.tokens = event.tokens
-            gauge.level = event.level
-        elif isinstance(event, ContextThinned):
-            self.query_one(ContextGauge).level = event.level
-            self.notice(f"Context at {event.level} %: {len(event.fragments)} old tool result(s) "
-                        f"set aside ({event.tokens_before:,} -> {event.tokens_after:,} tokens); "
-                        "the agent can bring them back with rehydrate.")
-        elif isinstance(event, Compacted):
-            gauge = self.query_one(ContextGauge)
-            gauge.compactions += 1
-            self.notice(f"Compacted the conversation: {event.tokens_before:,} -> "
-                        f"{event.tokens_after:,} tokens.")
-        elif isinstance(event, TurnUsage):
-            gauge = self.query_one(ContextGauge)
-            gauge.turn_cost = event.usage.cost
-            gauge.session_cost = event.session.cost
-        elif isinstance(event, ErrorEvent):
-            await self._finish_assistant()
-            self.notice(event.message, error=True)
+        events = (event_from_record(record) for record in log.events)
+        blocks = await self.view.restore(event for event in events if event is not None)
+        self.notice(f"Resumed session {self.session_id}: {blocks} blocks.")
 
-    async def _finish_assistant(self, text: str | None = None) -> None:
-        block, self._assistant = self._assistant, None
-        if block is None:
-            if text:
-                from .widgets.assistant_block import AssistantBlock
+    @work(exclusive=True, group="turn", exit_on_error=False)
+    async def play_back(self, log: SessionLog, speed: float) -> None:
+        """``agent-tui replay``: show a recorded session as it happened, at ``speed``."""
+        from ..core.sessions.replay import replay
 
-                await self.conversation.add(AssistantBlock(text))
-            return
-        if text is not None and not text.strip():
-            await block.remove()
-            return
-        await block.finish(text)
+        self.status.session_id = f"{log.session_id} (replay ×{speed:g})"
+        self._set_busy(True)
+        try:
+            async for event in replay(log, speed):
+                await self.view.show(event)
+        finally:
+            self._set_busy(False)
+        self.notice(f"End of the replay of session {log.session_id}.")
 
-    def _update_tool(self, call_id: str, *, status: str, duration: float | None = None,
-                     output: str | None = None) -> None:
-        if block := self._tool_blocks.get(call_id):
-            block.set_status(status, duration=duration, output=output)
-        self.query_one(ToolLog).update_call(call_id, status=status, duration=duration,
-                                            output=output)
+    async def reset_view(self, session_id: str) -> None:
+        """Empty the panes and forget the agent; the next turn starts ``session_id``'s."""
+        self.workers.cancel_group(self, "turn")
+        self.agent = None
+        self.session_id = session_id
+        self.queue.clear()
+        self.view.reset()
+        await self.conversation.remove_children()
+        self.query_one(ToolLog).clear()
+        self.status.session_id = self.session_id
+        self.query_one(TodoPane).show("")
 
     # -- approvals ---------------------------------------------------------------------
 
     def on_approval_needed(self, request: ApprovalRequest) -> None:
         """Called by the approver before the modal opens."""
-        self._update_tool(request.call_id, status="approval")
+        self.view.awaiting_approval(request.call_id)
         self._ring_if_away("The agent waits for your approval.")
 
     def remember_rule(self, response: ApprovalResponse) -> None:
@@ -455,7 +338,7 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
         from ..core.config import save_rules
 
         fresh = [r for r in response.remember if r not in self.settings.allow_rules]
-        self._update_settings(allow_rules=[*self.settings.allow_rules, *fresh])
+        self.update_settings(allow_rules=[*self.settings.allow_rules, *fresh])
         rules = ", ".join(response.remember)
         try:
             path = save_rules(response.remember, response.scope, self.workdir)
@@ -477,7 +360,19 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
     def on_app_focus(self) -> None:
         self._window_focused = True
 
-    # -- actions -----------------------------------------------------------------------
+    # -- settings and actions ----------------------------------------------------------
+
+    def update_settings(self, **changes: Any) -> None:
+        """Change settings for the rest of the session (the agent's too)."""
+        self.settings = self.settings.model_copy(update=changes)
+        if self.agent is not None:
+            self.agent.settings = self.settings
+
+    def set_mode(self, mode: str) -> None:
+        """Switch the approval mode for the rest of the session."""
+        self.update_settings(approval_mode=mode)
+        self.status.mode = mode
+        self.notify(f"Approval mode: {mode}", timeout=2)
 
     def action_cancel_turn(self) -> None:
         """Esc: cancel the running turn (stream and tools); when idle, back to the prompt."""
@@ -495,50 +390,13 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
         current = APPROVAL_MODES.index(self.settings.approval_mode)
         self.set_mode(APPROVAL_MODES[(current + 1) % len(APPROVAL_MODES)])
 
-    def set_mode(self, mode: str) -> None:
-        """Switch the approval mode for the rest of the session."""
-        self._update_settings(approval_mode=mode)
-        self.query_one(StatusBar).mode = mode
-        self.notify(f"Approval mode: {mode}", timeout=2)
+    def action_browse_sessions(self) -> None:
+        """Ctrl+R: the session browser (as ``/sessions``)."""
+        self.sessions.browse()
 
-    async def inspect_context(self) -> None:
-        """``/context``: every item in the context with its tokens; pin, dehydrate, drop."""
-        if self.busy:
-            self.notice("Wait for the turn to finish (or press Esc) to inspect the context.",
-                        error=True)
-            return
-        if not self.settings.model:
-            self.notice(NO_MODEL, error=True)
-            return
-        from .screens.context_inspector import ContextInspector
-
-        await self.push_screen(ContextInspector(await self._ensure_agent()))
-
-    async def show_background_processes(self, arg: str = "") -> None:
-        """``/ps``: the processes background_process started; ``/ps stop NAME`` stops one."""
-        from ..tools.background import background_processes
-
-        action, _, target = arg.partition(" ")
-        if action == "stop":
-            stopped = await asyncio.to_thread(background_processes.stop, target.strip())
-            self.notice(f"Stopped {target}." if stopped else f"No background process {target!r}.",
-                        error=not stopped)
-            return
-        procs = background_processes.processes()
-        if not procs:
-            self.notice("No background processes.")
-            return
-        lines = [f"{'running' if p.alive else 'ended  '}  {p.name}  pid {p.pid}  {p.command}"
-                 f"  log: {p.log}" for p in procs]
-        self.notice("Background processes:\n" + "\n".join(lines))
-
-    def set_network(self, enabled: bool) -> None:
-        """Let tools reach the network (web_fetch, web_search, research), or stop them."""
-        self._update_settings(network=enabled)
-        self.query_one(StatusBar).network = enabled
-        self.notice("Network tools are on: web_fetch, web_search and research may reach the "
-                    "internet (fetches still ask in default mode)." if enabled else
-                    "Network tools are off.")
+    async def action_review_changes(self) -> None:
+        """F7: review the files this session changed (as ``/diff``)."""
+        await self.changes.review()
 
     def action_toggle_side(self) -> None:
         self.query_one("#side").toggle_class("hidden")
@@ -550,134 +408,13 @@ class AgentApp(SessionActions, ChangeActions, App[None]):
         self.query_one("#todo-section").toggle_class("hidden")
 
     def action_resize_side(self, delta: int) -> None:
-        side = self.query_one("#side")
-        width = side.styles.width.value if side.styles.width else 44
-        side.styles.width = max(24, min(120, int(width) + delta))
-
-    def _update_settings(self, **changes: Any) -> None:
-        self.settings = self.settings.model_copy(update=changes)
-        if self.agent is not None:
-            self.agent.settings = self.settings
-
-    # -- slash commands and the palette -------------------------------------------------
-
-    async def run_slash_command(self, line: str) -> None:
-        """Run ``/name args``; unknown names say what exists."""
-        name, _, arg = line.partition(" ")
-        arg = arg.strip()
-        if name == "/help":
-            from .widgets.assistant_block import AssistantBlock
-
-            await self.conversation.add(AssistantBlock(HELP_TEXT))
-        elif name == "/quit":
-            self.exit()
-        elif name == "/mode":
-            if arg not in APPROVAL_MODES:
-                self.notice(f"Usage: /mode {'|'.join(APPROVAL_MODES)}", error=True)
-            else:
-                self.set_mode(arg)
-        elif name == "/model":
-            if not arg:
-                self.notice(f"Model: {self.settings.model or 'none'}. Usage: /model NAME")
-            else:
-                self._switch_model(arg)
-        elif name in ("/clear", "/new"):
-            await self.new_session()
-        elif name == "/net":
-            if arg not in ("on", "off"):
-                state = "on" if self.settings.network else "off"
-                self.notice(f"The network is {state} for tools. Usage: /net on|off")
-            else:
-                self.set_network(arg == "on")
-        elif name == "/sessions":
-            self.action_browse_sessions()
-        elif name == "/context":
-            await self.inspect_context()
-        elif name == "/fork":
-            await self.fork_session(arg)
-        elif name == "/undo":
-            await self.undo_turn()
-        elif name == "/rewind":
-            await self.rewind()
-        elif name == "/diff":
-            await self.review_changes(arg)
-        elif name == "/export":
-            await self.export_session(arg)
-        elif name == "/ps":
-            await self.show_background_processes(arg)
-        elif name == "/theme":
-            if arg not in self.available_themes:
-                names = ", ".join(sorted(self.available_themes))
-                self.notice(f"Usage: /theme NAME, one of: {names}", error=True)
-            else:
-                self.set_theme(arg)
-        else:
-            self.notice(f"Unknown command {name}. Commands: {', '.join(SLASH_COMMANDS)}",
-                        error=True)
-
-    def _switch_model(self, model: str) -> None:
-        self._update_settings(model=model)
-        self.query_one(StatusBar).model = model
-        previous, self.agent = self.agent, None
-        if previous is not None:
-            self.call_later(self._carry_over, previous)
-        self.notify(f"Model: {model}", timeout=2)
-
-    async def _carry_over(self, previous: Agent) -> None:
-        """The agent for the new model goes on from ``previous``'s conversation."""
-        (await self._ensure_agent()).adopt(previous)
-
-    async def new_session(self) -> None:
-        """Forget the conversation and start a new session."""
-        self.workers.cancel_group(self, "turn")
-        self.agent = None
-        if self.opened is not None:
-            from ..core.sessions.start import close_session, open_session
-
-            close_session(self.opened)
-            self.opened = open_session(self.workdir, self.settings.model or "")
-            session_id = self.opened.store.session_id
-        else:
-            session_id = paths.new_session_id()
-        await self._reset_view(session_id)
-        self.notice(f"New session {self.session_id}.")
-
-    async def _reset_view(self, session_id: str) -> None:
-        """Empty the panes and forget the agent; the next turn starts ``session_id``'s."""
-        self.workers.cancel_group(self, "turn")
-        self.agent = None
-        self.session_id = session_id
-        self.queue.clear()
-        self._assistant = None
-        self._tool_blocks.clear()
-        await self.conversation.remove_children()
-        self.query_one(ToolLog).clear()
-        self.query_one(StatusBar).session_id = self.session_id
-        self.query_one(TodoPane).show("")
-
-    def set_theme(self, name: str) -> None:
-        """Switch the theme and keep the choice for next time."""
-        self.theme = name
-        self._update_settings(theme=name)
-        save_user_settings({"theme": name})
+        self.query_one(SidePanel).resize(delta)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for name, help_text in SLASH_COMMANDS.items():
-            if name in ("/model", "/theme", "/mode"):
-                continue
-            yield SystemCommand(name, help_text, lambda n=name: self.call_later(
-                self.run_slash_command, n))
-        for mode in APPROVAL_MODES:
-            yield SystemCommand(f"/mode {mode}", f"Approval mode {mode}",
-                                lambda m=mode: self.set_mode(m))
-        yield SystemCommand("/net on", "Let tools reach the network",
-                            lambda: self.set_network(True))
-        yield SystemCommand("/net off", "Keep tools off the network",
-                            lambda: self.set_network(False))
-        for theme in THEMES:
-            yield SystemCommand(f"/theme {theme.name}", f"Switch to the {theme.name} theme",
-                                lambda t=theme.name: self.set_theme(t))
+        for entry in COMMANDS.palette(self):
+            yield SystemCommand(entry.line, entry.help, lambda line=entry.line: self.call_later(
+                self.run_slash_command, line))
         yield SystemCommand("Toggle side panel", "Show or hide the side panel (F2)",
                             self.action_toggle_side)
         yield SystemCommand("Toggle tool log", "Show or hide the tool log (F3)",

@@ -1,22 +1,265 @@
-"""The workbench's slash commands and their one-line help."""
+"""The workbench's slash commands, each declared once in :data:`COMMANDS`.
+
+The prompt's completion (:data:`SLASH_COMMANDS`), the command palette, ``/help`` and the
+slash-command tables of the README and ``tools/docs/keys.md`` are all made from it. A
+handler gets the app and the text after the command's name; session and change commands
+hand over to the app's :class:`~agent_tui.tui.session_actions.SessionActions` and
+:class:`~agent_tui.tui.change_actions.ChangeActions`.
+"""
 
 from __future__ import annotations
 
-SLASH_COMMANDS: dict[str, str] = {
-    "/help": "Show the keys and slash commands",
-    "/model": "Switch the model: /model NAME",
-    "/mode": "Set the approval mode: /mode default|auto-edit|plan|yolo",
-    "/clear": "Clear the conversation and start afresh",
-    "/new": "Start a new session",
-    "/sessions": "Browse sessions: search, resume, fork, delete, export (Ctrl+R)",
-    "/context": "Inspect the context: every item and its tokens; pin, dehydrate, drop",
-    "/fork": "Go on in a copy of this session: /fork [TURN] keeps turns up to TURN",
-    "/undo": "Put back the files of the last turn that changed some",
-    "/rewind": "Go back to before a turn: the conversation, the files or both",
-    "/diff": "Review the changes hunk by hunk, accept or reject: /diff [TURN] (F7)",
-    "/export": "Write the session as Markdown: /export [FILE]",
-    "/theme": "Switch the theme: /theme NAME",
-    "/net": "Let tools reach the network, or not: /net on|off",
-    "/ps": "List background processes; /ps stop NAME stops one",
-    "/quit": "Quit agent-tui",
-}
+import asyncio
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..core.config import APPROVAL_MODES
+from .slash_registry import SlashCommand, SlashRegistry
+from .workbench import NO_MODEL, Workbench
+
+if TYPE_CHECKING:
+    from ..core.agent import Agent
+    from .change_actions import ChangeActions
+    from .session_actions import SessionActions
+    from .widgets.conversation import ConversationView
+    from .widgets.panels import StatusBar
+
+
+class CommandHost(Workbench, Protocol):
+    """The app as the commands see it (:class:`~agent_tui.tui.app.AgentApp` is one)."""
+
+    sessions: SessionActions
+    changes: ChangeActions
+    theme: str
+
+    @property
+    def conversation(self) -> ConversationView: ...
+
+    @property
+    def status(self) -> StatusBar: ...
+
+    @property
+    def available_themes(self) -> dict[str, Any]: ...
+
+    def update_settings(self, **changes: Any) -> None: ...
+
+    def set_mode(self, mode: str) -> None: ...
+
+    def exit(self) -> None: ...
+
+    def notify(self, message: str, *, timeout: float | None = None) -> None: ...
+
+    def call_later(self, callback: Any, *args: Any) -> bool: ...
+
+KEYS_HELP = """\
+**Keys** — Enter send · Ctrl+J new line · ↑/↓ history · Esc cancel the running turn ·
+Shift+Tab cycle approval mode · F2 side panel · F3 tool log · F4 todos ·
+F5/F6 narrow/widen the side panel · F7 review the changes (/diff) ·
+Ctrl+↑ to the conversation, then j/k between blocks, Esc back to the prompt ·
+Enter expands a tool block · c copies a block · Ctrl+P command palette · Ctrl+Q quit
+
+**Approvals** — y allow once · a allow always · n deny · d deny with a reason ·
+e edit before it runs · Esc deny · space ticks/unticks an edit's hunk, j/k move between hunks
+
+**Review (F7, /diff)** — j/k hunk · n/p or Tab file · a/r accept/reject the hunk ·
+A/R the whole file · q close; a rejection is reverted on disk at once, and the model hears
+of it with your next prompt
+
+**Commands** — """
+"""What ``/help`` shows before the list of commands."""
+
+
+def help_text() -> str:
+    """What ``/help`` shows: the keys, then every command with its help."""
+    return KEYS_HELP + COMMANDS.help_line()
+
+
+# -- the workbench ---------------------------------------------------------------------
+
+
+async def _help(app: CommandHost, arg: str) -> None:
+    from .widgets.assistant_block import AssistantBlock
+
+    await app.conversation.add(AssistantBlock(help_text()))
+
+
+async def _quit(app: CommandHost, arg: str) -> None:
+    app.exit()
+
+
+async def _context(app: CommandHost, arg: str) -> None:
+    from .screens.context_inspector import ContextInspector
+
+    if not app.settings.model:
+        app.notice(NO_MODEL, error=True)
+        return
+
+    await app.push_screen(ContextInspector(await app.ensure_agent()))
+
+
+async def _processes(app: CommandHost, arg: str) -> None:
+    from ..tools.background import background_processes
+
+    action, _, target = arg.partition(" ")
+    if action == "stop":
+        stopped = await asyncio.to_thread(background_processes.stop, target.strip())
+        app.notice(f"Stopped {target}." if stopped else f"No background process {target!r}.",
+                   error=not stopped)
+        return
+    procs = background_processes.processes()
+    if not procs:
+        app.notice("No background processes.")
+        return
+    lines = [f"{'running' if p.alive else 'ended  '}  {p.name}  pid {p.pid}  {p.command}"
+             f"  log: {p.log}" for p in procs]
+    app.notice("Background processes:\n" + "\n".join(lines))
+
+
+# -- model and settings ----------------------------------------------------------------
+
+
+async def _model(app: CommandHost, arg: str) -> None:
+    if not arg:
+        app.notice(f"Model: {app.settings.model or 'none'}. Usage: /model NAME")
+        return
+    app.update_settings(model=arg)
+    app.status.model = arg
+    previous, app.agent = app.agent, None
+    if previous is not None:
+        app.call_later(_carry_over, app, previous)
+    app.notify(f"Model: {arg}", timeout=2)
+
+
+async def _carry_over(app: CommandHost, previous: Agent) -> None:
+    """The agent for the new model goes on from ``previous``'s conversation."""
+    (await app.ensure_agent()).adopt(previous)
+
+
+async def _mode(app: CommandHost, arg: str) -> None:
+    if arg not in APPROVAL_MODES:
+        app.notice(f"Usage: /mode {'|'.join(APPROVAL_MODES)}", error=True)
+        return
+    app.set_mode(arg)
+
+
+async def _network(app: CommandHost, arg: str) -> None:
+    if arg not in ("on", "off"):
+        state = "on" if app.settings.network else "off"
+        app.notice(f"The network is {state} for tools. Usage: /net on|off")
+        return
+    enabled = arg == "on"
+    app.update_settings(network=enabled)
+    app.status.network = enabled
+    app.notice("Network tools are on: web_fetch, web_search and research may reach the "
+               "internet (fetches still ask in default mode)." if enabled else
+               "Network tools are off.")
+
+
+async def _theme(app: CommandHost, arg: str) -> None:
+    if arg not in app.available_themes:
+        names = ", ".join(sorted(app.available_themes))
+        app.notice(f"Usage: /theme NAME, one of: {names}", error=True)
+        return
+    from ..core.config import save_user_settings
+
+    app.theme = arg
+    app.update_settings(theme=arg)
+    save_user_settings({"theme": arg})
+
+
+def _mode_choices(app: CommandHost) -> Iterator[tuple[str, str]]:
+    for mode in APPROVAL_MODES:
+        yield mode, f"Approval mode {mode}"
+
+
+def _network_choices(app: CommandHost) -> Iterator[tuple[str, str]]:
+    yield "on", "Let tools reach the network"
+    yield "off", "Keep tools off the network"
+
+
+def _theme_choices(app: CommandHost) -> Iterator[tuple[str, str]]:
+    from ..themes import THEMES
+
+    for theme in THEMES:
+        yield theme.name, f"Switch to the {theme.name} theme"
+
+
+# -- sessions and changes --------------------------------------------------------------
+
+
+async def _new(app: CommandHost, arg: str) -> None:
+    await app.sessions.new_session()
+
+
+async def _sessions(app: CommandHost, arg: str) -> None:
+    app.sessions.browse()
+
+
+async def _fork(app: CommandHost, arg: str) -> None:
+    await app.sessions.fork(arg)
+
+
+async def _export(app: CommandHost, arg: str) -> None:
+    await app.sessions.export(arg)
+
+
+async def _undo(app: CommandHost, arg: str) -> None:
+    await app.changes.undo()
+
+
+async def _rewind(app: CommandHost, arg: str) -> None:
+    await app.changes.rewind()
+
+
+async def _diff(app: CommandHost, arg: str) -> None:
+    await app.changes.review(arg)
+
+
+COMMANDS = SlashRegistry([
+    SlashCommand("/help", "Show the keys and slash commands",
+                 "show the keys and slash commands", _help),
+    SlashCommand("/model", "Switch the model: /model NAME", "switch the model", _model,
+                 args="NAME"),
+    SlashCommand("/mode", "Set the approval mode: /mode default|auto-edit|plan|yolo",
+                 "set the approval mode", _mode, args="|".join(APPROVAL_MODES),
+                 in_palette=False, choices=_mode_choices),
+    SlashCommand("/clear", "Clear the conversation and start afresh",
+                 "forget the conversation, start a new session", _new),
+    SlashCommand("/new", "Start a new session", "start a new session (as `/clear`)", _new),
+    SlashCommand("/sessions", "Browse sessions: search, resume, fork, delete, export (Ctrl+R)",
+                 "the session browser: search, resume, fork, delete, export (Ctrl+R)",
+                 _sessions),
+    SlashCommand("/context", "Inspect the context: every item and its tokens; pin, dehydrate, drop",
+                 "inspect the context: every item and its tokens; pin, dehydrate, drop",
+                 _context, wait_note="to inspect the context"),
+    SlashCommand("/fork", "Go on in a copy of this session: /fork [TURN] keeps turns up to TURN",
+                 "go on in a copy of the session, whole or before turn TURN", _fork,
+                 args="[TURN]", wait_note="before forking"),
+    SlashCommand("/undo", "Put back the files of the last turn that changed some",
+                 "put back the files of the last turn that changed some", _undo,
+                 wait_note="before undoing"),
+    SlashCommand("/rewind", "Go back to before a turn: the conversation, the files or both",
+                 "go back to before a turn: the conversation, the files or both", _rewind,
+                 wait_note="before rewinding"),
+    SlashCommand("/diff", "Review the changes hunk by hunk, accept or reject: /diff [TURN] (F7)",
+                 "review the session's changes (or one turn's), accept or reject hunks (F7)",
+                 _diff, args="[TURN]",
+                 wait_note="before reviewing: the agent may still be changing files"),
+    SlashCommand("/export", "Write the session as Markdown: /export [FILE]",
+                 "write the session as Markdown (default: agent-tui-ID.md in the project)",
+                 _export, args="[FILE]"),
+    SlashCommand("/theme", "Switch the theme: /theme NAME",
+                 "switch the theme (the choice is saved)", _theme, args="NAME",
+                 in_palette=False, choices=_theme_choices),
+    SlashCommand("/net", "Let tools reach the network, or not: /net on|off",
+                 "let tools reach the network, or not", _network, args="on|off",
+                 choices=_network_choices),
+    SlashCommand("/ps", "List background processes; /ps stop NAME stops one",
+                 "list the processes `background_process` started; `/ps stop NAME` stops one",
+                 _processes, args="[stop NAME]"),
+    SlashCommand("/quit", "Quit agent-tui", "quit", _quit),
+])
+"""Every slash command of the workbench, in the order completion and the docs list them."""
+
+SLASH_COMMANDS: dict[str, str] = COMMANDS.completions()
+"""Slash command names to their one-line help, as the prompt's completion offers them."""

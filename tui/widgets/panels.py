@@ -1,10 +1,11 @@
-"""Small side panels: the todo list, the context gauge and the status bar."""
+"""Small panels: the side panel and its todo list and context gauge, and the status bar."""
 
 from __future__ import annotations
 
 import re
 
 from rich.text import Text
+from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -24,6 +25,27 @@ def format_tokens(count: int) -> str:
 def format_cost(cost: float | None) -> str:
     """Dollars, or ``n/a`` where litellm knows no price."""
     return "n/a" if cost is None else f"${cost:.4f}" if cost < 1 else f"${cost:.2f}"
+
+
+class SidePanel(Vertical):
+    """The side panel (context gauge, todos, tool log); F5/F6 make it narrower or wider."""
+
+    MIN_WIDTH = 24
+    MAX_WIDTH = 120
+
+    width_cells: reactive[int | None] = reactive(None)
+    """Its width in cells once the person resized it; None while the stylesheet's holds."""
+
+    def resize(self, delta: int) -> None:
+        """Make the panel ``delta`` cells wider (narrower if negative), within bounds."""
+        current = self.width_cells
+        if current is None:
+            current = int(self.styles.width.value) if self.styles.width else 44
+        self.width_cells = max(self.MIN_WIDTH, min(self.MAX_WIDTH, current + delta))
+
+    def watch_width_cells(self, cells: int | None) -> None:
+        if cells is not None:
+            self.styles.width = cells
 
 
 class TodoPane(Static):

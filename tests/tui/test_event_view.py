@@ -1,0 +1,181 @@
+"""Engine events in the workbench: one handler per event type, for live and resumed sessions."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from typing import Any
+
+from textual.app import App, ComposeResult
+
+from agent_tui.core import events as ev
+from agent_tui.tui.event_view import (
+    IGNORED_EVENTS,
+    RESTORED_EVENTS,
+    EventView,
+    ToolBlockRecord,
+)
+from agent_tui.tui.widgets.assistant_block import AssistantBlock
+from agent_tui.tui.widgets.conversation import (
+    BlockRecord,
+    ConversationView,
+    NoticeBlock,
+    ToolBlock,
+    UserBlock,
+)
+from agent_tui.tui.widgets.panels import ContextGauge, TodoPane
+from agent_tui.tui.widgets.tool_log import ToolLog
+from tests.tui.test_app import SIZE
+
+EVENT_TYPES = {cls for _, cls in inspect.getmembers(ev, inspect.isclass)
+               if issubclass(cls, ev.Event) and cls is not ev.Event}
+
+
+def test_every_engine_event_is_handled_or_declared_not_shown() -> None:
+    handled = EventView.handled()
+    ignored = set(IGNORED_EVENTS)
+    assert not handled & ignored
+    assert EVENT_TYPES == handled | ignored, (
+        "a new event type needs a handler in tui/event_view.py (or a place in IGNORED_EVENTS)")
+
+
+def test_a_resumed_session_redraws_through_the_live_handlers() -> None:
+    assert set(RESTORED_EVENTS) <= EventView.handled()
+
+
+def test_a_type_has_one_handler() -> None:
+    from agent_tui.tui.event_view import shows
+
+    try:
+        shows(ev.TextDelta)(lambda view, event: None)  # type: ignore[arg-type, return-value]
+    except TypeError as exc:
+        assert "TextDelta" in str(exc)
+    else:
+        raise AssertionError("a second handler for TextDelta was accepted")
+
+
+class Panes(App[None]):
+    """The panes the event view draws on, without an agent."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.view = EventView(self)
+        self.notices: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield ConversationView()
+        yield TodoPane()
+        yield ContextGauge()
+        yield ToolLog()
+
+    def notice(self, text: str, *, error: bool = False) -> None:
+        self.notices.append(text)
+
+
+def session() -> list[ev.Event]:
+    """A turn with an answer, an allowed call, a denied call and the side panes' events."""
+    return [
+        ev.UserMessage("tidy up"),
+        ev.AssistantMessage("Looking.", [{"id": "c1"}, {"id": "c2"}]),
+        ev.ToolCallStarted("c1", "read_file", {"file_path": "a.py"}, "read_file a.py"),
+        ev.ApprovalDecided("c1", "allow"),
+        ev.ToolResultEvent("c1", "read_file", True, "x = 1", duration=0.5),
+        ev.ToolCallStarted("c2", "shell", {"command": "rm -r build"}, "shell rm -r build"),
+        ev.ApprovalDecided("c2", "deny", "not now", by="user"),
+        ev.ToolResultEvent("c2", "shell", False, "denied: not now", duration=0.0),
+        ev.TodoUpdated("- [x] tidy\n"),
+        ev.ContextUpdated(1200, 128_000),
+        ev.TurnUsage(ev.Usage(1000, 200, 0.01), ev.Usage(1000, 200, 0.01)),
+        ev.AssistantMessage("Done."),
+    ]
+
+
+def shown(app: Panes) -> list[tuple[str, Any]]:
+    """What the conversation and tool log show, block by block and row by row."""
+    blocks: list[tuple[str, Any]] = []
+    for block in app.query_one(ConversationView).query("UserBlock, AssistantBlock, ToolBlock"):
+        if isinstance(block, ToolBlock):
+            blocks.append(("tool", (block.call_id, block.status, block.duration, block.output)))
+        else:
+            blocks.append((type(block).__name__, block.text))
+    log = app.query_one(ToolLog)
+    rows = [(r.call_id, r.status, r.duration, r.output) for r in log.records.values()]
+    return blocks + [("row", row) for row in rows]
+
+
+async def test_live_and_resumed_show_the_same_session() -> None:
+    live = Panes()
+    async with live.run_test(size=SIZE) as pilot:
+        for event in session():
+            await live.view.show(event)
+        await pilot.pause()
+        live_shown = shown(live)
+        live_gauge = dataclasses.astuple(_gauge(live))
+
+    resumed = Panes()
+    async with resumed.run_test(size=SIZE) as pilot:
+        blocks = await resumed.view.restore(session())
+        await pilot.pause()
+        assert blocks == 5
+        assert shown(resumed) == live_shown
+        assert dataclasses.astuple(_gauge(resumed)) == live_gauge
+        assert "tidy" in resumed.query_one(TodoPane).source
+    assert ("tool", ("c2", "denied", 0.0, "denied: not now")) in live_shown
+    assert ("UserBlock", "tidy up") in live_shown
+
+
+async def test_a_resume_keeps_earlier_blocks_as_records_and_skips_notices() -> None:
+    events: list[ev.Event] = [ev.ErrorEvent("the provider failed"),
+                              ev.Compacted(9000, 1000, "summary")]
+    for turn in range(30):
+        events += [ev.UserMessage(f"prompt {turn}"),
+                   ev.ToolCallStarted(f"c{turn}", "read_file", {}, "read_file m.py"),
+                   ev.ToolResultEvent(f"c{turn}", "read_file", True, "x", duration=0.1)]
+    app = Panes()
+    async with app.run_test(size=SIZE) as pilot:
+        assert await app.view.restore(events) == 60
+        await pilot.pause()
+        view = app.query_one(ConversationView)
+        earlier = view._earlier
+        assert all(isinstance(record, BlockRecord) for record in earlier)
+        assert any(isinstance(record, ToolBlockRecord) and record.status == "ok"
+                   for record in earlier)
+        assert not app.query(NoticeBlock) and app.notices == []
+        # A call shown after the resume is reported to as in a live turn.
+        await app.view.show(ev.ToolResultEvent("c29", "read_file", False, "gone"))
+        assert app.query(ToolBlock)[-1].status == "error"
+
+
+async def test_the_echo_of_a_prompt_the_box_showed_adds_no_block() -> None:
+    app = Panes()
+    async with app.run_test(size=SIZE) as pilot:
+        app.view.prompt_shown = True
+        await app.view.show(ev.UserMessage("typed"))
+        await app.view.show(ev.UserMessage("replayed"))
+        await pilot.pause()
+        assert [u.text for u in app.query(UserBlock)] == ["replayed"]
+
+
+async def test_a_retry_drops_the_streamed_text_and_says_so() -> None:
+    app = Panes()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.view.show(ev.TextDelta("half an ans"))
+        await pilot.pause()
+        assert app.query(AssistantBlock)
+        await app.view.show(ev.StreamRestart(1, 0.5, "HTTP 500"))
+        await pilot.pause()
+        assert not app.query(AssistantBlock)
+        assert app.notices == ["↻ Retry 1 in 0.5s: HTTP 500"]
+
+
+@dataclasses.dataclass
+class _Gauge:
+    tokens: int
+    window: int
+    turn_cost: float | None
+    session_cost: float | None
+
+
+def _gauge(app: Panes) -> _Gauge:
+    gauge = app.query_one(ContextGauge)
+    return _Gauge(gauge.tokens, gauge.window, gauge.turn_cost, gauge.session_cost)

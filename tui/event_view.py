@@ -1,0 +1,338 @@
+"""Engine events shown in the workbench: one handler per event type, live and resumed alike.
+
+:class:`EventView` turns each :class:`~agent_tui.core.events.Event` into what the panes show
+(conversation blocks, tool log rows, todos, the context gauge, notices) through a dispatch
+table keyed by the event's class. A live turn, ``agent-tui replay`` and a resumed session all
+go through the same handlers; a resumed session only differs in where blocks go
+(:class:`RestoreBatch`): the earlier ones wait as records, built when scrolled back to, and
+the tool log lists the newest ``RESTORED_TOOL_ROWS`` calls, so a session of any length is on
+screen at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..core import events as ev
+from .widgets.conversation import BlockRecord, ConversationView, ToolBlock, UserBlock
+from .widgets.panels import ContextGauge, TodoPane
+from .widgets.tool_log import ToolCallRecord, ToolLog
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+    from .widgets.assistant_block import AssistantBlock
+
+RESTORED_TOOL_ROWS = 100
+"""Calls of a resumed session listed in the tool log (the newest); the transcript has all."""
+
+RESTORED_EVENTS: tuple[type[ev.Event], ...] = (
+    ev.UserMessage, ev.AssistantMessage, ev.ToolCallStarted, ev.ApprovalDecided,
+    ev.ToolResultEvent, ev.TodoUpdated, ev.ContextUpdated, ev.TurnUsage,
+)
+"""What a resumed session redraws: the transcript, the todos and the gauge as the session
+left them. Notices of the moment (errors, retries, thinning, compaction) are not redrawn."""
+
+IGNORED_EVENTS: tuple[type[ev.Event], ...] = (
+    ev.SessionStart, ev.ModelNote, ev.Preview, ev.Checkpoint, ev.RunResult,
+)
+"""Events the workbench does not show: they are for the log, headless output or the model
+(a preview is shown by the approval modal that asked for it)."""
+
+Handler = Callable[["EventView", Any], Awaitable[None]]
+_HANDLERS: dict[type[ev.Event], Handler] = {}
+
+
+def shows(event_type: type[ev.Event]) -> Callable[[Handler], Handler]:
+    """Declare the decorated method the handler of ``event_type`` (one per type)."""
+
+    def register(method: Handler) -> Handler:
+        if event_type in _HANDLERS:
+            raise TypeError(f"two handlers for {event_type.__name__}")
+        _HANDLERS[event_type] = method
+        return method
+
+    return register
+
+
+class Panes(Protocol):
+    """What the event view draws on: the app's panes, looked up when an event arrives."""
+
+    def query_one(self, selector: Any) -> Any: ...
+
+    def notice(self, text: str, *, error: bool = False) -> None: ...
+
+
+class ToolBlockRecord(BlockRecord):
+    """A resumed session's tool call, not built yet: reports change what it is built with."""
+
+    __slots__ = ("call_id", "tool_name", "summary", "args", "status", "duration", "output")
+
+    def __init__(self, call_id: str, name: str, summary: str, args: Any) -> None:
+        super().__init__(self._widget)
+        self.call_id, self.tool_name, self.summary, self.args = call_id, name, summary, args
+        self.status = "pending"
+        self.duration: float | None = None
+        self.output = ""
+
+    def set_status(self, status: str, *, duration: float | None = None,
+                   output: str | None = None) -> None:
+        """As :meth:`ToolBlock.set_status`."""
+        self.status = status
+        if duration is not None:
+            self.duration = duration
+        if output is not None:
+            self.output = output
+
+    def add_output(self, text: str) -> None:
+        """As :meth:`ToolBlock.add_output`."""
+        self.output += text
+
+    def _widget(self) -> ToolBlock:
+        return ToolBlock(self.call_id, self.tool_name, self.summary, self.args,
+                         status=self.status, duration=self.duration, output=self.output)
+
+
+class RestoreBatch:
+    """Where a resumed session's handlers put blocks and tool log rows until they are shown.
+
+    Blocks are kept as records (nothing is built); the tool log keeps each call's final
+    state, and :meth:`flush` lists only the newest ``RESTORED_TOOL_ROWS``.
+    """
+
+    def __init__(self) -> None:
+        self.blocks: list[BlockRecord] = []
+        self.calls: dict[str, ToolCallRecord] = {}
+
+    def add_call(self, call_id: str, name: str, summary: str, args: Any) -> None:
+        """As :meth:`ToolLog.add_call`."""
+        self.calls[call_id] = ToolCallRecord(call_id, name, summary, args)
+
+    def update_call(self, call_id: str, *, status: str | None = None,
+                    duration: float | None = None, output: str | None = None,
+                    more_output: str = "") -> None:
+        """As :meth:`ToolLog.update_call`."""
+        if (record := self.calls.get(call_id)) is None:
+            return
+        record.status = status if status is not None else record.status
+        record.duration = duration if duration is not None else record.duration
+        record.output = (output if output is not None else record.output) + more_output
+
+    async def flush(self, conversation: ConversationView, tool_log: ToolLog) -> list[Widget]:
+        """Show the batch: the newest blocks built and mounted, the rest as records.
+
+        Returns:
+            The widgets built and mounted now.
+        """
+        calls = list(self.calls.values())
+        for record in calls[-RESTORED_TOOL_ROWS:]:
+            tool_log.add_call(record.call_id, record.name, record.summary, record.args,
+                              status=record.status, duration=record.duration,
+                              output=record.output, follow=False)
+        if len(calls) > RESTORED_TOOL_ROWS:
+            tool_log.note_earlier(len(calls) - RESTORED_TOOL_ROWS)
+        split = max(0, len(self.blocks) - ConversationView.RESTORE_MOUNTED)
+        widgets = [record.revive() for record in self.blocks[split:]]
+        await conversation.add_many(widgets, self.blocks[:split])
+        return widgets
+
+
+class EventView:
+    """Shows engine events in the workbench's panes, one handler per event type.
+
+    Args:
+        panes: The app: its widgets are looked up as events arrive, so an event that comes
+            while the app closes fails as a lookup (``NoMatches``) the app can ignore.
+    """
+
+    def __init__(self, panes: Panes) -> None:
+        self.panes = panes
+        self.prompt_shown = False
+        """The prompt box already showed the prompt of the turn starting: its
+        ``UserMessage`` adds no block."""
+        self._assistant: AssistantBlock | None = None  # the answer being streamed into
+        self._tool_blocks: dict[str, ToolBlock | ToolBlockRecord] = {}
+        self._batch: RestoreBatch | None = None
+
+    @staticmethod
+    def handled() -> frozenset[type[ev.Event]]:
+        """The event types that have a handler."""
+        return frozenset(_HANDLERS)
+
+    async def show(self, event: ev.Event) -> None:
+        """Show one event through its type's handler (events without one are not shown)."""
+        handler = _HANDLERS.get(type(event))
+        if handler is not None:
+            await handler(self, event)
+
+    async def restore(self, events: Iterable[ev.Event]) -> int:
+        """Redraw a resumed session from its events (``RESTORED_EVENTS`` of them).
+
+        Only the newest blocks become widgets now; the earlier ones are built when the
+        person scrolls back to them.
+
+        Returns:
+            How many blocks the transcript holds.
+        """
+        # Every prompt of the log is shown: none was shown by the prompt box.
+        prompt_shown, self.prompt_shown = self.prompt_shown, False
+        self._batch = batch = RestoreBatch()
+        try:
+            for event in events:
+                if isinstance(event, RESTORED_EVENTS):
+                    await self.show(event)
+        finally:
+            self._batch = None
+            self.prompt_shown = prompt_shown
+        # The calls' reports went to records; later reports go to the widgets built now.
+        self._tool_blocks = {}
+        for widget in await batch.flush(self.conversation, self.panes.query_one(ToolLog)):
+            if isinstance(widget, ToolBlock):
+                self._tool_blocks[widget.call_id] = widget
+        return len(batch.blocks)
+
+    def reset(self) -> None:
+        """Forget the streaming answer and the calls (the panes are being emptied)."""
+        self.prompt_shown = False
+        self._assistant = None
+        self._tool_blocks.clear()
+
+    @property
+    def conversation(self) -> ConversationView:
+        """The conversation pane."""
+        return self.panes.query_one(ConversationView)
+
+    @property
+    def _tool_log(self) -> ToolLog | RestoreBatch:
+        return self._batch if self._batch is not None else self.panes.query_one(ToolLog)
+
+    async def _add(self, widget: Callable[[], Widget]) -> None:
+        """A new block: built and shown now, or kept as a record in a restore."""
+        if self._batch is not None:
+            self._batch.blocks.append(BlockRecord(widget))
+        else:
+            await self.conversation.add(widget())
+
+    async def finish_assistant(self, text: str | None = None) -> None:
+        """End the streamed answer: with its final ``text``, or as it stands (None)."""
+        block, self._assistant = self._assistant, None
+        if block is None:
+            if text and text.strip():
+                from .widgets.assistant_block import AssistantBlock
+
+                await self._add(partial(AssistantBlock, text))
+            return
+        if text is not None and not text.strip():
+            await block.remove()
+            return
+        await block.finish(text)
+
+    def _update_tool(self, call_id: str, *, status: str, duration: float | None = None,
+                     output: str | None = None) -> None:
+        if block := self._tool_blocks.get(call_id):
+            block.set_status(status, duration=duration, output=output)
+        self._tool_log.update_call(call_id, status=status, duration=duration, output=output)
+
+    def awaiting_approval(self, call_id: str) -> None:
+        """The call waits for the person's approval."""
+        self._update_tool(call_id, status="approval")
+
+    # -- the handlers ------------------------------------------------------------------
+
+    @shows(ev.UserMessage)
+    async def _user_message(self, event: ev.UserMessage) -> None:
+        if self.prompt_shown:
+            self.prompt_shown = False
+            return
+        await self._add(partial(UserBlock, event.text))
+
+    @shows(ev.TextDelta)
+    async def _text_delta(self, event: ev.TextDelta) -> None:
+        if self._assistant is None:
+            from .widgets.assistant_block import AssistantBlock
+
+            self._assistant = AssistantBlock()
+            await self.conversation.add(self._assistant)
+        await self._assistant.append_text(event.text)
+        self.conversation.follow()
+
+    @shows(ev.StreamRestart)
+    async def _stream_restart(self, event: ev.StreamRestart) -> None:
+        if self._assistant is not None:
+            await self._assistant.remove()
+            self._assistant = None
+        self.panes.notice(f"↻ Retry {event.attempt} in {event.delay:.1f}s: {event.reason}")
+
+    @shows(ev.AssistantMessage)
+    async def _assistant_message(self, event: ev.AssistantMessage) -> None:
+        await self.finish_assistant(event.text)
+
+    @shows(ev.ToolCallStarted)
+    async def _tool_call(self, event: ev.ToolCallStarted) -> None:
+        if self._batch is not None:
+            record = ToolBlockRecord(event.id, event.name, event.summary, event.args)
+            self._tool_blocks[event.id] = record
+            self._batch.blocks.append(record)
+        else:
+            block = ToolBlock(event.id, event.name, event.summary, event.args)
+            self._tool_blocks[event.id] = block
+            await self.conversation.add(block)
+        self._tool_log.add_call(event.id, event.name, event.summary, event.args)
+
+    @shows(ev.ApprovalDecided)
+    async def _approval(self, event: ev.ApprovalDecided) -> None:
+        status = "running" if event.decision == "allow" else "denied"
+        self._update_tool(event.id, status=status,
+                          output=None if status == "running" else event.reason)
+
+    @shows(ev.ToolOutput)
+    async def _tool_output(self, event: ev.ToolOutput) -> None:
+        if block := self._tool_blocks.get(event.id):
+            block.add_output(event.text)
+        self._tool_log.update_call(event.id, more_output=event.text)
+
+    @shows(ev.ToolResultEvent)
+    async def _tool_result(self, event: ev.ToolResultEvent) -> None:
+        block = self._tool_blocks.get(event.id)
+        denied = block is not None and block.status == "denied"
+        self._update_tool(event.id, status="denied" if denied else (
+            "ok" if event.ok else "error"), duration=event.duration, output=event.output)
+
+    @shows(ev.TodoUpdated)
+    async def _todos(self, event: ev.TodoUpdated) -> None:
+        self.panes.query_one(TodoPane).show(event.content)
+
+    @shows(ev.ContextUpdated)
+    async def _context(self, event: ev.ContextUpdated) -> None:
+        gauge = self.panes.query_one(ContextGauge)
+        gauge.window = event.window
+        gauge.tokens = event.tokens
+        gauge.level = event.level
+
+    @shows(ev.ContextThinned)
+    async def _thinned(self, event: ev.ContextThinned) -> None:
+        self.panes.query_one(ContextGauge).level = event.level
+        self.panes.notice(
+            f"Context at {event.level} %: {len(event.fragments)} old tool result(s) set aside "
+            f"({event.tokens_before:,} -> {event.tokens_after:,} tokens); the agent can bring "
+            "them back with rehydrate.")
+
+    @shows(ev.Compacted)
+    async def _compacted(self, event: ev.Compacted) -> None:
+        self.panes.query_one(ContextGauge).compactions += 1
+        self.panes.notice(f"Compacted the conversation: {event.tokens_before:,} -> "
+                          f"{event.tokens_after:,} tokens.")
+
+    @shows(ev.TurnUsage)
+    async def _usage(self, event: ev.TurnUsage) -> None:
+        gauge = self.panes.query_one(ContextGauge)
+        gauge.turn_cost = event.usage.cost
+        gauge.session_cost = event.session.cost
+
+    @shows(ev.ErrorEvent)
+    async def _error(self, event: ev.ErrorEvent) -> None:
+        await self.finish_assistant()
+        self.panes.notice(event.message, error=True)
+

@@ -1,0 +1,66 @@
+"""What the workbench's actions and commands may use of the app, declared as a protocol.
+
+:class:`~agent_tui.tui.app.AgentApp` satisfies :class:`Workbench`; the session and change
+actions and the slash commands are typed against it, so they never import the app (which
+imports them).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from textual.worker_manager import WorkerManager
+
+    from ..core.agent import Agent
+    from ..core.changes.checkpoints import Checkpoints
+    from ..core.config import Settings
+    from ..core.sessions.log import SessionLog
+    from ..core.sessions.start import OpenedSession
+
+NO_MODEL = ("No model is configured. Type /model NAME (e.g. /model openai/gpt-4.1), or quit "
+            "and set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.")
+"""What the workbench says when something needs a model and none is configured."""
+
+
+class Workbench(Protocol):
+    """The app as its actions and commands see it: the session, the agent and the panes."""
+
+    settings: Settings
+    workdir: Path
+    session_id: str
+    opened: OpenedSession | None
+    agent: Agent | None
+    busy: bool
+    """A turn runs."""
+
+    def notice(self, text: str, *, error: bool = False) -> None:
+        """A line from agent-tui in the conversation."""
+
+    async def ensure_agent(self) -> Agent:
+        """The session's agent, built on first use."""
+        ...
+
+    def checkpoints(self) -> Checkpoints | None:
+        """The session's checkpoints; None when they are off."""
+
+    async def reset_view(self, session_id: str) -> None:
+        """Empty the panes; the next turn starts ``session_id``'s."""
+
+    async def show_restored(self, log: SessionLog) -> None:
+        """Redraw a resumed session from its log."""
+
+    def edit_prompt(self, text: str) -> None:
+        """Put ``text`` in the prompt box, to edit and send, and focus it."""
+
+    # Textual's, as the App has them.
+    @property
+    def workers(self) -> WorkerManager: ...
+
+    @property
+    def screen_stack(self) -> list[Any]: ...
+
+    def push_screen(self, screen: Any, callback: Any = None, **kwargs: Any) -> Any: ...
+
+    def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...

@@ -22,7 +22,7 @@ import pytest
 
 from agent_tui.core import durable
 from agent_tui.core.agent import Agent
-from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
+from agent_tui.core.approval import Allow, ApprovalRequest, Decision, WriteEdited
 from agent_tui.core.durable import write_atomically
 from agent_tui.core.providers.litellm import LitellmProvider
 from agent_tui.core.sessions.log import SessionStore, read_events
@@ -435,11 +435,11 @@ def test_kill_9_during_a_large_write_leaves_the_old_or_the_new_content(tmp_path:
 class ModalApprover:
     """Answers approvals as a person in the modal would, recording what it was asked."""
 
-    def __init__(self, answer: Callable[[ApprovalRequest], ApprovalResponse]) -> None:
+    def __init__(self, answer: Callable[[ApprovalRequest], Decision]) -> None:
         self.answer = answer
         self.asked: list[ApprovalRequest] = []
 
-    async def ask(self, request: ApprovalRequest) -> ApprovalResponse:
+    async def ask(self, request: ApprovalRequest, preview: object = None) -> Decision:
         self.asked.append(request)
         return self.answer(request)
 
@@ -467,15 +467,13 @@ async def test_the_person_edits_the_proposed_content_and_it_is_written(
         fake_provider: FakeProvider, tmp_path: Path) -> None:
     path = tmp_path / "a.txt"
     path.write_bytes(BOM + b"one\r\ntwo\r\nthree\r\n")
-    approver = ModalApprover(lambda request: ApprovalResponse(
-        True, "approved after the user edited it", by="user", edited_args={
-            "file_path": "a.txt", "content": "one\nTWO, by hand\nthree\n", "_as_write": True}))
+    approver = ModalApprover(lambda request: WriteEdited("one\nTWO, by hand\nthree\n"))
     fake_provider.script(*_read_then_edit())
 
     result = await _agent(fake_provider, tmp_path, approver).run("change line two")
 
     assert result.ok, result.error
-    assert [r.invocation.tool.name for r in approver.asked] == ["edit_file"]
+    assert [r.tool for r in approver.asked] == ["edit_file"]
     told = fake_provider.requests[2].tool_results()[-1]["content"]
     assert "the person edited this call" in told and "write_file" in told
     assert "Wrote" in told and "Error" not in told
@@ -488,11 +486,9 @@ async def test_a_change_on_disk_while_the_modal_is_open_is_not_overwritten(
     path = tmp_path / "a.txt"
     path.write_text("one\ntwo\nthree\n")
 
-    def person_saves_elsewhere_then_allows(request: ApprovalRequest) -> ApprovalResponse:
+    def person_saves_elsewhere_then_allows(request: ApprovalRequest) -> Decision:
         path.write_text("one\ntwo\nthree\nsaved in the editor\n")
-        args = ({"file_path": "a.txt", "content": "mine\n", "_as_write": True}
-                if edited else None)
-        return ApprovalResponse(True, "approved once", by="user", edited_args=args)
+        return WriteEdited("mine\n") if edited else Allow()
 
     fake_provider.script(*_read_then_edit())
     await _agent(fake_provider, tmp_path,
@@ -507,7 +503,7 @@ async def test_a_change_on_disk_while_the_modal_is_open_is_not_overwritten(
 async def test_an_edit_without_a_read_is_refused_before_anyone_is_asked(
         fake_provider: FakeProvider, tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("one\ntwo\n")
-    approver = ModalApprover(lambda request: ApprovalResponse(True, "approved once"))
+    approver = ModalApprover(lambda request: Allow())
     fake_provider.script(
         Reply(tool_calls=[ToolCall("edit_file", {"file_path": "a.txt", "old_text": "two",
                                                  "new_text": "2"})]),
@@ -525,7 +521,7 @@ async def test_an_edit_without_a_read_is_refused_before_anyone_is_asked(
 async def test_a_resumed_session_reads_files_again_before_editing(
         fake_provider: FakeProvider, tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("one\ntwo\n")
-    allow = ModalApprover(lambda request: ApprovalResponse(True, "approved once"))
+    allow = ModalApprover(lambda request: Allow())
     store = SessionStore.create("before-resume", project=tmp_path, model="openai/fake-model")
     fake_provider.script(Reply(tool_calls=[ToolCall("read_file", {"file_path": "a.txt"})]),
                          Reply(text="read it"))
@@ -547,7 +543,7 @@ async def test_a_sub_agent_reading_a_file_does_not_let_the_parent_edit_it(
     (tmp_path / "a.txt").write_text("one\ntwo\n")
     settings = settings_for(fake_provider, approval_mode="yolo", network=True)
     agent = Agent(LitellmProvider(settings), ToolRegistry(builtin_tools()), settings, tmp_path,
-                  ModalApprover(lambda request: ApprovalResponse(True)), lambda event: None)
+                  ModalApprover(lambda request: Allow()), lambda event: None)
     fake_provider.script(
         Reply(tool_calls=[ToolCall("research", {"query": "what is in a.txt?"})]),
         Reply(tool_calls=[ToolCall("read_file", {"file_path": "a.txt"})]),  # the sub-agent

@@ -25,10 +25,10 @@ async def test_y_allows_the_write_and_n_denies_the_command(fake_provider, tmp_pa
     async with app.run_test(size=SIZE) as pilot:
         await type_prompt(pilot, "go")
         await until(pilot, lambda: modal(app) is not None)
-        assert modal(app).request.invocation.tool.name == "write_file"
+        assert modal(app).request.tool == "write_file"
         await pilot.press("y")
         await until(pilot, lambda: modal(app) is not None
-                    and modal(app).request.invocation.tool.name == "shell")
+                    and modal(app).request.tool == "shell")
         await pilot.press("n")
         await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 3)
         assert (tmp_path / "a.txt").read_text() == "A\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +13,22 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, Static, TextArea
 
-from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
+from agent_tui.core.approval import (
+    Allow,
+    ApprovalRequest,
+    Decision,
+    Deny,
+    RunEdited,
+    WriteEdited,
+    WriteHunks,
+)
+from agent_tui.core.approval_gate import outcome_of
+from agent_tui.core.approval_request import approval_request, command_previewer
 from agent_tui.core.config import Settings
+from agent_tui.core.events import Event
 from agent_tui.core.safety.permission_rules import RuleSet, parse_rules
 from agent_tui.core.safety.permissions import decide
+from agent_tui.core.safety.redaction import env_secrets
 from agent_tui.tools.base import Invocation, ToolContext
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.registry import ToolRegistry
@@ -33,7 +46,7 @@ class ApprovalHost(App[None]):
     def __init__(self, screen: ApprovalScreen) -> None:
         super().__init__()
         self.approval = screen
-        self.responses: list[ApprovalResponse] = []
+        self.responses: list[Decision] = []
 
     def on_mount(self) -> None:
         self.ask()
@@ -59,28 +72,72 @@ def build(ctx: ToolContext, tool: str, args: dict[str, Any]) -> Invocation[Any]:
     return ToolRegistry(builtin_tools()).build(tool, args, ctx)
 
 
-def request_for(invocation: Invocation[Any], reason: str) -> ApprovalRequest:
-    return ApprovalRequest(call_id="c1", invocation=invocation, reason=reason,
-                           confirmation=invocation.confirmation())
+def request_for(invocation: Invocation[Any], reason: str, *, rules: tuple[str, ...] = (),
+                **decided: Any) -> ApprovalRequest:
+    """The request the engine sends for ``invocation`` (rules only those given)."""
+    return approval_request("c1", invocation, reason, confirmation=invocation.confirmation(),
+                            workdir=invocation.ctx.workdir, secrets=env_secrets(), rules=rules,
+                            preview_timeout=getattr(invocation.ctx.settings, "preview_timeout",
+                                                    10.0), **decided)
 
 
-def shell_request(ctx: ToolContext) -> ApprovalRequest:
-    return request_for(build(ctx, "shell", {"command": "rm -r build"}), "runs a command")
+def ask(invocation: Invocation[Any], reason: str = "runs a command", *,
+        rules: tuple[str, ...] = (), waiting: int = 0,
+        emit: Callable[[Event], None] | None = None, **decided: Any) -> ApprovalScreen:
+    """The modal for ``invocation`` as the workbench opens it, with the engine's previewer
+    for a command (its ``preview`` events go to ``emit``)."""
+    request = request_for(invocation, reason, rules=rules, **decided)
+    return ApprovalScreen(request, waiting=waiting, preview=previewer_for(invocation, emit))
 
 
-def edit_request(ctx: ToolContext) -> ApprovalRequest:
-    invocation = build(ctx, "edit_file", {
+def previewer_for(invocation: Invocation[Any],
+                  emit: Callable[[Event], None] | None = None) -> Any:
+    ctx = invocation.ctx
+    confirmation = invocation.confirmation()
+    if confirmation is None or not confirmation.command:
+        return None
+    return command_previewer(
+        "c1", confirmation.command, ctx.workdir, confirmation.working_dir, env=ctx.env,
+        timeout_s=getattr(ctx.settings, "preview_timeout", 10.0),
+        bwrap=getattr(ctx.settings, "bwrap_path", None), secrets=env_secrets(), emit=emit)
+
+
+def outcome(decision: Decision, screen: ApprovalScreen,
+            invocation: Invocation[Any]) -> tuple[bool, str, Any]:
+    """What the engine makes of ``decision``: allowed, the reason logged, what runs instead."""
+    done = outcome_of(decision, screen.request, invocation, invocation.confirmation(),
+                      env_secrets())
+    return done.allowed, done.reason, done.run
+
+
+def shell_call(ctx: ToolContext) -> Invocation[Any]:
+    return build(ctx, "shell", {"command": "rm -r build"})
+
+
+def shell_request(ctx: ToolContext, *, rules: tuple[str, ...] = ()) -> ApprovalScreen:
+    """The modal for ``rm -r build``."""
+    return ask(shell_call(ctx), rules=rules)
+
+
+def edit_call(ctx: ToolContext) -> Invocation[Any]:
+    return build(ctx, "edit_file", {
         "file_path": "app.py",
         "old_text": "def step_10(x):\n    return x + 10\n",
         "new_text": 'def step_10(x, y=2):\n    """Add ten, y times."""\n    return x + 10 * y\n',
     })
-    return request_for(invocation, "changes files")
 
 
-def write_request(ctx: ToolContext) -> ApprovalRequest:
-    invocation = build(ctx, "write_file", {"file_path": "notes.md",
-                                           "content": "# Notes\n\nbuy milk\nbuy bread\n"})
-    return request_for(invocation, "changes files")
+def edit_request(ctx: ToolContext, *, rules: tuple[str, ...] = ()) -> ApprovalScreen:
+    return ask(edit_call(ctx), "changes files", rules=rules)
+
+
+def write_call(ctx: ToolContext) -> Invocation[Any]:
+    return build(ctx, "write_file", {"file_path": "notes.md",
+                                     "content": "# Notes\n\nbuy milk\nbuy bread\n"})
+
+
+def write_request(ctx: ToolContext) -> ApprovalScreen:
+    return ask(write_call(ctx), "changes files")
 
 
 def text_of(pilot: Pilot[Any], selector: str) -> str:
@@ -89,7 +146,7 @@ def text_of(pilot: Pilot[Any], selector: str) -> str:
     return str(widget.content)
 
 
-async def run(screen: ApprovalScreen, *keys: str) -> list[ApprovalResponse]:
+async def run(screen: ApprovalScreen, *keys: str) -> list[Decision]:
     """Show ``screen``, press ``keys``, and return the answers the host received."""
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
@@ -104,18 +161,18 @@ async def run(screen: ApprovalScreen, *keys: str) -> list[ApprovalResponse]:
 
 
 async def test_y_allows_once(ctx: ToolContext) -> None:
-    responses = await run(ApprovalScreen(shell_request(ctx)), "y")
-    assert responses == [ApprovalResponse(True, "approved once", by="user")]
+    responses = await run(shell_request(ctx), "y")
+    assert responses == [Allow()]
 
 
 async def test_n_denies(ctx: ToolContext) -> None:
-    responses = await run(ApprovalScreen(shell_request(ctx)), "n")
-    assert responses == [ApprovalResponse(False, "denied by the user", by="user")]
+    responses = await run(shell_request(ctx), "n")
+    assert responses == [Deny()]
 
 
 async def test_escape_denies(ctx: ToolContext) -> None:
-    responses = await run(ApprovalScreen(shell_request(ctx)), "escape")
-    assert responses == [ApprovalResponse(False, "denied by the user", by="user")]
+    responses = await run(shell_request(ctx), "escape")
+    assert responses == [Deny()]
 
 
 @pytest.mark.parametrize(("key", "scope", "where"), [
@@ -125,7 +182,7 @@ async def test_escape_denies(ctx: ToolContext) -> None:
 async def test_a_then_a_scope_key_always_allows_the_rules_shown(
     ctx: ToolContext, key: str, scope: str, where: str,
 ) -> None:
-    screen = ApprovalScreen(shell_request(ctx), rule="shell(rm -r build)")
+    screen = shell_request(ctx, rules=("shell(rm -r build)",))
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -139,14 +196,14 @@ async def test_a_then_a_scope_key_always_allows_the_rules_shown(
         assert "u: every project" in keys and "esc: back" in keys
         await pilot.press(key)
         await pilot.pause()
-    assert app.responses == [
-        ApprovalResponse(True, f"always allowed in {where}: shell(rm -r build)", by="user",
-                         remember=("shell(rm -r build)",), scope=scope)  # type: ignore[arg-type]
-    ]
+    assert app.responses == [Allow(scope, ("shell(rm -r build)",))]  # type: ignore[arg-type]
+    request = screen.request
+    outcome = outcome_of(app.responses[0], request, shell_call(ctx), None)
+    assert outcome.reason == f"always allowed in {where}: shell(rm -r build)"
 
 
 async def test_escape_from_the_scope_keys_goes_back(ctx: ToolContext) -> None:
-    screen = ApprovalScreen(shell_request(ctx), rule="shell(rm -r build)")
+    screen = shell_request(ctx, rules=("shell(rm -r build)",))
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -155,23 +212,21 @@ async def test_escape_from_the_scope_keys_goes_back(ctx: ToolContext) -> None:
         assert app.responses == [] and "y: allow once" in text_of(pilot, "#keys")
         await pilot.press("y")
         await pilot.pause()
-    assert app.responses == [ApprovalResponse(True, "approved once", by="user")]
+    assert app.responses == [Allow()]
 
 
-def decided_request(ctx: ToolContext, command: str, **rules: list[str]) -> ApprovalRequest:
+def decided_request(ctx: ToolContext, command: str, **rules: list[str]) -> ApprovalScreen:
     """A shell request as the agent makes it: reason, parts and rules from ``decide``."""
     invocation = build(ctx, "shell", {"command": command})
     decision = decide(invocation, "default", ctx.workdir,
                       RuleSet(*(parse_rules(rules.get(k, [])) for k in ("allow", "ask", "deny"))))
-    return ApprovalRequest("c1", invocation, decision.reason, invocation.confirmation(),
-                           parts=decision.parts, rules=decision.rules,
-                           any_mode=decision.any_mode)
+    return ask(invocation, decision.reason, parts=decision.parts, rules=decision.rules,
+               any_mode=decision.any_mode)
 
 
 async def test_a_command_of_several_parts_shows_each_with_its_verdict(ctx: ToolContext) -> None:
-    request = decided_request(ctx, "git status; npm test && rm -rf node_modules | tee log",
-                              allow=["shell(git status)"], deny=["shell(curl *)"])
-    screen = ApprovalScreen(request, rules=request.rules)
+    screen = decided_request(ctx, "git status; npm test && rm -rf node_modules | tee log",
+                             allow=["shell(git status)"], deny=["shell(curl *)"])
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -190,14 +245,13 @@ async def test_a_command_of_several_parts_shows_each_with_its_verdict(ctx: ToolC
                 in text_of(pilot, "#keys"))
         await pilot.press("a", "s")
         await pilot.pause()
-    assert app.responses[0].remember == ("shell(npm test)", "shell(rm -rf node_modules)",
+    assert app.responses[0].rules == ("shell(npm test)", "shell(rm -rf node_modules)",
                                          "shell(tee log)")
 
 
 async def test_a_key_in_a_command_is_not_shown(ctx: ToolContext) -> None:
     key = "sk-ant-api03-abc123def456ghi789jkl012mno"
-    request = decided_request(ctx, f'curl -H "x-api-key: {key}" http://localhost:9/v1; ls')
-    screen = ApprovalScreen(request, rules=request.rules)
+    screen = decided_request(ctx, f'curl -H "x-api-key: {key}" http://localhost:9/v1; ls')
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -208,8 +262,7 @@ async def test_a_key_in_a_command_is_not_shown(ctx: ToolContext) -> None:
 
 async def test_a_single_part_shows_no_list_and_an_unallowable_call_no_a(ctx: ToolContext) -> None:
     (ctx.workdir / ".agent-tui").mkdir()
-    request = decided_request(ctx, "echo x >> .agent-tui/config.toml")
-    screen = ApprovalScreen(request)
+    screen = decided_request(ctx, "echo x >> .agent-tui/config.toml")
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -222,7 +275,7 @@ async def test_a_single_part_shows_no_list_and_an_unallowable_call_no_a(ctx: Too
 
 
 async def test_a_does_nothing_without_a_rule(ctx: ToolContext) -> None:
-    screen = ApprovalScreen(shell_request(ctx))
+    screen = shell_request(ctx)
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -232,11 +285,11 @@ async def test_a_does_nothing_without_a_rule(ctx: ToolContext) -> None:
         assert app.screen is screen and app.responses == []
         await pilot.press("y")
         await pilot.pause()
-    assert app.responses == [ApprovalResponse(True, "approved once", by="user")]
+    assert app.responses == [Allow()]
 
 
 async def test_d_denies_with_the_typed_reason(ctx: ToolContext) -> None:
-    screen = ApprovalScreen(shell_request(ctx), rule="shell(rm -r build)")
+    screen = shell_request(ctx, rules=("shell(rm -r build)",))
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -248,13 +301,13 @@ async def test_d_denies_with_the_typed_reason(ctx: ToolContext) -> None:
         # The menu's letters (y, a, n, d, e) are text while typing.
         await pilot.press(*"try a dry run", "enter")
         await pilot.pause()
-    assert app.responses == [
-        ApprovalResponse(False, "denied by the user: try a dry run", by="user")
-    ]
+    assert app.responses == [Deny("try a dry run")]
+    assert outcome_of(app.responses[0], screen.request, shell_call(ctx), None).reason == (
+        "denied by the user: try a dry run")
 
 
 async def test_escape_in_the_reason_goes_back_to_the_keys(ctx: ToolContext) -> None:
-    screen = ApprovalScreen(shell_request(ctx))
+    screen = shell_request(ctx)
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -265,11 +318,11 @@ async def test_escape_in_the_reason_goes_back_to_the_keys(ctx: ToolContext) -> N
         assert "y: allow once" in text_of(pilot, "#keys")
         await pilot.press("y")
         await pilot.pause()
-    assert app.responses == [ApprovalResponse(True, "approved once", by="user")]
+    assert app.responses == [Allow()]
 
 
 async def test_e_edits_the_command_and_enter_runs_it(ctx: ToolContext) -> None:
-    screen = ApprovalScreen(shell_request(ctx))
+    screen = shell_request(ctx)
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -279,15 +332,14 @@ async def test_e_edits_the_command_and_enter_runs_it(ctx: ToolContext) -> None:
         assert app.focused is editor and editor.value == "rm -r build"
         await pilot.press(*["backspace"] * len("build"), *"dist", "enter")
         await pilot.pause()
-    assert app.responses == [
-        ApprovalResponse(True, "approved after the user edited it", by="user",
-                         edited_args={"command": "rm -r dist", "working_dir": None,
-                                      "timeout": None})
-    ]
+    assert app.responses == [RunEdited("rm -r dist")]
+    assert outcome(app.responses[0], screen, shell_call(ctx)) == (
+        True, "approved after the user edited it",
+        ("shell", {"command": "rm -r dist", "working_dir": None, "timeout": None}))
 
 
 async def test_escape_in_the_editor_drops_the_edit(ctx: ToolContext) -> None:
-    screen = ApprovalScreen(shell_request(ctx))
+    screen = shell_request(ctx)
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -299,12 +351,13 @@ async def test_escape_in_the_editor_drops_the_edit(ctx: ToolContext) -> None:
         assert screen.query_one("#edit-command", Input).value == "rm -r build"
         await pilot.press("ctrl+s")
         await pilot.pause()
-    assert app.responses[0].edited_args == {"command": "rm -r build", "working_dir": None,
-                                            "timeout": None}
+    assert app.responses == [RunEdited("rm -r build")]
+    assert outcome(app.responses[0], screen, shell_call(ctx))[2] == (
+        "shell", {"command": "rm -r build", "working_dir": None, "timeout": None})
 
 
 async def test_e_edits_written_content_and_ctrl_s_runs_it(ctx: ToolContext) -> None:
-    screen = ApprovalScreen(write_request(ctx))
+    screen = write_request(ctx)
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -317,17 +370,17 @@ async def test_e_edits_written_content_and_ctrl_s_runs_it(ctx: ToolContext) -> N
         assert editor.cursor_location == (3, 0)  # at the first change: "buy bread"
         await pilot.press("down", *"buy eggs", "enter", "ctrl+s")
         await pilot.pause()
-    assert app.responses == [
-        ApprovalResponse(True, "approved after the user edited it", by="user", edited_args={
+    assert app.responses == [WriteEdited("# Notes\n\nbuy milk\nbuy bread\nbuy eggs\n")]
+    assert outcome(app.responses[0], screen, write_call(ctx)) == (
+        True, "approved after the user edited it", ("write_file", {
             "file_path": "notes.md",
             "content": "# Notes\n\nbuy milk\nbuy bread\nbuy eggs\n",
             "create_directories": True,
-        })
-    ]
+        }))
 
 
 async def test_escape_in_the_content_editor_goes_back_and_resets_it(ctx: ToolContext) -> None:
-    screen = ApprovalScreen(write_request(ctx))
+    screen = write_request(ctx)
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -338,33 +391,30 @@ async def test_escape_in_the_content_editor_goes_back_and_resets_it(ctx: ToolCon
         assert screen.query_one("#edit-content", TextArea).text == "# Notes\n\nbuy milk\nbuy bread\n"
         await pilot.press("y")
         await pilot.pause()
-    assert app.responses == [ApprovalResponse(True, "approved once", by="user")]
+    assert app.responses == [Allow()]
 
 
 async def test_an_edited_edit_file_comes_back_as_a_write(ctx: ToolContext) -> None:
-    request = edit_request(ctx)
-    assert request.confirmation is not None
-    screen = ApprovalScreen(request)
+    screen = edit_request(ctx)
+    confirmation = edit_call(ctx).confirmation()
+    assert confirmation is not None and confirmation.after is not None
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("e", *"# edited", "enter", "ctrl+s")
         await pilot.pause()
-    lines = request.confirmation.after.splitlines(keepends=True)
+    lines = confirmation.after.splitlines(keepends=True)
     lines.insert(20, "# edited\n")  # the editor opens at the first change, line 21
-    assert app.responses == [
-        ApprovalResponse(True, "approved after the user edited it", by="user", edited_args={
-            "file_path": "app.py",
-            "content": "".join(lines),
-            "_as_write": True,
-        })
-    ]
+    assert app.responses == [WriteEdited("".join(lines))]
+    assert outcome(app.responses[0], screen, edit_call(ctx)) == (
+        True, "approved after the user edited it",
+        ("write_file", {"file_path": "app.py", "content": "".join(lines)}))
 
 
 async def test_the_title_names_the_tool_the_call_the_reason_and_the_queue(
     ctx: ToolContext,
 ) -> None:
-    screen = ApprovalScreen(shell_request(ctx), waiting=2)
+    screen = ask(shell_call(ctx), waiting=2)
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -382,7 +432,7 @@ async def test_other_calls_show_their_arguments_and_cannot_be_edited(
     ctx: ToolContext,
 ) -> None:
     invocation = build(ctx, "read_file", {"file_path": "/etc/hostname", "start_line": 2})
-    screen = ApprovalScreen(request_for(invocation, "reads outside the project"))
+    screen = ask(invocation, "reads outside the project")
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -394,22 +444,21 @@ async def test_other_calls_show_their_arguments_and_cannot_be_edited(
         assert app.screen is screen and not screen.has_class("-editing")
         await pilot.press("n")
         await pilot.pause()
-    assert app.responses == [ApprovalResponse(False, "denied by the user", by="user")]
+    assert app.responses == [Deny()]
 
 
 # --------------------------------------------------------------------------- hunk ticking
 
 
-def two_hunk_request(ctx: ToolContext) -> ApprovalRequest:
+def two_hunk_call(ctx: ToolContext) -> Invocation[Any]:
     """A write of app.py changing step_2 and step_25: two hunks far apart."""
     content = (APP_SOURCE.replace("    return x + 2\n", "    return x + 2  # two\n")
                .replace("def step_25(x):\n", "def step_25(x, z=0):\n"))
-    return request_for(build(ctx, "write_file", {"file_path": "app.py", "content": content}),
-                       "changes files")
+    return build(ctx, "write_file", {"file_path": "app.py", "content": content})
 
 
 async def test_an_edit_with_several_hunks_lists_them_all_ticked(ctx: ToolContext) -> None:
-    screen = ApprovalScreen(two_hunk_request(ctx))
+    screen = ask(two_hunk_call(ctx), "changes files")
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -421,13 +470,13 @@ async def test_an_edit_with_several_hunks_lists_them_all_ticked(ctx: ToolContext
         assert "(all ticked)" in text_of(pilot, "#keys")
         await pilot.press("y")
         await pilot.pause()
-    assert app.responses == [ApprovalResponse(True, "approved once", by="user")]
+    assert app.responses == [Allow()]
 
 
 async def test_y_writes_only_the_ticked_hunks_and_tells_which_were_left_out(
     ctx: ToolContext,
 ) -> None:
-    screen = ApprovalScreen(two_hunk_request(ctx))
+    screen = ask(two_hunk_call(ctx), "changes files")
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -440,12 +489,15 @@ async def test_y_writes_only_the_ticked_hunks_and_tells_which_were_left_out(
         assert "(1 of 2 ticked: y writes only those)" in text_of(pilot, "#keys")
         await pilot.press("y")
         await pilot.pause()
-    (response,) = app.responses
-    assert response.allow and response.reason == "approved 1 of 2 hunks"
-    args = response.edited_args
-    assert args is not None and args["_as_write"] is True and args["file_path"] == "app.py"
+    assert app.responses == [WriteHunks((0,), 2)]
+    done = outcome_of(app.responses[0], screen.request, two_hunk_call(ctx),
+                      two_hunk_call(ctx).confirmation())
+    assert done.allowed and done.reason == "approved 1 of 2 hunks"
+    assert done.run is not None
+    tool, args = done.run
+    assert tool == "write_file" and args["file_path"] == "app.py"
     assert args["content"] == APP_SOURCE.replace("    return x + 2\n", "    return x + 2  # two\n")
-    assert args["_note"].splitlines() == [
+    assert done.note.splitlines() == [
         "the person applied only some hunks of this call: app.py was written with hunk 1 of 2 "
         "and without hunk 2, which the person left out:",
         "- hunk 2 (your line 51, line 51 before):",
@@ -457,13 +509,15 @@ async def test_y_writes_only_the_ticked_hunks_and_tells_which_were_left_out(
 
 
 async def test_unticking_every_hunk_denies(ctx: ToolContext) -> None:
-    responses = await run(ApprovalScreen(two_hunk_request(ctx)), "space", "j", "space", "y")
-    assert responses == [ApprovalResponse(
-        False, "denied by the user: every hunk of the change was left out", by="user")]
+    responses = await run(ask(two_hunk_call(ctx), "changes files"), "space", "j", "space", "y")
+    assert responses == [Deny("every hunk of the change was left out")]
+    assert outcome_of(responses[0], request_for(two_hunk_call(ctx), "changes files"),
+                      two_hunk_call(ctx), None).reason == (
+        "denied by the user: every hunk of the change was left out")
 
 
 async def test_ticking_again_and_moving_stay_within_the_hunks(ctx: ToolContext) -> None:
-    screen = ApprovalScreen(two_hunk_request(ctx))
+    screen = ask(two_hunk_call(ctx), "changes files")
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -472,11 +526,11 @@ async def test_ticking_again_and_moving_stay_within_the_hunks(ctx: ToolContext) 
         assert screen.hunk_cursor == 1 and screen.ticked == [True, True]
         await pilot.press("y")
         await pilot.pause()
-    assert app.responses == [ApprovalResponse(True, "approved once", by="user")]
+    assert app.responses == [Allow()]
 
 
 async def test_e_after_unticking_edits_what_the_ticks_would_write(ctx: ToolContext) -> None:
-    screen = ApprovalScreen(two_hunk_request(ctx))
+    screen = ask(two_hunk_call(ctx), "changes files")
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -488,12 +542,12 @@ async def test_e_after_unticking_edits_what_the_ticks_would_write(ctx: ToolConte
         await pilot.press("space", "ctrl+s")
         await pilot.pause()
     (response,) = app.responses
-    assert response.reason == "approved after the user edited it"
-    assert response.edited_args is not None and "_note" not in response.edited_args
+    assert isinstance(response, WriteEdited)
+    assert outcome(response, screen, two_hunk_call(ctx))[1] == "approved after the user edited it"
 
 
 async def test_a_single_hunk_has_no_tick_boxes(ctx: ToolContext) -> None:
-    screen = ApprovalScreen(edit_request(ctx))
+    screen = edit_request(ctx)
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -502,7 +556,7 @@ async def test_a_single_hunk_has_no_tick_boxes(ctx: ToolContext) -> None:
         assert not any("hunk" in line for line in screen.query_one(DiffView).plain_lines(100))
         await pilot.press("space", "y")
         await pilot.pause()
-    assert app.responses == [ApprovalResponse(True, "approved once", by="user")]
+    assert app.responses == [Allow()]
 
 
 async def test_only_the_ticked_hunk_reaches_the_disk_and_the_model(
@@ -629,7 +683,7 @@ def test_snapshot_shell_command(snap_compare: Any, ctx: ToolContext) -> None:
     darker code block, "working dir: . (the project folder)" under it; and the keys: y allow
     once, n deny, d deny with a reason, e edit first, p preview, esc deny, and on its own line
     "a: always allow shell(rm -r build) (then pick how long)"."""
-    screen = ApprovalScreen(shell_request(ctx), waiting=2, rule="shell(rm -r build)")
+    screen = ask(shell_call(ctx), rules=("shell(rm -r build)",), waiting=2)
     assert snap_compare(ApprovalHost(screen), terminal_size=SIZE)
 
 
@@ -641,14 +695,14 @@ def test_snapshot_shell_command_parts(snap_compare: Any, ctx: ToolContext) -> No
     "sh i.sh  sh is not on the read-only list"; the keys, with "a: always allow
     shell(curl -fsSL x.example/i.sh -o i.sh), shell(sh i.sh) (then pick how long)"."""
     (ctx.workdir / "src").mkdir()
-    request = decided_request(ctx, "ls src && curl -fsSL x.example/i.sh -o i.sh; sh i.sh")
-    assert snap_compare(ApprovalHost(ApprovalScreen(request)), terminal_size=SIZE)
+    screen = decided_request(ctx, "ls src && curl -fsSL x.example/i.sh -o i.sh; sh i.sh")
+    assert snap_compare(ApprovalHost(screen), terminal_size=SIZE)
 
 
 def test_snapshot_choosing_how_long(snap_compare: Any, ctx: ToolContext) -> None:
     """After `a`, the keys line reads "Always allow shell(rm -r build) in:" and below it
     "s: this session  p: this project  u: every project  esc: back"."""
-    screen = ApprovalScreen(shell_request(ctx), rule="shell(rm -r build)")
+    screen = shell_request(ctx, rules=("shell(rm -r build)",))
     assert snap_compare(ApprovalHost(screen), press=["a"], terminal_size=SIZE)
 
 
@@ -661,7 +715,7 @@ def test_snapshot_edit_with_diff(snap_compare: Any, ctx: ToolContext) -> None:
     `return x + 10 * y`), three more context lines and "⋯ 35 unchanged lines"; the keys at
     the bottom, with "a: always allow edit_file(app.py) (then pick how long)". A single hunk
     has no tick box."""
-    screen = ApprovalScreen(edit_request(ctx), rule="edit_file(app.py)")
+    screen = edit_request(ctx, rules=("edit_file(app.py)",))
     assert snap_compare(ApprovalHost(screen), terminal_size=SIZE)
 
 
@@ -677,7 +731,7 @@ def test_snapshot_edit_with_a_hunk_unticked(snap_compare: Any, ctx: ToolContext)
         await pilot.press("j", "space")
         await pilot.pause()
 
-    screen = ApprovalScreen(two_hunk_request(ctx))
+    screen = ask(two_hunk_call(ctx), "changes files")
     assert snap_compare(ApprovalHost(screen), terminal_size=(100, 40),
                         run_before=untick_the_second)
 
@@ -688,8 +742,10 @@ def test_snapshot_edit_with_a_hunk_unticked(snap_compare: Any, ctx: ToolContext)
 PREVIEWED = "echo hello > made.txt; sed -i 's/buy milk/buy oat milk/' notes.md; echo '[b]done[/]'"
 
 
-def previewable_request(ctx: ToolContext, command: str = PREVIEWED) -> ApprovalRequest:
-    return request_for(build(ctx, "shell", {"command": command}), "runs a command")
+def previewable_request(ctx: ToolContext, command: str = PREVIEWED, *,
+                        rules: tuple[str, ...] = (),
+                        emit: Callable[[Event], None] | None = None) -> ApprovalScreen:
+    return ask(build(ctx, "shell", {"command": command}), rules=rules, emit=emit)
 
 
 async def preview_done(pilot: Pilot[Any], screen: ApprovalScreen) -> None:
@@ -706,7 +762,7 @@ async def preview_done(pilot: Pilot[Any], screen: ApprovalScreen) -> None:
 async def test_p_previews_the_command_and_leaves_the_project_alone(ctx: ToolContext) -> None:
     notes = (ctx.workdir / "notes.md").read_text()
     previews: list[Any] = []
-    screen = ApprovalScreen(previewable_request(ctx), on_preview=previews.append)
+    screen = previewable_request(ctx, emit=previews.append)
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -722,7 +778,7 @@ async def test_p_previews_the_command_and_leaves_the_project_alone(ctx: ToolCont
         assert app.responses == []
         await pilot.press("y")
         await pilot.pause()
-    assert app.responses == [ApprovalResponse(True, "approved once", by="user")]
+    assert app.responses == [Allow()]
     assert not (ctx.workdir / "made.txt").exists()
     assert (ctx.workdir / "notes.md").read_text() == notes
     assert [p.command for p in previews] == [PREVIEWED]
@@ -732,7 +788,7 @@ async def test_escape_stops_a_running_preview_and_keeps_the_modal(ctx: ToolConte
     from tests.tui.test_app import until
 
     marker = f"sleep 4{uuid.uuid4().int % 100000}"
-    screen = ApprovalScreen(previewable_request(ctx, marker))
+    screen = previewable_request(ctx, marker)
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -747,12 +803,12 @@ async def test_escape_stops_a_running_preview_and_keeps_the_modal(ctx: ToolConte
         assert app.responses == [] and "esc: deny" in text_of(pilot, "#keys")
         await pilot.press("n")
         await pilot.pause()
-    assert app.responses == [ApprovalResponse(False, "denied by the user", by="user")]
+    assert app.responses == [Deny()]
 
 
 async def test_without_bwrap_the_preview_says_why_and_what_to_install(ctx: ToolContext) -> None:
     ctx.settings = Settings(bwrap_path="/nonexistent/bwrap")
-    screen = ApprovalScreen(previewable_request(ctx))
+    screen = previewable_request(ctx)
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -764,7 +820,7 @@ async def test_without_bwrap_the_preview_says_why_and_what_to_install(ctx: ToolC
 
 
 async def test_an_edit_has_no_preview_key(ctx: ToolContext) -> None:
-    screen = ApprovalScreen(write_request(ctx))
+    screen = write_request(ctx)
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -776,17 +832,16 @@ async def test_an_edit_has_no_preview_key(ctx: ToolContext) -> None:
 
 
 async def test_after_a_preview_the_scope_keys_still_pick_how_long(ctx: ToolContext) -> None:
-    screen = ApprovalScreen(previewable_request(ctx, "touch x"), rule="shell(touch x)")
+    screen = previewable_request(ctx, "touch x", rules=("shell(touch x)",))
     app = ApprovalHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await preview_done(pilot, screen)
         await pilot.press("a", "p")
         await pilot.pause()
-    assert app.responses == [
-        ApprovalResponse(True, "always allowed in this project: shell(touch x)", by="user",
-                         remember=("shell(touch x)",), scope="project")
-    ]
+    assert app.responses == [Allow("project", ("shell(touch x)",))]
+    assert outcome_of(app.responses[0], screen.request, build(ctx, "shell", {"command": "touch x"}),
+                      None).reason == "always allowed in this project: shell(touch x)"
 
 
 def test_snapshot_shell_command_previewed(snap_compare: Any, ctx: ToolContext) -> None:
@@ -804,7 +859,7 @@ def test_snapshot_shell_command_previewed(snap_compare: Any, ctx: ToolContext) -
         assert isinstance(screen, ApprovalScreen)
         await preview_done(pilot, screen)
 
-    screen = ApprovalScreen(previewable_request(ctx))
+    screen = previewable_request(ctx)
     assert snap_compare(ApprovalHost(screen), terminal_size=(100, 44), run_before=preview)
 
 

@@ -401,7 +401,13 @@ def test_a_working_dir_outside_the_project_is_outside(build, project, tmp_path):
 async def test_session_rules_stop_the_asking_for_the_rest_of_the_session(fake_provider,
                                                                        project):
     from agent_tui.core.agent import Agent
-    from agent_tui.core.approval import ApprovalRequest, ApprovalResponse
+    from agent_tui.core.approval import (
+        Allow,
+        ApprovalRequest,
+        CommandDetails,
+        Decision,
+        RunEdited,
+    )
     from agent_tui.core.providers.litellm import LitellmProvider
     from tests.core.loop_helpers import settings_for
     from tests.fakes.providers import Reply, ToolCall
@@ -411,11 +417,12 @@ async def test_session_rules_stop_the_asking_for_the_rest_of_the_session(fake_pr
     class SessionApprover:
         """Answers like a person pressing `a` then `s` (or `e`, editing the command)."""
 
-        async def ask(self, request: ApprovalRequest) -> ApprovalResponse:
+        async def ask(self, request: ApprovalRequest, preview: object = None) -> Decision:
             asked.append(request)
-            if "rm" in request.invocation.params.command:
-                return ApprovalResponse(True, "edited", edited_args={"command": "rm -rf ~"})
-            return ApprovalResponse(True, "always", remember=request.rules, scope="session")
+            assert isinstance(request.details, CommandDetails)
+            if "rm" in request.details.command:
+                return RunEdited("rm -rf ~")
+            return Allow("session", request.rules)
 
         async def review_summary(self, summary: str) -> str:
             return summary
@@ -431,7 +438,8 @@ async def test_session_rules_stop_the_asking_for_the_rest_of_the_session(fake_pr
                   SessionApprover(), lambda event: None)
     result = await agent.run("go")
     assert result.ok and agent.session_rules == ["shell(touch a.txt)"]
-    assert [r.invocation.params.command for r in asked] == ["touch a.txt; ls", "rm b.txt"]
+    assert [r.details.command for r in asked] == [  # type: ignore[union-attr]
+        "touch a.txt; ls", "rm b.txt"]
     assert asked[0].parts[0].verdict == Verdict.ASK and asked[0].parts[1].verdict == (
         Verdict.ALLOW)
     assert "Exit code: 0" in fake_provider.requests[2].tool_results()[-1]["content"]

@@ -69,12 +69,13 @@ class Outcome:
 
 
 def outcome_of(decision: Decision, request: ApprovalRequest, invocation: Invocation[Any],
-               confirmation: Confirmation | None, secrets: Sequence[str] = ()) -> Outcome:
+               confirmation: Confirmation | None, secrets: Sequence[str] = (),
+               rules: Sequence[str] | None = None) -> Outcome:
     """What ``decision`` on ``request`` means; no side effects.
 
-    ``invocation`` and ``confirmation`` are the call as the engine holds it (unredacted):
-    the person's edits are made to the text they saw, and secrets they left hidden are put
-    back.
+    ``invocation``, ``confirmation`` and ``rules`` (the rules offered, default
+    ``request.rules``) are the call as the engine holds it, unredacted: the person's edits
+    are made to the text they saw, and secrets they left hidden are put back.
     """
     if isinstance(decision, Deny):
         if decision.by == "policy":
@@ -92,13 +93,15 @@ def outcome_of(decision: Decision, request: ApprovalRequest, invocation: Invocat
         if request.tool == ToolName.EDIT_FILE:
             return _edited(ToolName.WRITE_FILE, {"file_path": params["file_path"], "content": content})
         return _edited(request.tool, {**params, "content": content})
-    rules = tuple(r for r in decision.rules if r in request.rules)
-    scope = decision.scope if rules else "once"
-    kept_for = (f"always allowed in {SCOPE_WORDS[scope]}: {', '.join(rules)}"
+    offered = dict(zip(request.rules, request.rules if rules is None else rules, strict=True))
+    chosen = tuple(r for r in decision.rules if r in offered)
+    scope = decision.scope if chosen else "once"
+    kept_for = (f"always allowed in {SCOPE_WORDS[scope]}: {', '.join(chosen)}"
                 if scope != "once" else "")
+    kept = tuple(offered[r] for r in chosen)
     if isinstance(decision, Allow):
-        return Outcome(True, kept_for or "approved once", scope=scope, rules=rules)
-    return _hunks_written(decision, params, confirmation, kept_for, scope, rules)
+        return Outcome(True, kept_for or "approved once", scope=scope, rules=kept)
+    return _hunks_written(decision, params, confirmation, kept_for, scope, kept)
 
 
 def _edited(tool: str, args: dict[str, Any]) -> Outcome:
@@ -225,10 +228,11 @@ class ApprovalGate:
                    verdict: permissions.Decision, settings: Settings) -> Outcome:
         confirmation = invocation.confirmation()
         secrets = settings_secrets(settings)
+        rules = suggested_rules(verdict, invocation)
         request = approval_request(
             call_id, invocation, verdict.reason, confirmation=confirmation,
             workdir=self.workdir, secrets=secrets, parts=verdict.parts,
-            rules=suggested_rules(verdict, invocation), any_mode=verdict.any_mode,
+            rules=rules, any_mode=verdict.any_mode,
             preview_timeout=float(settings.preview_timeout))
         preview = None
         if request.preview is not None and confirmation and confirmation.command:
@@ -237,7 +241,7 @@ class ApprovalGate:
                 env=self.ctx.env, timeout_s=request.preview.timeout_s,
                 bwrap=settings.bwrap_path, secrets=secrets, emit=self.emit)
         decision = await self.approver.ask(request, preview)
-        return outcome_of(decision, request, invocation, confirmation, secrets)
+        return outcome_of(decision, request, invocation, confirmation, secrets, rules)
 
     def _keep(self, outcome: Outcome, settings: Settings) -> None:
         """Keep "always allow" rules for the session, or save them in the user config."""

@@ -101,9 +101,12 @@ def approval_request(
         details = ArgumentDetails(shown(json.dumps(params, indent=2, ensure_ascii=False,
                                                    default=str)))
     return ApprovalRequest(
-        call_id, tool, kind, shown(invocation.describe()), reason, details,
-        parts=tuple(dataclasses.replace(p, text=shown(p.text)) for p in parts),
-        rules=rules, any_mode=any_mode, editable=editable, preview=preview)
+        call_id, tool, kind, shown(invocation.describe()), shown(reason), details,
+        parts=tuple(dataclasses.replace(
+            p, text=shown(p.text), reason=shown(p.reason),
+            suggest=shown(p.suggest) if p.suggest is not None else None) for p in parts),
+        rules=tuple(shown(r) for r in rules), any_mode=any_mode, editable=editable,
+        preview=preview)
 
 
 def _display_path(workdir: Path, path: Path) -> str:

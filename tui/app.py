@@ -292,8 +292,8 @@ class AgentApp(App[None]):
         typed events of its log, through the same handlers as a live turn."""
         from ..core.sessions.replay import event_from_record
 
-        events = (event_from_record(record) for record in log.events)
-        blocks = await self.view.restore(event for event in events if event is not None)
+        blocks = await self.view.restore(
+            event for record in log.events if (event := event_from_record(record)) is not None)
         self.notice(f"Resumed session {self.session_id}: {blocks} blocks.")
 
     @work(exclusive=True, group="turn", exit_on_error=False)

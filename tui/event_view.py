@@ -139,6 +139,10 @@ class RestoreBatch:
         return widgets
 
 
+_RESTORED_HANDLERS: dict[type[ev.Event], Handler] = {}
+"""The handlers of ``RESTORED_EVENTS``, filled in once the handlers are declared."""
+
+
 class EventView:
     """Shows engine events in the workbench's panes, one handler per event type.
 
@@ -181,8 +185,9 @@ class EventView:
         self._batch = batch = RestoreBatch()
         try:
             for event in events:
-                if isinstance(event, RESTORED_EVENTS):
-                    await self.show(event)
+                handler = _RESTORED_HANDLERS.get(type(event))
+                if handler is not None:
+                    await handler(self, event)
         finally:
             self._batch = None
             self.prompt_shown = prompt_shown
@@ -336,3 +341,5 @@ class EventView:
         await self.finish_assistant()
         self.panes.notice(event.message, error=True)
 
+
+_RESTORED_HANDLERS.update({kind: _HANDLERS[kind] for kind in RESTORED_EVENTS})

@@ -25,7 +25,7 @@ from ..core import paths
 from ..core.config import APPROVAL_MODES, Settings
 from ..core.safety.redaction import settings_secrets
 from ..themes import STYLESHEET, THEMES
-from .approver import TuiApprover
+from .approver import ApprovalNeeded, RulesRemembered, TuiApprover
 from .bridge import AgentEvent, EventBridge
 from .change_actions import ChangeActions
 from .commands import COMMANDS, SLASH_COMMANDS
@@ -39,7 +39,6 @@ from .workbench import NO_MODEL
 
 if TYPE_CHECKING:
     from ..core.agent import Agent
-    from ..core.approval import ApprovalRequest, ApprovalResponse
     from ..core.changes.checkpoints import Checkpoints
     from ..core.sessions.log import SessionLog
     from ..core.sessions.start import OpenedSession
@@ -324,30 +323,16 @@ class AgentApp(App[None]):
 
     # -- approvals ---------------------------------------------------------------------
 
-    def on_approval_needed(self, request: ApprovalRequest) -> None:
-        """Called by the approver before the modal opens."""
-        self.view.awaiting_approval(request.call_id)
+    @on(ApprovalNeeded)
+    def _on_approval_needed(self, message: ApprovalNeeded) -> None:
+        self.view.awaiting_approval(message.call_id)
         self._ring_if_away("The agent waits for your approval.")
 
-    def remember_rule(self, response: ApprovalResponse) -> None:
-        """Apply "always allow" rules now and save them in the user config: for this
-        project (its ``[projects."/path"]`` table) or every project. The agent keeps
-        session rules itself."""
-        if not response.remember or response.scope not in ("project", "user"):
-            return
-        from ..core.config import save_rules
-
-        fresh = [r for r in response.remember if r not in self.settings.allow_rules]
+    @on(RulesRemembered)
+    def _on_rules_remembered(self, message: RulesRemembered) -> None:
+        # Saved or not, the rules apply until agent-tui exits; a new agent (/model) keeps them.
+        fresh = [rule for rule in message.saved.rules if rule not in self.settings.allow_rules]
         self.update_settings(allow_rules=[*self.settings.allow_rules, *fresh])
-        rules = ", ".join(response.remember)
-        try:
-            path = save_rules(response.remember, response.scope, self.workdir)
-        except OSError as exc:
-            self.notify(f"Could not save {rules} ({exc}); it applies until agent-tui exits. "
-                        "Check that the config folder is writable.", severity="error")
-            return
-        where = "this project" if response.scope == "project" else "every project"
-        self.notify(f"Always allowed in {where}: {rules} (saved in {path})", timeout=4)
 
     def _ring_if_away(self, message: str) -> None:
         if not self._window_focused and self.settings.notify_bell:

@@ -2,12 +2,11 @@
 coloured unified diff, its output and the processes it left running.
 
 Every piece of the command's text is shown literally (``Content``, never markup), so a
-file or an output that holds ``[b]`` or ``[/]`` shows those characters.
+file or an output that holds ``[b]`` or ``[/]`` shows those characters. The engine hands
+the preview over already redacted.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -68,24 +67,21 @@ class CommandPreviewView(VerticalScroll):
         self._show(Content("preview stopped: the command was killed; nothing was changed"),
                    problem=True)
 
-    def show_preview(self, preview: CommandPreview,
-                     shown: Callable[[str], str] = lambda text: text) -> None:
-        """Draw ``preview``; every text of the command's passes through ``shown`` first
-        (e.g. to redact secrets)."""
-        self._show(preview_content(preview, shown))
+    def show_preview(self, preview: CommandPreview) -> None:
+        """Draw ``preview``."""
+        self._show(preview_content(preview))
 
 
-def preview_content(preview: CommandPreview,
-                    shown: Callable[[str], str] = lambda text: text) -> Content:
+def preview_content(preview: CommandPreview) -> Content:
     """``preview`` as styled, literal text: a summary line, each change with its diff, the
     output, and the processes left running."""
     parts: list[str | tuple[str, str]] = [
         ("Preview", "bold"), f": {preview_summary(preview)}. The project was not changed.\n"]
     for change in preview.changes:
         parts += ["\n", (f"{change.kind:<8}", KIND_STYLES[change.kind]),
-                  (f" {shown(change.path)}", "bold"), "\n"]
-        parts += _diff_lines(shown(change.diff))
-    output = shown(preview.output).splitlines()
+                  (f" {change.path}", "bold"), "\n"]
+        parts += _diff_lines(change.diff)
+    output = preview.output.splitlines()
     parts.append("\n")
     if not output:
         parts.append(("no output", "italic $text-muted"))
@@ -95,7 +91,7 @@ def preview_content(preview: CommandPreview,
             if skipped > 0 else "output"
         parts += [(title, "bold"), "\n", "\n".join(output[max(skipped, 0):])]
     for command in preview.left_running:
-        parts += ["\n", ("left running, then killed: ", "bold $text-warning"), shown(command)]
+        parts += ["\n", ("left running, then killed: ", "bold $text-warning"), command]
     return Content.assemble(*parts)
 
 

@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         return _usage_error(parser, str(exc))
     settings = loaded.settings
-    from ..tools.sandbox import sandbox_problem
+    from ..core.safety.sandbox import sandbox_problem
 
     if problem := sandbox_problem(settings):
         loaded.warnings.append(f"{problem}. Until then every shell and background command "

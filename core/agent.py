@@ -15,8 +15,6 @@ from typing import Any
 
 from ..tools.base import Invocation, ToolArgumentError, ToolContext, ToolResult
 from ..tools.registry import ToolRegistry
-from ..tools.sandbox import make_sandbox
-from ..tools.todo import TodoStore
 from . import paths, text_protocol
 from .approval import Approver
 from .approval_gate import ApprovalGate
@@ -49,9 +47,11 @@ from .prompts import system_prompt
 from .providers.base import Message, ModelReply, Provider, ProviderError, ToolCallRequest
 from .retry import RetryPolicy
 from .safety.redaction import settings_secrets
+from .safety.sandbox import make_sandbox
 from .safety.subprocess_env import subprocess_env
 from .sessions.log import SessionLog, SessionStore, turn_starts
 from .sessions.resume import TRANSIENT_EVENTS, RestoredSession, restore, with_notes
+from .todos import TodoStore
 
 
 class LimitsExceeded(Exception):

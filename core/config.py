@@ -24,6 +24,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from . import paths
+from .durable import write_atomically
 from .safety.permission_rules import Kind, Scope, parse_rules
 
 ApprovalMode = Literal["default", "auto-edit", "plan", "yolo"]
@@ -278,9 +279,6 @@ def save_user_settings(updates: dict[str, Any], remove: tuple[str, ...] = ()) ->
     Returns:
         The path written.
     """
-    import os
-    import tempfile
-
     import tomli_w
 
     path = paths.user_config_file()
@@ -289,16 +287,8 @@ def save_user_settings(updates: dict[str, Any], remove: tuple[str, ...] = ()) ->
         data.pop(key, None)
     _merge_tables(data, {k: v for k, v in updates.items() if v is not None})
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            tomli_w.dump(data, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # 0600: the file may hold keys' variable names and a provider's address.
+    write_atomically(path, tomli_w.dumps(data).encode(), mode=0o600)
     return path
 
 

@@ -94,16 +94,7 @@ TOOLS_PUBLIC_FACE = {"agent_tui.tools.base", "agent_tui.tools.registry", "agent_
 """What core may import from tools: the framework, the registry and the tool names."""
 
 
-ENGINE_LOOP = ROOT / "core" / "agent.py"
-
-
-@pytest.mark.parametrize("path", [
-    pytest.param(path, marks=pytest.mark.xfail(
-        strict=True, reason="core/agent.py imports tools.sandbox and tools.todo until it takes "
-        "make_sandbox from core.safety.sandbox and TodoStore from core.todos"))
-    if path == ENGINE_LOOP else path
-    for path in sources("core")
-], ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", sources("core"), ids=lambda p: str(p.relative_to(ROOT)))
 def test_core_reaches_tools_only_through_their_public_face(path: Path):
     tools_modules = {_module_name(p) for p in sources("tools")}
     reached = _package_imports(path) & tools_modules

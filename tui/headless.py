@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..core.agent import Agent
 from ..core.approval import HeadlessApprover
@@ -48,31 +49,11 @@ class HeadlessPrinter:
             return
         if isinstance(event, RunResult):
             self._finish(event)
-        elif self.output_format == "text":
-            self._progress(event)
-        elif isinstance(event, ErrorEvent | StreamRestart):
-            self._progress(event)
-
-    def _progress(self, event: Event) -> None:
-        """Tell the person on stderr what the agent is doing."""
-        line = None
-        if isinstance(event, ToolCallStarted):
-            line = f"● {event.summary or event.name}"
-        elif isinstance(event, ApprovalDecided) and event.decision == "deny":
-            line = f"  ✗ denied: {event.reason}"
-        elif isinstance(event, ToolResultEvent):
-            first = (event.output.splitlines() or [""])[0][:160]
-            line = (
-                f"  ✓ {event.name} ({event.duration:.1f}s)"
-                if event.ok
-                else f"  ✗ {event.name}: {first}"
-            )
-        elif isinstance(event, StreamRestart):
-            line = f"  ↻ retry {event.attempt} in {event.delay:.1f}s: {event.reason}"
-        elif isinstance(event, ErrorEvent):
-            line = f"agent-tui: error: {event.message}"
-        elif isinstance(event, Preview):
-            line = preview_text(event)
+            return
+        if self.output_format == "json" and not isinstance(event, ErrorEvent | StreamRestart):
+            return  # one JSON result at the end; only trouble is told on stderr on the way
+        show = PROGRESS_LINES.get(type(event))
+        line = show(event) if show is not None else None
         if line:
             self.err.write(line + "\n")
             self.err.flush()
@@ -83,6 +64,23 @@ class HeadlessPrinter:
         elif result.text:
             self.out.write(result.text.rstrip("\n") + "\n")
         self.out.flush()
+
+
+def _result_line(event: ToolResultEvent) -> str:
+    if event.ok:
+        return f"  ✓ {event.name} ({event.duration:.1f}s)"
+    return f"  ✗ {event.name}: {(event.output.splitlines() or [''])[0][:160]}"
+
+
+PROGRESS_LINES: dict[type[Event], Callable[[Any], str | None]] = {
+    ToolCallStarted: lambda e: f"● {e.summary or e.name}",
+    ApprovalDecided: lambda e: f"  ✗ denied: {e.reason}" if e.decision == "deny" else None,
+    ToolResultEvent: _result_line,
+    StreamRestart: lambda e: f"  ↻ retry {e.attempt} in {e.delay:.1f}s: {e.reason}",
+    ErrorEvent: lambda e: f"agent-tui: error: {e.message}",
+    Preview: lambda e: preview_text(e),
+}
+"""What the text formats tell the person on stderr, one line (or block) per event type."""
 
 
 PREVIEW_DIFF_LINES = 40

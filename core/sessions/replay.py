@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -28,20 +29,25 @@ _EVENT_TYPES: dict[str, type[ev.Event]] = {
 }
 
 
+@functools.cache
+def _field_names(cls: type[ev.Event]) -> tuple[str, ...]:
+    return tuple(field.name for field in dataclasses.fields(cls))
+
+
 def event_from_record(record: dict[str, Any]) -> ev.Event | None:
     """The engine event a log record was made from, or None for other records."""
     cls = _EVENT_TYPES.get(record.get("type", ""))
     if cls is None:
         return None
     values: dict[str, Any] = {}
-    for field in dataclasses.fields(cls):
-        if field.name not in record:
+    for name in _field_names(cls):
+        if name not in record:
             continue
-        value = record[field.name]
-        if field.name in ("usage", "session") and isinstance(value, dict):
+        value = record[name]
+        if name in ("usage", "session") and isinstance(value, dict):
             value = ev.Usage(int(value.get("prompt_tokens", 0)),
                              int(value.get("completion_tokens", 0)), value.get("cost"))
-        values[field.name] = value
+        values[name] = value
     try:
         return cls(**values)
     except TypeError:  # a record from another version of agent-tui, missing a field

@@ -16,18 +16,17 @@ import re
 import shutil
 import sqlite3
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ...tools.names import EDIT_TOOLS
 from .. import paths
-from .log import LOG_NAME, SessionLock, SessionLog, SessionNotFound, log_path, read_events
+from .log import LOG_NAME, SessionLock, SessionNotFound, log_path, read_events
+from .summary import LogDigest, SessionSummary, digest_log
 
 SCHEMA_VERSION = 1
 _MESSAGE_BITS = 24
 _MESSAGES_PER_SESSION = 1 << _MESSAGE_BITS  # searchable messages of one session
-TITLE_LENGTH = 80
 
 SortKey = Literal["updated", "created", "title", "project", "model", "turns", "tokens", "cost"]
 _ORDER_SQL: dict[str, str] = {
@@ -59,165 +58,6 @@ _COLUMNS = (
     "id, title, project, model, created, updated, turns, prompt_tokens, "
     "completion_tokens, cost, parent, parent_event, size"
 )
-
-
-@dataclass(frozen=True, slots=True)
-class SessionSummary:
-    """One session as the index knows it.
-
-    Attributes:
-        id: The session id.
-        title: The header's title, else the first line of the first prompt (80 chars).
-        project: The project folder, resolved.
-        model: The model the session started with.
-        created: Unix time of the header.
-        updated: Unix time of the last event.
-        turns: Model responses (``assistant_message`` records).
-        prompt_tokens: Session total from the last ``usage`` record.
-        completion_tokens: Likewise.
-        cost: US dollars from the last ``usage`` record; None when unknown.
-        parent: ``(session id, event index)`` it was forked from, if it was.
-        size: Bytes of its log.
-        match: For search results, a snippet of the best matching message.
-    """
-
-    id: str
-    title: str
-    project: str
-    model: str
-    created: float
-    updated: float
-    turns: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float | None = None
-    parent: tuple[str, int] | None = None
-    size: int = 0
-    match: str | None = None
-
-    @property
-    def total_tokens(self) -> int:
-        """Prompt plus completion tokens."""
-        return self.prompt_tokens + self.completion_tokens
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form (``sessions list --json``)."""
-        data = asdict(self)
-        data["parent"] = list(self.parent) if self.parent else None
-        data["total_tokens"] = self.total_tokens
-        return data
-
-
-@dataclass(slots=True)
-class _Digest:
-    """What the index keeps of one log."""
-
-    summary: SessionSummary
-    files: set[str]
-    messages: list[tuple[str, str]]  # (kind, text)
-
-
-def summarize(log: SessionLog, *, size: int = 0) -> SessionSummary:
-    """The summary of a log: title, counts and totals (also for ``sessions show``)."""
-    return _digest(log, size=size, mtime_updated=0.0).summary
-
-
-def _digest(log: SessionLog, *, size: int, mtime_updated: float) -> _Digest:
-    header = log.header
-    project = str(header.get("project") or "")
-    title = str(header.get("title") or "")
-    turns, usage, updated = 0, None, 0.0
-    files: set[str] = set()
-    edits: dict[str, list[str]] = {}  # call id -> paths, until its result says it failed
-    messages: list[tuple[str, str]] = []
-    for event in log.events:
-        kind = event.get("type")
-        ts = event.get("ts")
-        if isinstance(ts, int | float) and ts > updated:
-            updated = float(ts)
-        if kind == "user_message":
-            text = str(event.get("text") or "")
-            messages.append(("user", text))
-            if not title:
-                title = _title(text)
-        elif kind == "assistant_message":
-            turns += 1
-            if event.get("text"):
-                messages.append(("assistant", str(event["text"])))
-        elif kind == "tool_call":
-            name = str(event.get("name") or "")
-            args = event.get("args")
-            messages.append(("tool", f"{name} {_args_text(args)}"))
-            if name in EDIT_TOOLS:
-                edits[str(event.get("id"))] = _edit_paths(args, project)
-        elif kind == "tool_result":
-            touched = edits.pop(str(event.get("id")), [])
-            if event.get("ok"):
-                files.update(touched)
-        elif kind == "usage" and isinstance(event.get("session"), dict):
-            usage = event["session"]
-    for touched in edits.values():  # no result: the process died mid-call; it may have run
-        files.update(touched)
-    usage = usage or {}
-    created = _number(header.get("created"))
-    parent = log.parent
-    summary = SessionSummary(
-        id=log.session_id,
-        title=title or "(no prompt)",
-        project=project,
-        model=str(header.get("model") or ""),
-        created=created,
-        updated=updated or mtime_updated or created,
-        turns=turns,
-        prompt_tokens=int(_number(usage.get("prompt_tokens"))),
-        completion_tokens=int(_number(usage.get("completion_tokens"))),
-        cost=usage.get("cost") if isinstance(usage.get("cost"), int | float) else None,
-        parent=parent,
-        size=size,
-    )
-    return _Digest(summary, files, messages)
-
-
-def _title(text: str) -> str:
-    for line in text.splitlines():
-        line = line.strip()
-        if line:
-            return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
-    return ""
-
-
-def _number(value: Any) -> float:
-    return float(value) if isinstance(value, int | float) else 0.0
-
-
-def _parse_args(args: Any) -> Any:
-    if isinstance(args, str):
-        try:
-            return json.loads(args)
-        except ValueError:
-            return args
-    return args
-
-
-def _args_text(args: Any) -> str:
-    args = _parse_args(args)
-    if isinstance(args, dict):
-        return " ".join(f"{k} {v}" for k, v in args.items() if isinstance(v, str | int | float))
-    return str(args) if args is not None else ""
-
-
-def _edit_paths(args: Any, project: str) -> list[str]:
-    args = _parse_args(args)
-    if not isinstance(args, dict):
-        return []
-    found = []
-    for key in ("file_path", "path"):
-        value = args.get(key)
-        if isinstance(value, str) and value:
-            if project and not os.path.isabs(value):
-                value = os.path.join(project, value)
-            found.append(os.path.normpath(value))
-    return found
 
 
 def _fts_query(text: str) -> str | None:
@@ -312,7 +152,7 @@ class SessionIndex:
         except (FileNotFoundError, SessionNotFound):
             self._forget(session_id)
             return None
-        digest = _digest(log, size=stat.st_size, mtime_updated=stat.st_mtime)
+        digest = digest_log(log, size=stat.st_size, mtime_updated=stat.st_mtime)
         with self._mutex, self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._delete_rows(session_id)
@@ -458,7 +298,7 @@ class SessionIndex:
         self._db.execute("DELETE FROM files WHERE session_id = ?", (session_id,))
         self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
-    def _insert(self, digest: _Digest, mtime_ns: int) -> None:
+    def _insert(self, digest: LogDigest, mtime_ns: int) -> None:
         s = digest.summary
         self._db.execute(
             "INSERT INTO sessions (id, title, project, model, created, updated, turns, "

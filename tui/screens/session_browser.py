@@ -20,8 +20,9 @@ from textual.widgets import DataTable, Input, Label, Markdown, OptionList, Stati
 from textual.widgets.option_list import Option
 
 from ...core.sessions.export import to_markdown
-from ...core.sessions.index import SessionIndex, SessionSummary
+from ...core.sessions.index import SessionIndex
 from ...core.sessions.log import SessionError, SessionLocked, read_events, turn_starts
+from ...core.sessions.summary import SessionSummary
 from .key_help import key_help
 
 ActionKind = Literal["resume", "fork", "export"]

@@ -17,7 +17,8 @@ from .research import ResearchTool
 from .search import GlobFilesTool, GrepTool, LsTool
 from .shell import ShellTool
 from .todo import TodoReadTool, TodoWriteTool
-from .web import WebFetchTool, WebSearchTool
+from .web import WebFetchTool
+from .web_search import WebSearchTool
 from .write_file import WriteFileTool
 
 

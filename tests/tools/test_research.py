@@ -15,7 +15,8 @@ from agent_tui.tools.base import ToolArgumentError, ToolContext, ToolKind
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tools.research import RESEARCH_TOOLS, ResearchTool
-from agent_tui.tools.web import WebFetchTool, WebSearchTool
+from agent_tui.tools.web import WebFetchTool
+from agent_tui.tools.web_search import WebSearchTool
 from tests.core.loop_helpers import settings_for
 from tests.fakes.providers import Reply, ToolCall
 from tests.tools.test_web import LocalSite, Page

@@ -17,7 +17,8 @@ import pytest
 
 from agent_tui.core.config import Settings
 from agent_tui.tools.base import ToolArgumentError, ToolContext, ToolKind
-from agent_tui.tools.web import NETWORK_OFF_MESSAGE, WebFetchTool, WebSearchTool
+from agent_tui.tools.web import NETWORK_OFF_MESSAGE, WebFetchTool
+from agent_tui.tools.web_search import WebSearchTool
 from tests.core.loop_helpers import run as run_headless
 from tests.fakes.providers import Reply, ToolCall
 

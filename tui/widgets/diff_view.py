@@ -8,72 +8,29 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
-from difflib import SequenceMatcher
-from fnmatch import fnmatch
-from functools import lru_cache
-from pathlib import PurePath
 
-from pygments.lexers import get_all_lexers
-from rich.cells import cell_len
 from textual.color import Color
 from textual.content import Content
 from textual.geometry import Region, Size
-from textual.highlight import highlight
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import Visual
 
 from ...core.changes.hunks import Hunk, compute_hunks
-from ...tools.fileio import split_lines
-
-TAB_SIZE = 4
-"""Cells a tab expands to."""
-HIGHLIGHT_BLOCK = 128
-"""Lines of a file highlighted together, when one of them first comes into view."""
-MIN_CODE_WIDTH = 8
-"""The narrowest a side's code column gets, however narrow the widget."""
-INTRALINE_MAX_CHARS = 2_000
-"""Longer changed lines are tinted whole: matching their characters would cost too much."""
-INTRALINE_MIN_RATIO = 0.3
-"""Pairs of lines less alike than this are tinted whole: emphasis everywhere is noise."""
-
-
-@lru_cache(maxsize=256)
-def language_for(path: str) -> str:
-    """The pygments lexer alias for ``path``'s file name, or ``"text"`` when none fits.
-
-    Matches pygments' own file name patterns without loading plugin lexers: pygments'
-    ``get_lexer_for_filename`` scans every installed package's entry points, which took
-    0.6 s on first use here.
-    """
-    name = PurePath(path).name
-    for _, aliases, patterns, _ in get_all_lexers(plugins=False):
-        if aliases and any(fnmatch(name, pattern) for pattern in patterns):
-            return aliases[0]
-    return "text"
-
-
-@dataclass(frozen=True, slots=True)
-class _Row:
-    """One row of the diff: a pair of line numbers (either may be missing) or a collapsed run.
-
-    Attributes:
-        left: The 1-based line of the old file on the left, if any.
-        right: The 1-based line of the new file on the right, if any.
-        changed: Whether the row is part of a change (tinted) or context.
-        skipped: For a collapsed run, how many unchanged lines it stands for.
-        hunk: The index of the hunk the row belongs to (-1 for a collapsed run).
-        title: The row is the hunk's title line (when the view shows them).
-    """
-
-    left: int | None = None
-    right: int | None = None
-    changed: bool = False
-    skipped: int = 0
-    hunk: int = -1
-    title: bool = False
+from .diff_rows import (
+    HIGHLIGHT_BLOCK,
+    MIN_CODE_WIDTH,
+    Row,
+    centred,
+    diff_rows,
+    displayable,
+    fold_count,
+    highlight_lines,
+    intraline,
+    language_for,
+    title_content,
+)
 
 
 class DiffView(ScrollView, can_focus=True):
@@ -170,9 +127,9 @@ class DiffView(ScrollView, can_focus=True):
         self.hunks: list[Hunk] = list(compute_hunks(before, after) if hunks is None else hunks)
         """The file's hunks, in order; rows and titles refer to them by index."""
         self._language = language_for(path)
-        self._before = _displayable(before)
-        self._after = _displayable(after)
-        self._rows = _diff_rows(self.hunks, len(self._before), hunk_titles)
+        self._before = displayable(before)
+        self._after = displayable(after)
+        self._rows = diff_rows(self.hunks, len(self._before), hunk_titles)
         self._labels: list[str] = [f"hunk {h.index + 1} of {len(self.hunks)}" for h in self.hunks]
         self._dropped: frozenset[int] = frozenset()
         self._current: int | None = None
@@ -321,8 +278,8 @@ class DiffView(ScrollView, can_focus=True):
             if row.skipped or row.title:
                 line += 1
                 continue
-            left = _fold_count(self._before[row.left - 1], left_width) if row.left else 1
-            right = _fold_count(self._after[row.right - 1], right_width) if row.right else 1
+            left = fold_count(self._before[row.left - 1], left_width) if row.left else 1
+            right = fold_count(self._after[row.right - 1], right_width) if row.right else 1
             line += max(left, right)
         self._row_starts = (width, starts, line)
         self._row_cache.clear()
@@ -341,7 +298,7 @@ class DiffView(ScrollView, can_focus=True):
         if y == 0:
             return self._header(width)
         if not self._rows:
-            return _centred("(no changes)", width)
+            return centred("(no changes)", width)
         index = bisect_right(starts, y) - 1
         key = (index, width)
         lines = self._row_cache.get(key)
@@ -350,29 +307,29 @@ class DiffView(ScrollView, can_focus=True):
                 self._row_cache.clear()
             lines = self._row_cache[key] = self._render_row(self._rows[index], width)
         offset = y - starts[index]
-        return lines[offset] if offset < len(lines) else _centred("", width)
+        return lines[offset] if offset < len(lines) else centred("", width)
 
     def _header(self, width: int) -> Content:
         gutter, left_width, right_width = self._widths(width)
         return Content.assemble(
-            _title(self.left_title, gutter + left_width),
+            title_content(self.left_title, gutter + left_width),
             (" ", ".diff-view--header"),
-            _title(self.right_title, gutter + right_width),
+            title_content(self.right_title, gutter + right_width),
         )
 
-    def _render_row(self, row: _Row, width: int) -> list[Content]:
+    def _render_row(self, row: Row, width: int) -> list[Content]:
         """The screen lines of one row at ``width``."""
         if row.title:
             return [self._hunk_title(row.hunk, width)]
         if row.skipped:
             noun = "line" if row.skipped == 1 else "lines"
-            return [_centred(f"⋯ {row.skipped:,} unchanged {noun}", width)]
+            return [centred(f"⋯ {row.skipped:,} unchanged {noun}", width)]
         _, left_width, right_width = self._widths(width)
         dropped = row.hunk in self._dropped
         changed = row.changed and not dropped
         spans: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
         if changed and row.left is not None and row.right is not None:
-            spans = _intraline(self._before[row.left - 1], self._after[row.right - 1])
+            spans = intraline(self._before[row.left - 1], self._after[row.right - 1])
         left, left_blank = self._cell(False, row.left, changed, left_width, spans[0])
         right, right_blank = self._cell(True, row.right, changed, right_width, spans[1])
         divider = Content.styled("│", ".diff-view--divider")
@@ -437,108 +394,6 @@ class DiffView(ScrollView, can_focus=True):
         if lines is None:
             source = self._after if after else self._before
             start = block * HIGHLIGHT_BLOCK
-            lines = _highlight_lines(source[start : start + HIGHLIGHT_BLOCK], self._language)
+            lines = highlight_lines(source[start : start + HIGHLIGHT_BLOCK], self._language)
             self._highlighted[key] = lines
         return lines[offset]
-
-
-_CONTROL_PICTURES = {code: 0x2400 + code for code in range(32)} | {0x7F: 0x2421}
-
-
-def _displayable(text: str) -> list[str]:
-    """The lines of ``text``, tabs expanded and control characters shown as symbols (␛).
-
-    A file's escape sequences must not reach the terminal, and every character must take
-    the cells the layout counts.
-    """
-    return [line.expandtabs(TAB_SIZE).translate(_CONTROL_PICTURES) for line in split_lines(text)]
-
-
-def _diff_rows(hunks: Sequence[Hunk], before_count: int, titles: bool) -> list[_Row]:
-    """Pair the lines of each hunk, context included, and collapse the runs between them."""
-    rows: list[_Row] = []
-    shown_to = 0  # lines of the before-text accounted for so far
-    for hunk in hunks:
-        a_start = hunk.opcodes[0][1]
-        if a_start > shown_to:
-            rows.append(_Row(skipped=a_start - shown_to))
-        if titles:
-            rows.append(_Row(hunk=hunk.index, title=True))
-        for tag, i1, i2, j1, j2 in hunk.opcodes:
-            if tag == "equal":
-                rows.extend(_Row(i + 1, j + 1, hunk=hunk.index)
-                            for i, j in zip(range(i1, i2), range(j1, j2), strict=True))
-                continue
-            for k in range(max(i2 - i1, j2 - j1)):
-                i, j = i1 + k, j1 + k
-                rows.append(_Row(i + 1 if i < i2 else None, j + 1 if j < j2 else None, True,
-                                 hunk=hunk.index))
-        shown_to = hunk.opcodes[-1][2]
-    if rows and shown_to < before_count:
-        rows.append(_Row(skipped=before_count - shown_to))
-    return rows
-
-
-def _intraline(old: str, new: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """The character spans that differ between a changed pair of lines, on each side.
-
-    Empty when the lines are too long or too unlike for emphasis to help.
-    """
-    if old == new or len(old) + len(new) > INTRALINE_MAX_CHARS:
-        return [], []
-    matcher = SequenceMatcher(None, old, new, autojunk=False)
-    if matcher.ratio() < INTRALINE_MIN_RATIO:
-        return [], []
-    left: list[tuple[int, int]] = []
-    right: list[tuple[int, int]] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        if i2 > i1:
-            left.append((i1, i2))
-        if j2 > j1:
-            right.append((j1, j2))
-    return left, right
-
-
-def _fold_count(text: str, width: int) -> int:
-    """How many screen lines ``text`` folds onto at ``width`` cells (as ``Content.fold``)."""
-    cells = cell_len(text)
-    if cells <= width:
-        return 1
-    if cells == len(text):  # no wide characters: plain arithmetic
-        return -(-cells // max(width, 2))
-    return len(Content(text).fold(width))
-
-
-def _highlight_lines(lines: list[str], language: str) -> list[Content]:
-    """``lines`` with syntax colours (theme variables), one Content each."""
-    if not lines:
-        return []
-    highlighted = highlight("\n".join(lines), language=language, tab_size=TAB_SIZE).split(
-        "\n", allow_blank=True
-    )
-    # highlight() drops trailing empty lines; put them back.
-    highlighted += [Content("")] * (len(lines) - len(highlighted))
-    if [line.plain for line in highlighted] != lines:
-        # The lexer split a line on a character that is no line break here (U+2028):
-        # plain text keeps the rows level with their line numbers.
-        return [Content(line) for line in lines]
-    return highlighted
-
-
-def _title(text: str, width: int) -> Content:
-    """A header cell: ``text`` cut to ``width`` cells and padded out."""
-    return (
-        Content(f" {text}")
-        .truncate(width, ellipsis=True, pad=True)
-        .stylize(".diff-view--header")
-    )
-
-
-def _centred(text: str, width: int) -> Content:
-    """A full-width line with ``text`` in the middle, as for collapsed runs."""
-    # Not Content.center: in textual 8.2.8 it pads the right by the full remaining width.
-    content = Content(text).truncate(width, ellipsis=True)
-    left = (width - content.cell_length) // 2
-    return content.pad(left, width - left - content.cell_length).stylize(".diff-view--skipped")

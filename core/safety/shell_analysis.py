@@ -35,12 +35,12 @@ from .shell_syntax import (
     error_near,
     node_text,
     reads_stdin_code,
-    resolve_cd,
     shell_operands,
     stored_code,
 )
 from .shell_words import WordText
 from .shell_wrappers import AWK, INTERPRETER, SHELLS, files_found_in, inline_code, look_through
+from .workspace import real_path
 
 MAY_BE_COMMAND = 3
 """How many words after a wrapper's unreadable options are each judged as its command."""
@@ -320,7 +320,7 @@ class _Walker(WordReader):
         look = look_through(words)
         cwd = scope.cwd
         if look.chdir is not None:
-            cwd = resolve_cd(cwd, look.chdir)
+            cwd = real_path(look.chdir, cwd)
         redirects = (redirects + tuple(Redirect("<", w) for w in look.reads)
                      + tuple(Redirect(">", w) for w in look.writes))
         wrappers = scope.wrappers + look.wrappers

@@ -15,6 +15,7 @@ from typing import Any
 from .shell_builtins import holds_code
 from .shell_parts import Part
 from .shell_words import WordText
+from .workspace import real_path
 
 
 def shell_operands(argv: tuple[str, ...]) -> tuple[int | None, int | None]:
@@ -66,16 +67,7 @@ def cd_target(cwd: Path | None, part: Part) -> Path | None:
     target = operands[0]
     if target.dynamic or target.text == "-":
         return None
-    return resolve_cd(cwd, target.text)
-
-
-def resolve_cd(cwd: Path | None, target: str) -> Path | None:
-    path = os.path.expanduser(target)
-    if not os.path.isabs(path):
-        if cwd is None:
-            return None
-        path = os.path.join(cwd, path)
-    return Path(os.path.realpath(path))
+    return real_path(target.text, cwd)
 
 
 def stored_code(node: Any) -> tuple[str, ...]:

@@ -28,6 +28,17 @@ GLOB_CHARS = re.compile(r"[*?\[]")
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 
 
+def real_path(text: str, cwd: Path | None = None) -> Path | None:
+    """``text`` as a real absolute path (``~`` expanded, relative to ``cwd``, symlinks
+    followed); None when it is relative and ``cwd`` is only known at run time."""
+    path = os.path.expanduser(text)
+    if not os.path.isabs(path):
+        if cwd is None:
+            return None
+        path = os.path.join(cwd, path)
+    return Path(os.path.realpath(path))
+
+
 def glob_root(pattern: str) -> str:
     """The folder an absolute glob starts in: ``/p/src/**/*.py`` searches ``/p/src``."""
     return os.path.dirname(GLOB_CHARS.split(pattern, 1)[0]) or "/"
@@ -43,16 +54,8 @@ class Workspace:
             Path(os.path.realpath(p)) for p in (paths.config_dir(), paths.data_dir())))
 
     def resolve(self, text: str, cwd: Path | None = None) -> Path | None:
-        """``text`` as a real absolute path (``~`` expanded, relative to ``cwd``).
-
-        None when it is relative and ``cwd`` is only known at run time.
-        """
-        path = os.path.expanduser(text)
-        if not os.path.isabs(path):
-            if cwd is None:
-                return None
-            path = os.path.join(cwd, path)
-        return Path(os.path.realpath(path))
+        """``text`` as a real absolute path (see :func:`real_path`)."""
+        return real_path(text, cwd)
 
     def expand(self, text: str, cwd: Path | None) -> list[Path | None]:
         """The paths a shell word names after brace and glob expansion, resolved.

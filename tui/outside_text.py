@@ -1,0 +1,63 @@
+"""Text from outside agent-tui, made safe to show: literal, never markup, never escapes.
+
+The model's words, tool arguments and output, file names and contents, web pages and session
+logs from other machines all reach the screen. Parsed as Rich/Textual markup, a ``[/x]`` in
+them crashes a widget and a ``[@click=app.quit]`` puts an app action on screen; written to
+the terminal raw, an escape sequence moves the cursor, sets the window title or fills the
+clipboard (OSC 52). So outside text goes to widgets only through :func:`outside_text`: a
+:class:`rich.text.Text` that is the text itself, with every control character and escape
+sequence shown as a visible picture (``␛``), colours kept only when asked (``ansi=True``, for
+command output), and the invisible characters that reorder or hide text (bidi overrides,
+zero-width spaces) shown as their code points. Markup stays for the app's own fixed strings.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.text import Text
+
+_SGR = re.compile(r"\x1b\[[0-9;:]*m")
+"""Select Graphic Rendition: colours and bold, the only escape kept (with ``ansi=True``)."""
+_ESCAPE = re.compile(
+    r"\x1b(?:\[[0-?]*[ -/]*[@-~]"  # CSI: cursor movement, erasing, modes…
+    r"|\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, clipboard (52), links (8)…
+    r"|[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC strings
+    r"|[@-Z\\-_]|[ -/][0-~]?)?")
+"""Every escape sequence (and a lone ESC)."""
+_CONTROL_PICTURES = {code: 0x2400 + code for code in range(32) if code not in (9, 10)} | {
+    0x7F: 0x2421}
+"""C0 controls and DEL as the Unicode "control pictures" (ESC is ␛); tab and newline stay."""
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u00ad\u061c"
+                        "\u0080-\u009f]")
+"""Zero-width characters, bidi marks, embeddings, overrides and isolates, soft hyphens and
+C1 controls: they hide or reorder what a person reads."""
+
+
+def visible(text: str) -> str:
+    """``text`` with its escape sequences, control characters and invisible characters
+    shown as visible pictures or code points (tab and newline kept)."""
+    text = _ESCAPE.sub(lambda m: m.group().translate(_CONTROL_PICTURES), text)
+    text = _INVISIBLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+    return text.translate(_CONTROL_PICTURES)
+
+
+def outside_text(text: str, style: str = "", *, ansi: bool = False) -> Text:
+    """``text`` from outside agent-tui as a literal :class:`~rich.text.Text`.
+
+    Args:
+        text: The text, as it came (a file name, a line of output, the model's words).
+        style: A style for the whole text (the app's own, e.g. ``"dim"``).
+        ansi: Keep its SGR colours (command output); every other escape is shown, never
+            sent to the terminal.
+    """
+    if not ansi:
+        return Text(visible(text), style=style)
+    pieces = _SGR.split(text)
+    codes = _SGR.findall(text)
+    # Only SGR reaches Rich's decoder; the rest is made visible first.
+    cleaned = "".join(visible(piece) + (codes[i] if i < len(codes) else "")
+                      for i, piece in enumerate(pieces))
+    result = Text.from_ansi(cleaned, style=style)
+    result.end = ""
+    return result

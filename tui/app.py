@@ -30,6 +30,7 @@ from .bridge import AgentEvent, EventBridge
 from .change_actions import ChangeActions
 from .commands import COMMANDS, SLASH_COMMANDS
 from .event_view import RESTORED_TOOL_ROWS, EventView
+from .outside_text import outside_text, visible
 from .session_actions import SessionActions
 from .widgets.conversation import ConversationView, NoticeBlock, UserBlock
 from .widgets.panels import ContextGauge, SidePanel, StatusBar, TodoPane
@@ -148,8 +149,12 @@ class AgentApp(App[None]):
         return self.query_one(StatusBar)
 
     def notice(self, text: str, *, error: bool = False) -> None:
-        """A line from agent-tui in the conversation."""
-        block = NoticeBlock(text, classes="error" if error else "", markup=False)
+        """A line from agent-tui in the conversation.
+
+        Notices quote outside text (a provider's error, a reason, a file name): the line is
+        shown literally, escape sequences made visible, never parsed as markup.
+        """
+        block = NoticeBlock(outside_text(text), classes="error" if error else "")
         self.call_later(self.conversation.add, block)
 
     @work(exclusive=True, group="setup", exit_on_error=False)
@@ -357,7 +362,7 @@ class AgentApp(App[None]):
         """Switch the approval mode for the rest of the session."""
         self.update_settings(approval_mode=mode)
         self.status.mode = mode
-        self.notify(f"Approval mode: {mode}", timeout=2)
+        self.notify(f"Approval mode: {visible(mode)}", markup=False, timeout=2)
 
     def action_cancel_turn(self) -> None:
         """Esc: cancel the running turn (stream and tools); when idle, back to the prompt."""

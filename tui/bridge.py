@@ -3,6 +3,10 @@
 Every event is redacted here (a :class:`~agent_tui.core.safety.redaction.RedactingSink`), on its
 way to the screen, so no widget ever shows an API key, a bearer token or the value of a
 secret environment variable, not even one split across two streamed pieces.
+
+Events keep the text as it came (the log and the model need it exact); it is outside text,
+and every widget shows it through :func:`~agent_tui.tui.outside_text.outside_text`: literal,
+never markup, escape sequences shown rather than sent to the terminal.
 """
 
 from __future__ import annotations

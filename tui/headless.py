@@ -1,5 +1,9 @@
 """Headless mode: ``agent-tui -p PROMPT``. Output goes to stdout in the requested format;
 diagnostics go to stderr. Nothing here imports textual.
+
+Tool names and summaries, errors, previews and the answer are outside text and often end up
+on a terminal: in the text formats their escape sequences, control and invisible characters
+are written as visible pictures (``␛``), never raw. JSON escapes control characters itself.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from ..core.safety.redaction import RedactingSink, settings_secrets
 from ..core.sessions.start import OpenedSession
 from ..tools.builtin import builtin_tools
 from ..tools.registry import ToolRegistry
+from .outside_text import visible
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -55,14 +60,14 @@ class HeadlessPrinter:
         show = PROGRESS_LINES.get(type(event))
         line = show(event) if show is not None else None
         if line:
-            self.err.write(line + "\n")
+            self.err.write(visible(line) + "\n")
             self.err.flush()
 
     def _finish(self, result: RunResult) -> None:
         if self.output_format == "json":
             self.out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
         elif result.text:
-            self.out.write(result.text.rstrip("\n") + "\n")
+            self.out.write(visible(result.text.rstrip("\n")) + "\n")
         self.out.flush()
 
 
@@ -145,7 +150,7 @@ async def run_headless(
     approver.emit = agent.emit
     if session is not None:
         for warning in session.warnings:
-            err.write(f"agent-tui: warning: {warning}\n")
+            err.write(f"agent-tui: warning: {visible(warning)}\n")
         if session.log is not None:
             agent.restore(session.log)
     printer.handle(SessionStart(agent.session_id, provider.model, str(workdir),

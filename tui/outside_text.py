@@ -14,8 +14,12 @@ zero-width spaces) shown as their code points. Markup stays for the app's own fi
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from textual.content import Content
 
 _SGR = re.compile(r"\x1b\[[0-9;:]*m")
 """Select Graphic Rendition: colours and bold, the only escape kept (with ``ansi=True``)."""
@@ -61,3 +65,14 @@ def outside_text(text: str, style: str = "", *, ansi: bool = False) -> Text:
     result = Text.from_ansi(cleaned, style=style)
     result.end = ""
     return result
+
+
+def outside_content(text: str, style: str = "", *, ansi: bool = False) -> Content:
+    """``text`` from outside agent-tui as literal Textual :class:`~textual.content.Content`,
+    for pieces joined with ``Content.assemble`` (see :func:`outside_text`)."""
+    # Imported here: headless mode uses :func:`visible` and never imports textual.
+    from textual.content import Content
+
+    if not ansi:
+        return Content.styled(visible(text), style) if style else Content(visible(text))
+    return Content.from_rich_text(outside_text(text, style, ansi=True))

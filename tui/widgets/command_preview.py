@@ -2,7 +2,8 @@
 coloured unified diff, its output and the processes it left running.
 
 Every piece of the command's text is shown literally (``Content``, never markup), so a
-file or an output that holds ``[b]`` or ``[/]`` shows those characters. The engine hands
+file or an output that holds ``[b]`` or ``[/]`` shows those characters; escape sequences
+are shown, never sent to the terminal (the output keeps its colours). The engine hands
 the preview over already redacted.
 """
 
@@ -14,6 +15,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from ...core.safety.preview import CommandPreview, preview_summary
+from ..outside_text import outside_content, visible
 
 MAX_SHOWN_DIFF_LINES = 400
 """Lines of one file's diff drawn; the rest is counted."""
@@ -60,7 +62,7 @@ class CommandPreviewView(VerticalScroll):
 
     def show_unavailable(self, why: str) -> None:
         """Say why there is no preview (``why`` says what to do)."""
-        self._show(Content(f"no preview: {why}"), problem=True)
+        self._show(Content(f"no preview: {visible(why)}"), problem=True)
 
     def show_stopped(self) -> None:
         """Say that the person stopped the preview."""
@@ -75,11 +77,12 @@ class CommandPreviewView(VerticalScroll):
 def preview_content(preview: CommandPreview) -> Content:
     """``preview`` as styled, literal text: a summary line, each change with its diff, the
     output, and the processes left running."""
-    parts: list[str | tuple[str, str]] = [
-        ("Preview", "bold"), f": {preview_summary(preview)}. The project was not changed.\n"]
+    parts: list[str | Content | tuple[str, str]] = [
+        ("Preview", "bold"), f": {visible(preview_summary(preview))}. The project was not "
+        "changed.\n"]
     for change in preview.changes:
         parts += ["\n", (f"{change.kind:<8}", KIND_STYLES[change.kind]),
-                  (f" {change.path}", "bold"), "\n"]
+                  (f" {visible(change.path)}", "bold"), "\n"]
         parts += _diff_lines(change.diff)
     output = preview.output.splitlines()
     parts.append("\n")
@@ -89,9 +92,11 @@ def preview_content(preview: CommandPreview) -> Content:
         skipped = len(output) - MAX_SHOWN_OUTPUT_LINES
         title = f"output (last {MAX_SHOWN_OUTPUT_LINES} of {len(output)} lines)" \
             if skipped > 0 else "output"
-        parts += [(title, "bold"), "\n", "\n".join(output[max(skipped, 0):])]
+        parts += [(title, "bold"), "\n",
+                  outside_content("\n".join(output[max(skipped, 0):]), ansi=True)]
     for command in preview.left_running:
-        parts += ["\n", ("left running, then killed: ", "bold $text-warning"), command]
+        parts += ["\n", ("left running, then killed: ", "bold $text-warning"),
+                  visible(command)]
     return Content.assemble(*parts)
 
 
@@ -100,6 +105,7 @@ def _diff_lines(diff: str) -> list[str | tuple[str, str]]:
     drawn: list[str | tuple[str, str]] = []
     for line in lines[:MAX_SHOWN_DIFF_LINES]:
         style = next((s for prefix, s in _LINE_STYLES if line.startswith(prefix)), "")
+        line = visible(line)
         drawn += [(line, style) if style else line, "\n"]
     if len(lines) > MAX_SHOWN_DIFF_LINES:
         drawn += [(f"… {len(lines) - MAX_SHOWN_DIFF_LINES} more diff lines",

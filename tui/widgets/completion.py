@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 
 from ...tools import file_walk
 from ...tools.file_walk import VCS_AND_CACHE_DIRS, git_ls_files, walk_files
+from ..outside_text import visible
 
 MAX_FILES = 20_000
 """The file picker lists at most this many files."""
@@ -237,13 +238,21 @@ class CompletionList(OptionList, can_focus=False):
 
 
 def command_option(name: str, help_text: str) -> Option:
-    """A slash command as a list entry: the name, then its help, muted."""
-    return Option(Content.from_markup("[b]$name[/b]  [$foreground-muted]$help", name=name,
-                                      help=help_text), id=name)
+    """A slash command as a list entry: the name, then its help, muted.
+
+    Markup variables are inserted as literal text, never parsed; escapes are made visible
+    (a command's help may quote a model name or a theme from outside).
+    """
+    return Option(Content.from_markup("[b]$name[/b]  [$foreground-muted]$help",
+                                      name=visible(name), help=visible(help_text)), id=name)
 
 
 def file_option(path: str) -> Option:
-    """A file as a list entry: its name, then its folder muted (a narrow list cuts the folder)."""
+    """A file as a list entry: its name, then its folder muted (a narrow list cuts the folder).
+
+    File names are outside text: inserted as markup variables (literal, never parsed) with
+    escape sequences and invisible characters made visible; the id keeps the real path.
+    """
     folder, _, name = path.rpartition("/")
-    return Option(Content.from_markup("$name  [$foreground-muted]$folder", name=name,
-                                      folder=folder), id=path)
+    return Option(Content.from_markup("$name  [$foreground-muted]$folder", name=visible(name),
+                                      folder=visible(folder)), id=path)

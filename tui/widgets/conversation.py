@@ -13,7 +13,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from rich.markup import escape
 from textual import events, on
 from textual.await_remove import AwaitRemove
 from textual.binding import Binding
@@ -22,6 +21,17 @@ from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
+
+from ...tools.names import ToolName
+from ..outside_text import outside_content, outside_text, visible
+
+COLOUR_OUTPUT_TOOLS = frozenset({ToolName.SHELL, ToolName.BACKGROUND_PROCESS})
+"""Tools whose output is a command's: its colours are kept (every other escape is shown)."""
+
+
+def tool_output_content(tool_name: str, output: str) -> Content:
+    """A tool's output as literal Content; a command's colours kept."""
+    return outside_content(output, ansi=tool_name in COLOUR_OUTPUT_TOOLS)
 
 
 class Block(Static, can_focus=True):
@@ -42,7 +52,7 @@ class UserBlock(Block):
     """What the person typed."""
 
     def __init__(self, text: str, *, queued: bool = False) -> None:
-        super().__init__(escape(text), classes="queued" if queued else "")
+        super().__init__(outside_text(text), classes="queued" if queued else "")
         self.text = text
         self.border_title = "you (queued)" if queued else "you"
         self._revived: UserBlock | None = None
@@ -60,11 +70,15 @@ class UserBlock(Block):
         return self._revived
 
     def copy_text(self) -> str:
-        return self.text
+        return visible(self.text)
 
 
 class NoticeBlock(Static):
-    """A line from agent-tui itself (cancelled, errors, retries)."""
+    """A line from agent-tui itself (cancelled, errors, retries).
+
+    A notice often quotes outside text (an error from the provider, a file name), so it is
+    given as literal Text (``AgentApp.notice`` builds it with ``outside_text``), never markup.
+    """
 
     def revive(self) -> NoticeBlock:
         """A fresh, mountable copy."""
@@ -142,21 +156,23 @@ class ToolBlock(Block):
         self.action_toggle()
 
     def copy_text(self) -> str:
-        return f"{self.summary}\n{self.output}"
+        return visible(f"{self.summary}\n{self.output}")
 
     def _refresh(self) -> None:
         icon = STATUS_ICONS.get(self.status, "·")
         took = f"  {self.duration:.1f}s" if self.duration is not None else ""
         arrow = "▾" if self.expanded else "▸"
-        # Content, not markup: output such as "[INFO]" or "[REDACTED]" must show as it is.
-        head = Content.assemble(f"{arrow} ", (icon, "bold"), f" {self.summary}", (took, "dim"))
+        # Literal Content, never markup: output such as "[INFO]", "[/x]" or
+        # "[@click=app.quit]" shows as it is, and escape sequences are shown, not sent.
+        head = Content.assemble(f"{arrow} ", (icon, "bold"), " ", outside_content(self.summary),
+                                (took, "dim"))
         if not self.expanded:
             self.update(head)
             return
         args = json.dumps(self.args, indent=2, ensure_ascii=False) if not isinstance(
             self.args, str) else self.args
-        body = self.output[-20_000:]
-        self.update(Content.assemble(head, "\n", (args, "dim"), "\n", body))
+        body = tool_output_content(self.tool_name, self.output[-20_000:])
+        self.update(Content.assemble(head, "\n", outside_content(args, "dim"), "\n", body))
 
 
 class BlockRecord:

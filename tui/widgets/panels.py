@@ -9,6 +9,8 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from ..outside_text import visible
+
 THRESHOLDS = (50, 60, 70, 80)
 _ITEM = re.compile(r"^(?P<indent>\s*)[-*] \[(?P<mark>[ xX])\] (?P<task>.*)$")
 
@@ -58,7 +60,8 @@ class TodoPane(Static):
         """Show a markdown checkbox list."""
         self.source = content
         text = Text()
-        for line in content.strip().splitlines():
+        # The agent wrote the list: Text.append is literal, and escapes are made visible.
+        for line in map(visible, content.strip().splitlines()):
             match = _ITEM.match(line)
             if match is None:
                 text.append(line.strip() + "\n", "bold")
@@ -125,13 +128,16 @@ class StatusBar(Static):
     def render(self) -> Text:
         text = Text()
         text.append(" ● busy " if self.busy else " ○ idle ", "bold reverse" if self.busy else "")
-        text.append(f" {self.model or 'no model'} ", "bold")
-        text.append(f"│ mode: {self.mode} ", "bold yellow" if self.mode == "yolo" else "")
+        # Model, project and session id come from config, the environment and session logs:
+        # appended as literal text with escapes made visible.
+        text.append(f" {visible(self.model) or 'no model'} ", "bold")
+        text.append(f"│ mode: {visible(self.mode)} ",
+                    "bold yellow" if self.mode == "yolo" else "")
         text.append("│ net: on " if self.network else "│ net: off ",
                     "bold yellow" if self.network else "")
         if self.sandbox != "none":
-            text.append(f"│ sandbox: {self.sandbox} ", "bold green")
-        text.append(f"│ {self.project} │ session {self.session_id}")
+            text.append(f"│ sandbox: {visible(self.sandbox)} ", "bold green")
+        text.append(f"│ {visible(self.project)} │ session {visible(self.session_id)}")
         if self.queued:
             text.append(f" │ {self.queued} queued", "italic")
         return text

@@ -14,6 +14,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
+from ..outside_text import outside_content, outside_text
+from .conversation import tool_output_content
+
 
 @dataclass
 class ToolCallRecord:
@@ -112,11 +115,12 @@ class ToolLog(Vertical):
     @staticmethod
     def _cells(record: ToolCallRecord) -> tuple[str | Text, ...]:
         took = f"{record.duration:.1f}s" if record.duration is not None else ""
-        # Text, not a str the table would parse as markup: `echo [/b]` is a command too.
-        arguments = Text(record.summary.removeprefix(f"{record.name} ").removeprefix(
+        # Text, not a str the table would parse as markup: `echo [/b]` is a command too,
+        # and a tool name or status from another machine's log is outside text as well.
+        arguments = outside_text(record.summary.removeprefix(f"{record.name} ").removeprefix(
             f"{record.name}: ")[:60])
-        return (time.strftime("%H:%M:%S", time.localtime(record.started)), record.name,
-                arguments, record.status, took)
+        return (time.strftime("%H:%M:%S", time.localtime(record.started)),
+                outside_text(record.name), arguments, outside_text(record.status), took)
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -128,7 +132,9 @@ class ToolLog(Vertical):
     def _show(self, record: ToolCallRecord) -> None:
         args = record.args if isinstance(record.args, str) else json.dumps(
             record.args, indent=2, ensure_ascii=False)
-        # Content, not markup: output such as "[INFO]" or "[REDACTED]" must show as it is.
+        # Literal Content, never markup: output such as "[INFO]" or "[/x]" shows as it is,
+        # escape sequences are shown (a command's colours kept), never sent to the terminal.
         self.query_one("#tool-detail", Static).update(Content.assemble(
-            (record.name, "bold"), f" · {record.status}\n", (args, "dim"), "\n",
-            record.output[-20_000:]))
+            outside_content(record.name, "bold"), " · ", outside_content(record.status), "\n",
+            outside_content(args, "dim"), "\n",
+            tool_output_content(record.name, record.output[-20_000:])))

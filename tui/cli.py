@@ -120,9 +120,17 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _say(line: str) -> None:
+    """Write ``line`` to stderr with its control characters shown (``␛``), never acted on:
+    messages carry paths, session ids and titles that came from outside."""
+    from .outside_text import visible
+
+    sys.stderr.write(visible(line) + "\n")
+
+
 def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
     parser.print_usage(sys.stderr)
-    sys.stderr.write(f"agent-tui: error: {message}\n")
+    _say(f"agent-tui: error: {message}")
     return EXIT_USAGE
 
 
@@ -178,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         loaded.warnings.append(f"{problem}. Until then every shell and background command "
                                "fails.")
     for warning in loaded.warnings:
-        sys.stderr.write(f"agent-tui: warning: {warning}\n")
+        _say(f"agent-tui: warning: {warning}")
     if not settings.model and (model := default_model()) is not None:
         settings = settings.model_copy(update={"model": model})
     browse = args.resume == "" and prompt is None  # the workbench lets you pick one
@@ -206,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         session = open_session(workdir, settings.model or "", resume=args.resume or None,
                                continue_latest=args.continue_latest, forked=args.fork)
     except SessionError as exc:
-        sys.stderr.write(f"agent-tui: error: {exc}\n")
+        _say(f"agent-tui: error: {exc}")
         return EXIT_FAILURE
     try:
         if prompt is None:
@@ -246,7 +254,7 @@ def replay_main(argv: list[str]) -> int:
         log = read_events(args.session)
         settings = load_settings(Path.cwd()).settings
     except (SessionError, ConfigError) as exc:
-        sys.stderr.write(f"agent-tui: error: {exc}\n")
+        _say(f"agent-tui: error: {exc}")
         return EXIT_FAILURE
     project = Path(log.header.get("project") or Path.cwd())
     settings = settings.model_copy(update={"model": log.header.get("model") or settings.model})

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core.config import APPROVAL_MODES
+from .outside_text import visible
 from .slash_registry import SlashCommand, SlashRegistry
 from .workbench import NO_MODEL, Workbench
 
@@ -47,7 +48,8 @@ class CommandHost(Workbench, Protocol):
 
     def exit(self) -> None: ...
 
-    def notify(self, message: str, *, timeout: float | None = None) -> None: ...
+    def notify(self, message: str, *, timeout: float | None = None,
+               markup: bool = True) -> None: ...
 
     def call_later(self, callback: Any, *args: Any) -> bool: ...
 
@@ -127,7 +129,8 @@ async def _model(app: CommandHost, arg: str) -> None:
     previous, app.agent = app.agent, None
     if previous is not None:
         app.call_later(_carry_over, app, previous)
-    app.notify(f"Model: {arg}", timeout=2)
+    # The name is the person's typing (or pasted): shown literally, never as markup.
+    app.notify(visible(f"Model: {arg}"), timeout=2, markup=False)
 
 
 async def _carry_over(app: CommandHost, previous: Agent) -> None:

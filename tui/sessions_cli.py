@@ -1,11 +1,30 @@
-"""``agent-tui sessions list|show ID|delete ID [--json]``: recorded sessions from the shell."""
+"""``agent-tui sessions list|show ID|delete ID [--json]``: recorded sessions from the shell.
+
+What it prints came from session logs (titles are first prompts; projects, models and the
+transcript came from the model, tools and other machines): nothing a terminal acts on is
+printed raw. Plain output shows control characters as pictures (``␛``); JSON escapes them
+(``\\u001b``), the C1 controls, DEL and the invisible characters included.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
+from typing import Any
+
+_JSON_UNSAFE = re.compile("[\u007f-\u009f\u00ad\u061c\u200b-\u200f\u202a-\u202e"
+                          "\u2060-\u2069\ufeff]")
+"""What ``json.dumps(ensure_ascii=False)`` leaves raw but a terminal acts on or hides."""
+
+
+def _json(value: Any) -> str:
+    """``value`` as JSON that is safe to print: the same data, unsafe characters escaped."""
+    text = json.dumps(value, ensure_ascii=False)
+    # These characters occur only inside JSON strings, where \uXXXX means the same.
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,7 +50,7 @@ def main(argv: list[str]) -> int:
     """Run ``agent-tui sessions …``; returns the exit code."""
     from pathlib import Path
 
-    from ..core.sessions.export import to_markdown
+    from ..core.sessions.export import shown, to_markdown
     from ..core.sessions.index import SessionIndex
     from ..core.sessions.log import SessionError, read_events
 
@@ -47,31 +66,32 @@ def main(argv: list[str]) -> int:
                     project = Path(args.project).resolve() if args.project else None
                     found = index.list(project)
                 if args.json:
-                    print(json.dumps([s.to_dict() for s in found], ensure_ascii=False))
+                    print(_json([s.to_dict() for s in found]))
                 elif not found:
                     print("No sessions.")
                 else:
                     for s in found:
                         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated))
                         cost = "" if s.cost is None else f"  ${s.cost:.4f}"
-                        print(f"{s.id}  {when}  {s.turns:>3} turns  {s.total_tokens:>8,} tok"
-                              f"{cost}  {s.model}  {s.project}\n    {s.title}")
+                        print(shown(f"{s.id}  {when}  {s.turns:>3} turns  "
+                                    f"{s.total_tokens:>8,} tok{cost}  {s.model}  {s.project}\n"
+                                    f"    {s.title}"))
             elif args.command == "show":
                 log = read_events(args.id)
                 if args.json:
                     summary = index.get(args.id)
-                    print(json.dumps({"summary": summary.to_dict() if summary else None,
-                                      "header": log.header, "events": log.events,
-                                      "warnings": log.warnings}, ensure_ascii=False))
+                    print(_json({"summary": summary.to_dict() if summary else None,
+                                 "header": log.header, "events": log.events,
+                                 "warnings": log.warnings}))
                 else:
                     for warning in log.warnings:
-                        sys.stderr.write(f"agent-tui: warning: {warning}\n")
+                        sys.stderr.write(shown(f"agent-tui: warning: {warning}") + "\n")
                     print(to_markdown(log))
             else:
                 index.delete(args.id)
-                print(json.dumps({"deleted": args.id}) if args.json
-                      else f"Deleted session {args.id}.")
+                print(_json({"deleted": args.id}) if args.json
+                      else shown(f"Deleted session {args.id}."))
     except SessionError as exc:
-        sys.stderr.write(f"agent-tui: error: {exc}\n")
+        sys.stderr.write(shown(f"agent-tui: error: {exc}") + "\n")
         return 1
     return 0

@@ -68,7 +68,11 @@ class SlashCommand:
 
 @dataclass(frozen=True, slots=True)
 class PaletteEntry:
-    """A command palette line: the text to run, its help."""
+    """A command palette line: the text to run, its help.
+
+    Both are agent-tui's own words (command names, modes, the built-in themes): the palette
+    reads its lines as markup, so nothing from outside (a model's name, a file) goes here.
+    """
 
     line: str
     help: str

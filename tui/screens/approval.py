@@ -31,8 +31,10 @@ from ...core.approval import (
 from ...core.changes.hunks import Hunk, apply_hunks
 from ...core.safety.permission_rules import Scope
 from ...core.safety.preview import PreviewCancelled, PreviewUnavailable
+from ..outside_text import outside_text, visible
 from ..widgets.command_preview import CommandPreviewView
 from ..widgets.diff_view import DiffView
+from .edit_text import for_editor, from_editor
 from .key_help import KEY_STYLE
 
 Mode = Literal["menu", "deny", "edit", "scope"]
@@ -144,10 +146,10 @@ class ApprovalScreen(ModalScreen[Decision]):
         request = self.request
         with Vertical(id="dialog"):
             with Horizontal(id="title-bar"):
-                yield Label(request.tool, id="tool-name")
-                yield Label(request.summary, id="summary", markup=False)
+                yield Label(outside_text(request.tool), id="tool-name")
+                yield Label(outside_text(request.summary), id="summary")
                 yield Label(self._waiting_text(), id="waiting")
-            yield Static(f"Needs approval: {request.reason}", id="why", markup=False)
+            yield Static(outside_text(f"Needs approval: {request.reason}"), id="why")
             yield from self._compose_body()
             if self.preview is not None:
                 yield CommandPreviewView(id="preview")
@@ -160,17 +162,19 @@ class ApprovalScreen(ModalScreen[Decision]):
         details = self.request.details
         if isinstance(details, CommandDetails):
             with VerticalScroll(id="command-block"):
-                yield Static(highlight(details.command, language="bash"), id="command")
-            yield Static(f"working dir: {details.working_dir}", id="working-dir", markup=False)
+                yield Static(highlight(visible(details.command), language="bash"),
+                             id="command")
+            yield Static(outside_text(f"working dir: {details.working_dir}"), id="working-dir")
             yield from self._compose_parts()
         elif isinstance(details, EditDetails):
             if details.details:
-                yield Static(details.details, id="details", markup=False)
+                yield Static(outside_text(details.details), id="details")
             yield DiffView(details.path, details.before, details.after or "", id="diff",
                            hunks=self.hunks or None, hunk_titles=bool(self.hunks))
         elif isinstance(details, ArgumentDetails):
             with VerticalScroll(id="arguments-block"):
-                yield Static(highlight(details.arguments, language="json"), id="arguments")
+                yield Static(highlight(visible(details.arguments), language="json"),
+                             id="arguments")
 
     def _compose_parts(self) -> ComposeResult:
         """Each part of a command of several, with its verdict and why."""
@@ -181,8 +185,8 @@ class ApprovalScreen(ModalScreen[Decision]):
             for part in parts:
                 with Horizontal(classes=f"part -{part.verdict.value}"):
                     yield Label(part.verdict.value, classes="verdict")
-                    yield Static(Content.assemble(part.text, ("  " + part.reason,
-                                                              "$text-muted")),
+                    yield Static(Content.assemble(visible(part.text),
+                                                  ("  " + visible(part.reason), "$text-muted")),
                                  classes="part-text")
 
     def _compose_editor(self) -> ComposeResult:
@@ -190,9 +194,9 @@ class ApprovalScreen(ModalScreen[Decision]):
             return
         details = self.request.details
         if isinstance(details, CommandDetails):
-            yield Input(details.command, id="edit-command", select_on_focus=False)
+            yield Input(for_editor(details.command), id="edit-command", select_on_focus=False)
         elif isinstance(details, EditDetails):
-            yield TextArea(details.after or "", id="edit-content", soft_wrap=False,
+            yield TextArea(for_editor(details.after or ""), id="edit-content", soft_wrap=False,
                            show_line_numbers=True, tab_behavior="focus")
 
     def _waiting_text(self) -> str:
@@ -202,7 +206,8 @@ class ApprovalScreen(ModalScreen[Decision]):
         """The help for the current mode; "always allow" gets its own line with the rule."""
         rule_line: tuple[str, str] | None = None
         if self.mode == "scope":
-            parts: list[str | tuple[str, str]] = [f"Always allow {', '.join(self.rules)} in:\n"]
+            parts: list[str | tuple[str, str]] = [
+                f"Always allow {visible(', '.join(self.rules))} in:\n"]
             for key, _, what in SCOPE_KEYS:
                 parts += [(key, KEY_STYLE), f": {what}  "]
             parts += [("esc", KEY_STYLE), ": back"]
@@ -223,7 +228,8 @@ class ApprovalScreen(ModalScreen[Decision]):
                     items.append(("p", "preview"))
                 items.append(("esc", "deny"))
             if self.rules:
-                rule_line = ("a", f"always allow {', '.join(self.rules)} (then pick how long)")
+                rule_line = ("a", f"always allow {visible(', '.join(self.rules))} "
+                                  "(then pick how long)")
         parts = []
         for key, what in items:
             if parts:
@@ -294,7 +300,7 @@ class ApprovalScreen(ModalScreen[Decision]):
         elif mode == "edit":
             editor = self.query_one("#edit-command, #edit-content")
             if isinstance(editor, TextArea) and self.hunks and not all(self.ticked):
-                editor.load_text(self._ticked_content())  # edit what the ticks would write
+                editor.load_text(for_editor(self._ticked_content()))  # what the ticks write
             editor.focus()
             line = next((view.first_change for view in self.query(DiffView)), None)
             if isinstance(editor, TextArea) and line:
@@ -313,9 +319,10 @@ class ApprovalScreen(ModalScreen[Decision]):
     def _reset_editor(self) -> None:
         details = self.request.details
         for command in self.query("#edit-command").results(Input):
-            command.value = details.command if isinstance(details, CommandDetails) else ""
+            command.value = for_editor(details.command) \
+                if isinstance(details, CommandDetails) else ""
         for content in self.query("#edit-content").results(TextArea):
-            content.load_text((self.edit.after or "") if self.edit else "")
+            content.load_text(for_editor(self.edit.after or "") if self.edit else "")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys work only in their mode; ``a`` needs a rule and ``e`` something to edit."""
@@ -435,11 +442,16 @@ class ApprovalScreen(ModalScreen[Decision]):
     def action_run_edited(self) -> None:
         """Allow the call with the person's edit instead of the model's proposal."""
         if self.kind == "execute":
-            command = self.query_one("#edit-command", Input).value
+            details = self.request.details
+            original = details.command if isinstance(details, CommandDetails) else ""
+            command = from_editor(self.query_one("#edit-command", Input).value, original)
             if not command.strip():
                 self.notify("The command is empty: type one, or press esc to go back.",
                             severity="warning")
                 return
             self.dismiss(RunEdited(command))
             return
-        self.dismiss(WriteEdited(self.query_one("#edit-content", TextArea).text))
+        editor = self.query_one("#edit-content", TextArea)
+        original = self._ticked_content() if self.hunks and not all(self.ticked) \
+            else (self.edit.after or "") if self.edit else ""
+        self.dismiss(WriteEdited(from_editor(editor.text, original)))

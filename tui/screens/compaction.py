@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
 
+from .edit_text import for_editor, from_editor
+
 
 class CompactionScreen(ModalScreen[str]):
     """Shows the summary that will replace the conversation so far; Ctrl+S applies it.
@@ -40,7 +42,9 @@ class CompactionScreen(ModalScreen[str]):
             yield Label("The context is nearly full: this summary will replace the conversation "
                         "so far (the latest turns and pinned items stay as they are).",
                         id="compaction-title")
-            yield TextArea(self.summary, id="compaction-summary", tab_behavior="focus")
+            # The model's words: escape sequences shown, never sent to the terminal.
+            yield TextArea(for_editor(self.summary), id="compaction-summary",
+                           tab_behavior="focus")
             yield Label("Edit it if something important is missing. Ctrl+S applies your "
                         "version; Esc applies it as the model wrote it.", id="compaction-help")
 
@@ -48,7 +52,7 @@ class CompactionScreen(ModalScreen[str]):
         self.query_one(TextArea).focus()
 
     def action_apply(self) -> None:
-        self.dismiss(self.query_one(TextArea).text)
+        self.dismiss(from_editor(self.query_one(TextArea).text, self.summary))
 
     def action_keep(self) -> None:
         self.dismiss(self.summary)

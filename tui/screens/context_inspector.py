@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -11,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label
 
 from ...core.context.window import ContextError
+from ..outside_text import outside_text, visible
 
 
 class ContextInspector(ModalScreen[None]):
@@ -47,7 +49,7 @@ class ContextInspector(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("", id="context-total")
-            table: DataTable[str] = DataTable(cursor_type="row", zebra_stripes=True)
+            table: DataTable[str | Text] = DataTable(cursor_type="row", zebra_stripes=True)
             table.add_columns("#", "kind", "tokens", "", "text")
             yield table
             yield Label("p pin/unpin · h dehydrate (tool results) · x drop · Esc close",
@@ -68,8 +70,10 @@ class ContextInspector(ModalScreen[None]):
         self._indices = []
         for item in items:
             marks = ("📌" if item.pinned else "") + ("💧" if item.dehydrated else "")
+            # DataTable reads str cells as markup: a preview (a file path, a command's
+            # "[/x]") goes in as literal Text, or it crashes the screen or vanishes.
             table.add_row(str(item.index) if item.index >= 0 else "", item.kind,
-                          f"{item.tokens:,}", marks, item.preview[:200])
+                          f"{item.tokens:,}", marks, outside_text(item.preview[:200]))
             self._indices.append(item.index)
         total = sum(item.tokens for item in items)
         window = agent.provider.context_window()
@@ -98,7 +102,7 @@ class ContextInspector(ModalScreen[None]):
                 freed = context.drop(messages, index)
                 self.notify(f"Dropped: {freed:,} tokens freed.")
         except ContextError as exc:
-            self.notify(str(exc), severity="warning")
+            self.notify(visible(str(exc)), severity="warning", markup=False)
         self.refresh_items()
 
     def action_pin(self) -> None:

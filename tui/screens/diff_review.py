@@ -24,6 +24,7 @@ from ...core.changes.file_review import (
     ReviewError,
     review_note,
 )
+from ..outside_text import outside_text, visible
 from ..widgets.diff_view import DiffView
 from .key_help import key_help
 
@@ -139,7 +140,7 @@ class DiffReviewScreen(Screen[str | None]):
         if "pending" in verdicts:
             counts.append(f"{verdicts.count('pending')} to review")
         return Content.assemble(
-            (f"{mark} ", "bold"), (review.path, "bold"), f"  {review.summary()}",
+            (f"{mark} ", "bold"), (visible(review.path), "bold"), f"  {review.summary()}",
             (f"  · {', '.join(counts)}", "$text-muted"))
 
     def _keys_help(self) -> Content:
@@ -165,7 +166,7 @@ class DiffReviewScreen(Screen[str | None]):
         await pane.remove_children()
         review = self.review
         if review.kind in WHOLE_KINDS:
-            await pane.mount(Static(self._whole_text(), id="whole-file", markup=False))
+            await pane.mount(Static(outside_text(self._whole_text()), id="whole-file"))
             self.set_focus(None)  # the keys belong to the screen, not the hidden input
         else:
             right = f"{review.path} (deleted)" if review.kind == "deleted" else None
@@ -198,7 +199,7 @@ class DiffReviewScreen(Screen[str | None]):
                                  [u for u, v in enumerate(review.verdicts) if v == "rejected"])
             view.current_hunk = self.unit
         for static in self.query("#whole-file").results(Static):
-            static.update(self._whole_text())
+            static.update(outside_text(self._whole_text()))
         files = self.query_one("#files", OptionList)
         files.replace_option_prompt_at_index(self.file_index, self._file_line(review))
         self.query_one("#review-title", Static).update(self._title_text())
@@ -301,7 +302,8 @@ class DiffReviewScreen(Screen[str | None]):
         try:
             await asyncio.to_thread(verdict, units, *args)
         except ReviewError as error:
-            self.notify(error.message, title="Not reverted", severity="error", timeout=10)
+            self.notify(visible(error.message), title="Not reverted", severity="error",
+                        timeout=10, markup=False)
             return False
         return True
 

@@ -15,6 +15,7 @@ from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.changes.checkpoints import Checkpoints
+from ..outside_text import outside_text, visible
 from .key_help import key_help
 
 PROMPT_WIDTH = 60
@@ -54,7 +55,7 @@ def describe_files(files: list[str]) -> str:
     """``a.py, b.py, c.py +2`` for a row, or ``no file changes``."""
     if not files:
         return "no file changes"
-    shown = ", ".join(files[:FILES_SHOWN])
+    shown = visible(", ".join(files[:FILES_SHOWN]))
     more = len(files) - FILES_SHOWN
     return f"{shown} +{more}" if more > 0 else shown
 
@@ -87,7 +88,7 @@ class RewindScreen(ModalScreen["RewindChoice | None"]):
         with Vertical(id="rewind-dialog"):
             yield Label("Rewind to before which turn?", id="rewind-title")
             yield OptionList(*(self._option(row) for row in self.rows), id="rewind-turns")
-            yield Static("", id="rewind-files", markup=False)
+            yield Static("", id="rewind-files")
             keys = [("c", "conversation"), ("f", "files"), ("b", "both"), ("esc", "cancel")]
             if not self.files_available:
                 keys = [("c", "conversation"), ("esc", "cancel")]
@@ -103,7 +104,7 @@ class RewindScreen(ModalScreen["RewindChoice | None"]):
         turns.focus()
 
     def _option(self, row: TurnRow) -> Option:
-        first_line = (row.prompt.strip().splitlines() or [""])[0]
+        first_line = visible((row.prompt.strip().splitlines() or [""])[0])
         if len(first_line) > PROMPT_WIDTH:
             first_line = first_line[: PROMPT_WIDTH - 1] + "…"
         label = Text.assemble((f"{row.turn:>3}  ", "bold"), first_line)
@@ -128,7 +129,8 @@ class RewindScreen(ModalScreen["RewindChoice | None"]):
         later = sum(len(r.files) > 0 and not r.undone for r in self.rows if r.turn > row.turn)
         if later:
             text += f" Files also go back from {later} later turn(s) that changed files."
-        self.query_one("#rewind-files", Static).update(text)
+        # File names are literal text, never markup or escapes.
+        self.query_one("#rewind-files", Static).update(outside_text(text))
 
     @on(OptionList.OptionSelected, "#rewind-turns")
     def _selected(self, event: OptionList.OptionSelected) -> None:

@@ -23,6 +23,7 @@ from ...core.sessions.export import to_markdown
 from ...core.sessions.index import SessionIndex
 from ...core.sessions.log import SessionError, SessionLocked, read_events, turn_starts
 from ...core.sessions.summary import SessionSummary
+from ..outside_text import outside_text, visible
 from .key_help import key_help
 
 ActionKind = Literal["resume", "fork", "export"]
@@ -70,6 +71,8 @@ def _when(stamp: float) -> str:
 
 
 def _clip(text: str, width: int) -> str:
+    """``text`` (from a session log: shown literally) cut to ``width`` characters."""
+    text = visible(text)
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -122,9 +125,9 @@ class ConfirmDelete(ModalScreen[bool]):
         """The question and the keys."""
         with Vertical(id="confirm-dialog"):
             yield Label("Delete this session?", id="confirm-title")
-            yield Static(f"{self.summary.title}\n{self.summary.id}: its log and files are "
-                         "removed from disk; this cannot be undone.", id="confirm-what",
-                         markup=False)
+            yield Static(outside_text(f"{self.summary.title}\n{self.summary.id}: its log and "
+                                      "files are removed from disk; this cannot be undone."),
+                         id="confirm-what")
             yield Static(key_help([("y", "delete"), ("n/esc", "keep it")]), id="confirm-keys")
 
     def action_answer(self, yes: bool) -> None:
@@ -230,7 +233,8 @@ class SessionBrowser(Screen["BrowserAction | None"]):
         with Horizontal(id="body"):
             yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="preview-pane"):
-                yield Markdown("", id="preview")
+                # Links in another machine's transcript are not followed on a click.
+                yield Markdown("", id="preview", open_links=False)
         with Horizontal(id="footer"):
             yield Static("Loading sessions…", id="status", markup=False)
             yield Static(key_help([("enter", "resume"), ("f", "fork"), ("t", "fork at a turn"),
@@ -278,7 +282,8 @@ class SessionBrowser(Screen["BrowserAction | None"]):
         ordered = sorted(self.summaries, key=column.sort_key, reverse=column.descending)
         table.clear()
         for summary in ordered:
-            # Text, not str: a title like "[fix]" must not be read as markup.
+            # Text, not str: a title like "[fix]" must not be read as markup (and the
+            # cells' text went through visible: no escape reaches the terminal).
             table.add_row(*(Text(c.cell(summary), justify=c.justify) for c in COLUMNS.values()),
                           key=summary.id)
         ids = [s.id for s in ordered]
@@ -342,7 +347,7 @@ class SessionBrowser(Screen["BrowserAction | None"]):
         try:
             log = await asyncio.to_thread(read_events, session_id)
         except SessionError as exc:
-            await preview.update(f"*Cannot read this session: {exc}*")
+            await preview.update(f"*Cannot read this session: {visible(str(exc))}*")
             return
         lines = to_markdown(log).splitlines()
         if len(lines) > PREVIEW_LINES:
@@ -413,7 +418,8 @@ class SessionBrowser(Screen["BrowserAction | None"]):
         try:
             log = await asyncio.to_thread(read_events, session_id)
         except SessionError as exc:
-            self.notify(f"Cannot read this session: {exc}", severity="error")
+            self.notify(visible(f"Cannot read this session: {exc}"), severity="error",
+                        markup=False)
             return
         if not turn_starts(log.events):
             self.notify("This session has no turns yet; press f to fork it whole.",
@@ -439,13 +445,14 @@ class SessionBrowser(Screen["BrowserAction | None"]):
         try:
             await asyncio.to_thread(self.index.delete, summary.id)
         except SessionLocked as exc:
-            self.notify(f"{exc}. Close that agent-tui first, or fork the session instead.",
-                        title="Not deleted", severity="error")
+            self.notify(visible(f"{exc}. Close that agent-tui first, or fork the session "
+                                "instead."), title="Not deleted", severity="error", markup=False)
             return
         except SessionError as exc:
-            self.notify(f"Could not delete the session: {exc}", severity="error")
+            self.notify(visible(f"Could not delete the session: {exc}"), severity="error",
+                        markup=False)
         else:
-            self.notify(f"Deleted session {summary.id}.", timeout=3)
+            self.notify(visible(f"Deleted session {summary.id}."), timeout=3, markup=False)
         table = self.query_one("#sessions", DataTable)
         row = table.cursor_row
         self.summaries = [s for s in self.summaries if s.id != summary.id]

@@ -16,6 +16,7 @@ from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.model_setup import PROVIDERS, ProviderInfo, SetupChoice, check_choice
+from ..outside_text import outside_text
 from .key_help import key_help
 
 
@@ -67,7 +68,7 @@ class SetupScreen(ModalScreen[SetupChoice | None]):
                 id="explanation",
             )
             yield OptionList(
-                *(Option(info.label, id=info.id) for info in self.providers),
+                *(Option(outside_text(info.label), id=info.id) for info in self.providers),
                 id="providers",
                 compact=True,
             )
@@ -84,7 +85,7 @@ class SetupScreen(ModalScreen[SetupChoice | None]):
                 yield Input(
                     id="api-base", placeholder="(the provider's own endpoint)", compact=True
                 )
-            yield Static("", id="key-status", markup=False)
+            yield Static("", id="key-status")
             with Horizontal(id="footer"):
                 yield Static(self._keys_help(), id="keys")
                 yield Button("Save", variant="primary", id="save", compact=True)
@@ -138,7 +139,7 @@ class SetupScreen(ModalScreen[SetupChoice | None]):
             text, is_set = f"{variable} is set.", True
         else:
             text, is_set = f"{variable} is not set: export it before you send a prompt.", False
-        status.update(text)
+        status.update(outside_text(text))  # a pasted variable name is shown literally
         status.set_class(is_set, "-set")
         status.set_class(not is_set, "-unset")
 

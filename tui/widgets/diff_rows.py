@@ -1,6 +1,7 @@
 """The rows of a side-by-side diff and what goes in their cells: pairs of line numbers from
 ``core.changes.hunks``, the characters that differ within a changed pair, syntax colours,
-and text made displayable (control characters as pictures, tabs expanded).
+and text made displayable (control characters as pictures, invisible characters as their
+code points, tabs expanded): a file's lines, its name and the hunk titles come from outside.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from textual.highlight import highlight
 
 from ...core.changes.hunks import Hunk
 from ...tools.fileio import split_lines
+from ..outside_text import visible
 
 TAB_SIZE = 4
 """Cells a tab expands to."""
@@ -68,16 +70,15 @@ class Row:
     title: bool = False
 
 
-_CONTROL_PICTURES = {code: 0x2400 + code for code in range(32)} | {0x7F: 0x2421}
-
 
 def displayable(text: str) -> list[str]:
-    """The lines of ``text``, tabs expanded and control characters shown as symbols (␛).
+    """The lines of ``text``, tabs expanded, control characters shown as symbols (␛) and
+    invisible ones (bidi overrides, zero-width spaces) as their code points.
 
-    A file's escape sequences must not reach the terminal, and every character must take
-    the cells the layout counts.
+    A file's escape sequences must not reach the terminal, what a person reads must be what
+    is there, and every character must take the cells the layout counts.
     """
-    return [line.expandtabs(TAB_SIZE).translate(_CONTROL_PICTURES) for line in split_lines(text)]
+    return [visible(line.expandtabs(TAB_SIZE)) for line in split_lines(text)]
 
 
 def diff_rows(hunks: Sequence[Hunk], before_count: int, titles: bool) -> list[Row]:
@@ -154,9 +155,10 @@ def highlight_lines(lines: list[str], language: str) -> list[Content]:
 
 
 def title_content(text: str, width: int) -> Content:
-    """A header cell: ``text`` cut to ``width`` cells and padded out."""
+    """A header cell: ``text`` (a file name: shown literally) cut to ``width`` cells and
+    padded out."""
     return (
-        Content(f" {text}")
+        Content(visible(f" {text}"))
         .truncate(width, ellipsis=True, pad=True)
         .stylize(".diff-view--header")
     )

@@ -18,6 +18,7 @@ from textual.style import Style
 from textual.visual import Visual
 
 from ...core.changes.hunks import Hunk, compute_hunks
+from ..outside_text import visible
 from .diff_rows import (
     HIGHLIGHT_BLOCK,
     MIN_CODE_WIDTH,
@@ -350,7 +351,8 @@ class DiffView(ScrollView, can_focus=True):
         label = self._labels[index] if index < len(self._labels) else f"hunk {index + 1}"
         marker = "▶" if index == self._current else "─"
         style = ".diff-view--hunk-current" if index == self._current else ".diff-view--hunk"
-        text = Content(f"{marker} {label} ").truncate(width, ellipsis=True)
+        # Labels carry the person's reasons and the owner's words: literal, never markup.
+        text = Content(visible(f"{marker} {label} ")).truncate(width, ellipsis=True)
         return text.pad_right(width - text.cell_length, "─").stylize(style)
 
     def _cell(

@@ -34,7 +34,7 @@ from .outside_text import outside_text, visible
 from .session_actions import SessionActions
 from .widgets.conversation import ConversationView, NoticeBlock, UserBlock
 from .widgets.panels import ContextGauge, SidePanel, StatusBar, TodoPane
-from .widgets.prompt import PromptInput
+from .widgets.prompt import PromptInput, prompt_text
 from .widgets.tool_log import ToolLog
 from .workbench import NO_MODEL
 
@@ -207,7 +207,7 @@ class AgentApp(App[None]):
     def edit_prompt(self, text: str) -> None:
         """Put ``text`` in the prompt box, to edit and send, and focus it."""
         box = self.query_one(PromptInput)
-        box.text = text
+        box.text = prompt_text(text)
         box.focus()
 
     async def run_slash_command(self, line: str) -> None:

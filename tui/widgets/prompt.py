@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from ..commands import SLASH_COMMANDS
+from ..outside_text import visible
 from .completion import (
     CompletionList,
     command_option,
@@ -42,6 +43,16 @@ _SLASH = re.compile(r"^(/\S*)$")
 _AT = re.compile(r"(?:^|\s)@(\S*)$")
 
 CompletionKind = Literal["command", "file"]
+
+
+def prompt_text(text: str) -> str:
+    """``text`` as the prompt box may hold it: line ends as newlines, escape sequences,
+    control and invisible characters as visible pictures.
+
+    The text area draws its text as it is: a pasted (or recalled) escape sequence would reach
+    the terminal raw, so the box shows it visibly, and sends what it shows.
+    """
+    return visible(text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 class PromptInput(TextArea):
@@ -122,6 +133,14 @@ class PromptInput(TextArea):
             self._walk_history(1)
             return
         await super()._on_key(event)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        event.prevent_default()  # instead of TextArea's, which inserts the text as it came
+        if self.read_only:
+            return
+        if result := self._replace_via_keyboard(prompt_text(event.text), *self.selection):
+            self.move_cursor(result.end_location)
+            self.focus()
 
     def action_newline(self) -> None:
         self.insert("\n")

@@ -50,9 +50,10 @@ def main(argv: list[str]) -> int:
     """Run ``agent-tui sessions …``; returns the exit code."""
     from pathlib import Path
 
-    from ..core.sessions.export import shown, to_markdown
+    from ..core.sessions.export import to_markdown
     from ..core.sessions.index import SessionIndex
     from ..core.sessions.log import SessionError, read_events
+    from ..core.visible_text import visible as shown
 
     args = build_parser().parse_args(argv)
     try:

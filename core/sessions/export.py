@@ -14,21 +14,8 @@ import re
 import time
 from typing import Any
 
+from ..visible_text import visible
 from .log import SessionLog
-
-_CONTROL_PICTURES = {code: 0x2400 + code for code in range(32) if code not in (9, 10)} | {
-    0x7F: 0x2421}
-"""C0 controls and DEL as the Unicode "control pictures" (ESC is ␛); tab and newline stay."""
-_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u00ad\u061c"
-                        "\u0080-\u009f]")
-"""Zero-width characters, bidi controls, soft hyphens and C1 controls, shown as code points."""
-
-
-def shown(text: str) -> str:
-    """``text`` with nothing a terminal acts on or a reader cannot see: control characters
-    as pictures (``␛``), invisible and reordering characters as ``<U+202E>``."""
-    text = _INVISIBLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
-    return text.translate(_CONTROL_PICTURES)
 
 
 def to_markdown(log: SessionLog) -> str:
@@ -55,7 +42,7 @@ def to_markdown(log: SessionLog) -> str:
     for event in log.events:
         out += _event_markdown(event)
     # Windows line ends are line ends here, not a stray ␍ on every line of a tool's output.
-    return shown("\n".join(out).rstrip().replace("\r\n", "\n") + "\n")
+    return visible("\n".join(out).rstrip().replace("\r\n", "\n") + "\n")
 
 
 def _first_prompt(log: SessionLog) -> str:

@@ -19,7 +19,7 @@ from .awk_programs import awk_options_problem, awk_program_problem, read_awk_com
 from .git_commands import git_access
 from .option_tables import TABLES
 from .read_only_programs import JQ_LONG, JQ_SHORT, SPECS
-from .shell_options import OptionTable, ParsedOptions, parse_options
+from .shell_options import ParsedOptions, parse_options
 from .shell_parts import Access, Part, Word, path_like
 from .workspace import Workspace
 
@@ -144,7 +144,7 @@ def _access(part: Part, name: str, workspace: Workspace) -> Access:
     operands = [w for w in parsed.operands if w.text != "-"]
     if why := _program_problem(name, parsed, operands):
         return Access(False, why, touches=path_like(command[1:], part.cwd))
-    reads = [w for option in (*spec.reads, *spec.lists) for w in _values(command, table, option)]
+    reads = [w for option in (*spec.reads, *spec.lists) for w in parsed.values(option)]
     if name == "file":  # -m takes a colon-separated list of magic files
         reads = [Word(piece) if not w.dynamic else w for w in reads
                  for piece in (w.text.split(":") if not w.dynamic else [w.text])]
@@ -200,12 +200,6 @@ def _program_reads(name: str, parsed: ParsedOptions, operands: list[Word]) -> li
         if pages:  # a page's `.so` request includes any file, read as the page is shown
             return [*pages, Word("(files the manual page includes)", dynamic=True)]
     return []
-
-
-def _values(command: tuple[Word, ...], table: OptionTable, option: str) -> list[Word]:
-    """Every value given to ``option`` (``grep -f a -f b`` reads both), as the option
-    parser reads the words."""
-    return parse_options(command, 0, table).values(option)
 
 
 def _grep_recursive(command: tuple[Word, ...]) -> bool:
@@ -280,7 +274,7 @@ def _sed(command: tuple[Word, ...]) -> Access:
     if parsed.dynamic:
         return Access(False, "a word in sed's options is only known at run time")
     operands = [w for w in parsed.operands if w.text != "-"]
-    scripts = [*_values(command, table, "-e"), *_values(command, table, "--expression")]
+    scripts = [*parsed.values("-e"), *parsed.values("--expression")]
     if not scripts and operands:
         scripts.append(operands.pop(0))
     for script in scripts:
@@ -290,6 +284,7 @@ def _sed(command: tuple[Word, ...]) -> Access:
             return Access(False, "the sed script writes files or runs commands (w, e, r)")
     return Access(True, reads=tuple(operands))
 
+
 def _ps(command: tuple[Word, ...]) -> Access:
     """``ps``: read-only unless it prints other processes' environments (BSD ``e``)."""
     parsed = parse_options(command, 0, TABLES["ps"])
@@ -298,7 +293,7 @@ def _ps(command: tuple[Word, ...]) -> Access:
     if parsed.dynamic or any(w.dynamic for w in parsed.operands):
         return Access(False, "a word of ps is only known at run time, and could make it print "
                              "other processes' environments")
-    formats = [v.text for o in ("-o", "-O", "--format") for v in _values(command, TABLES["ps"], o)]
+    formats = [v.text for o in ("-o", "-O", "--format") for v in parsed.values(o)]
     expect = False
     for word in parsed.operands:  # BSD-style options: letters without a dash
         if expect:

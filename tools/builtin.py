@@ -7,7 +7,7 @@ from .base import Tool
 from .code_search import CodeSearchTool
 from .coverage import CoverageTool
 from .diff_edit import StrReplaceTool
-from .files import EditFileTool
+from .edit_file import EditFileTool
 from .images import ReadImageTool
 from .internal_docs import GetInternalDocsTool
 from .read_file import ReadFileTool

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.tools.base import ToolArgumentError, ToolContext, ToolKind
-from agent_tui.tools.files import EditFileTool, apply_edit
+from agent_tui.tools.edit_file import EditFileTool, apply_edit
 from agent_tui.tools.read_file import ReadFileTool
 from agent_tui.tools.write_file import WriteFileTool
 

@@ -9,7 +9,7 @@ import pytest
 
 from agent_tui.tools.base import ToolArgumentError, ToolContext
 from agent_tui.tools.builtin import builtin_tools
-from agent_tui.tools.files import EditFileInvocation
+from agent_tui.tools.edit_file import EditFileInvocation
 from agent_tui.tools.read_file import ReadFileInvocation
 from agent_tui.tools.registry import ToolRegistry
 

@@ -473,6 +473,12 @@ class Agent:
     async def _approve_and_execute(
         self, call: ToolCallRequest, invocation: Invocation[Any]
     ) -> ToolResult:
+        try:
+            await invocation.prepare()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - preparing is best effort; execute reports failures
+            pass
         cleared = await self.gate.clear(call.id, invocation, self.settings)
         if isinstance(cleared, ToolResult):
             return cleared

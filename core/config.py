@@ -31,6 +31,8 @@ ApprovalMode = Literal["default", "auto-edit", "plan", "yolo"]
 APPROVAL_MODES: tuple[str, ...] = ("default", "auto-edit", "plan", "yolo")
 ToolProtocol = Literal["auto", "native", "text"]
 SandboxMode = Literal["none", "bwrap"]
+SyntaxGuard = Literal["warn", "refuse", "off"]
+EditCorrection = Literal["off", "model"]
 
 # Keys an untrusted project file may not set: each could widen what the agent may do or
 # send the person's API key to a server of the project's choosing.
@@ -143,6 +145,15 @@ class Settings(BaseSettings):
         default_factory=list,
         description="Environment variables (names or globs, e.g. 'GITHUB_TOKEN', 'NPM_*') "
         "that commands receive although they look like secrets.")
+
+    edit_syntax_guard: SyntaxGuard = Field(
+        "warn", description="After each edit of a file in a language tree-sitter knows: "
+        "'warn' reports a syntax error the edit adds (line and node) to the model and on the "
+        "approval, 'refuse' does not write such an edit, 'off' skips the check.")
+    edit_correction: EditCorrection = Field(
+        "off", description="When edit_file's text matches nowhere, even ignoring whitespace "
+        "and over-escaping: 'model' asks the model once to correct it against the nearest "
+        "candidate regions of the file; 'off' fails with those candidates shown.")
 
     review_compaction: bool = Field(
         True, description="In the workbench, show the compaction summary for editing before "

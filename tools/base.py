@@ -63,6 +63,13 @@ class ToolResult:
         error: Set when the call failed; the model still receives ``llm_content``.
         images: Image attachments for multimodal models.
         suggest_escalation: A hint that a stronger model may be needed (egirl).
+        escalation_reason: Why, in a sentence, when ``suggest_escalation`` is set.
+        edit_tier: How an edit found the text it changed: ``exact``, ``whitespace``
+            (ignoring runs of spaces and tabs, indentation, trailing spaces, line endings),
+            ``unescaped`` (over-escaped text read back) or ``model`` (a correction the
+            model made); None for calls that edit nothing.
+        warnings: Things people should notice about a call that succeeded, one sentence
+            each (e.g. a syntax error an edit added); also in ``llm_content``.
     """
 
     llm_content: str
@@ -70,6 +77,9 @@ class ToolResult:
     error: str | None = None
     images: list[ImagePart] = field(default_factory=list)
     suggest_escalation: bool = False
+    escalation_reason: str | None = None
+    edit_tier: str | None = None
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -77,10 +87,11 @@ class ToolResult:
         return self.error is None
 
     @classmethod
-    def failure(cls, message: str, *, suggest_escalation: bool = False) -> ToolResult:
+    def failure(cls, message: str, *, suggest_escalation: bool = False,
+                escalation_reason: str | None = None) -> ToolResult:
         """A failed call whose message goes to the model and to people alike."""
         return cls(llm_content=f"Error: {message}", error=message,
-                   suggest_escalation=suggest_escalation)
+                   suggest_escalation=suggest_escalation, escalation_reason=escalation_reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +107,8 @@ class Confirmation:
         command: The command an execute call runs.
         working_dir: Where that command runs.
         details: Free text, e.g. the arguments of another tool.
+        warnings: What a person should weigh before approving, one sentence each (e.g. a
+            syntax error the proposed edit adds).
     """
 
     title: str
@@ -106,6 +119,7 @@ class Confirmation:
     command: str | None = None
     working_dir: Path | None = None
     details: str = ""
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -167,6 +181,14 @@ class Invocation(ABC, Generic[P]):
     def locations(self) -> list[Path]:
         """The paths this call reads or writes (absolute, not yet resolved for symlinks)."""
         return []
+
+    async def prepare(self) -> None:  # noqa: B027
+        """Work that must be done before the call is judged and shown for approval and that
+        may take time or ask the model (e.g. correcting an edit that does not match).
+
+        The engine awaits it once, before ``confirmation`` and ``execute``. It must not
+        change anything outside the invocation; failures are left for ``execute`` to report.
+        """
 
     def confirmation(self) -> Confirmation | None:
         """What a person must see to approve this call, or None if nothing needs showing."""

@@ -225,10 +225,12 @@ class FileParams(ToolParams):
 class EditError(Exception):
     """An edit that cannot be applied; the message tells the model what to do instead."""
 
-    def __init__(self, message: str, *, suggest_escalation: bool = False) -> None:
+    def __init__(self, message: str, *, suggest_escalation: bool = False,
+                 escalation_reason: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.suggest_escalation = suggest_escalation
+        self.escalation_reason = escalation_reason
 
 
 def edit_snippet(text: str, changed: list[tuple[int, int]]) -> str:
@@ -336,7 +338,8 @@ class FileChangeInvocation(Invocation[P], Generic[P, Out]):
                 raise EditError(self.no_change.format(shown=shown))
             new = encode_like(outcome.text, original, shown)
         except EditError as exc:
-            return ToolResult.failure(exc.message, suggest_escalation=exc.suggest_escalation)
+            return ToolResult.failure(exc.message, suggest_escalation=exc.suggest_escalation,
+                                      escalation_reason=exc.escalation_reason)
         try:
             write_atomically(path, new, follow_symlinks=True)
         except OSError as exc:

@@ -270,6 +270,11 @@ class DiffOutcome:
     changed: list[tuple[int, int]]
     fuzzy: list[str]
 
+    @property
+    def tier(self) -> str:
+        """``exact`` when every hunk matched exactly, else ``whitespace``."""
+        return "whitespace" if self.fuzzy else "exact"
+
 
 def _char_range_lines(pairs: list[tuple[str, str]], start: int | None,
                       end: int | None) -> range:

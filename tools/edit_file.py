@@ -49,11 +49,13 @@ class EditOutcome:
         text: The whole new text of the file.
         count: How many occurrences were replaced.
         changed: The (first, last) 1-based lines of each replacement in ``text``.
+        tier: How old_text was found (``ToolResult.edit_tier``).
     """
 
     text: str
     count: int
     changed: list[tuple[int, int]]
+    tier: str = "exact"
 
 
 def apply_edit(text: str, old: str, new: str, *, replace_all: bool = False,

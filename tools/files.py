@@ -260,11 +260,18 @@ def edit_snippet(text: str, changed: list[tuple[int, int]]) -> str:
 
 
 class ChangedText(Protocol):
-    """What a ``FileChangeInvocation`` computes: at least the file's whole new text."""
+    """What a ``FileChangeInvocation`` computes: the file's whole new text, and how the
+    tool found where to change it."""
 
     @property
     def text(self) -> str:
         """The whole new text, line endings as the file has them."""
+        ...
+
+    @property
+    def tier(self) -> str:
+        """How the changed text was found (``ToolResult.edit_tier``): ``exact``,
+        ``whitespace``, ``unescaped`` or ``model``."""
         ...
 
 
@@ -347,4 +354,4 @@ class FileChangeInvocation(Invocation[P], Generic[P, Out]):
                 f"cannot write {shown}: {exc.strerror or exc}; the file is unchanged. Check "
                 "its permissions and those of its folder")
         self.ctx.reads.record(path, new, current_stat(path))
-        return ToolResult(self.report(outcome, shown))
+        return ToolResult(self.report(outcome, shown), edit_tier=outcome.tier)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +129,7 @@ class Agent:
         ]
         self._calls_made = 0
         self._notes: list[str] = []
+        self._escalations: list[str] = []  # why tools suggested a stronger model, this run
         self.gate = ApprovalGate(approver, registry, self.tool_ctx, workdir, self.emit)
         """Decides whether each call runs; keeps the rules the person gave."""
         self.checkpoints: Checkpoints | None = (
@@ -200,6 +201,7 @@ class Agent:
         self.messages.append({"role": "user", "content": with_notes(self._notes, prompt)})
         self._notes.clear()
         self.emit(UserMessage(prompt))
+        self._escalations = []
         turns = 0
         usage = Usage()
         text = ""
@@ -228,6 +230,9 @@ class Agent:
             result = RunResult(text, turns, usage, self.session_id, ok=False, error=message)
         else:
             result = RunResult(text, turns, usage, self.session_id)
+        if self._escalations:
+            result = replace(result, suggest_escalation=True,
+                                         escalation_reasons=list(self._escalations))
         await self._end_turn_checkpoint()
         self.emit(result)
         return result
@@ -446,9 +451,9 @@ class Agent:
         except ToolArgumentError as exc:
             self.emit(ToolCallStarted(call.id, call.name, _loads(call.arguments), "invalid"))
             return _PreparedCall(call, None, str(exc))
-        self.emit(
-            ToolCallStarted(call.id, call.name, _loads(call.arguments), invocation.describe())
-        )
+        name = invocation.tool.name
+        self.emit(ToolCallStarted(call.id, name, _loads(call.arguments), invocation.describe(),
+                                  called_as=call.name if call.name != name else None))
         return _PreparedCall(call, invocation, None)
 
     async def _run_one(self, prepared: _PreparedCall) -> ToolResult:
@@ -458,14 +463,22 @@ class Agent:
             result = ToolResult.failure(prepared.error or "invalid tool call")
         else:
             result = await self._approve_and_execute(call, invocation)
+        if result.suggest_escalation:
+            self._escalations.append(
+                result.escalation_reason or f"{call.name} suggested a stronger model")
+        name = invocation.tool.name if invocation is not None else call.name
         self.emit(
             ToolResultEvent(
                 call.id,
-                call.name,
+                name,
                 result.ok,
                 result.llm_content,
                 result.display,
                 round(time.monotonic() - started, 3),
+                edit_tier=result.edit_tier,
+                suggest_escalation=result.suggest_escalation,
+                escalation_reason=result.escalation_reason,
+                warnings=list(result.warnings),
             )
         )
         return result

@@ -117,6 +117,8 @@ class ApprovalRequest:
             ask rule, a command that does not parse).
         editable: The person may edit the command, or the new content, before it runs.
         preview: What a preview would run (None: the call cannot be previewed).
+        warnings: What the person should weigh first, one sentence each (e.g. a syntax
+            error the proposed edit adds).
     """
 
     call_id: str
@@ -130,6 +132,7 @@ class ApprovalRequest:
     any_mode: bool = False
     editable: bool = False
     preview: PreviewSpec | None = None
+    warnings: tuple[str, ...] = ()
 
 
 # ----------------------------------------------------------------------------- decisions

@@ -106,7 +106,8 @@ def approval_request(
             p, text=shown(p.text), reason=shown(p.reason),
             suggest=shown(p.suggest) if p.suggest is not None else None) for p in parts),
         rules=tuple(shown(r) for r in rules), any_mode=any_mode, editable=editable,
-        preview=preview)
+        preview=preview,
+        warnings=tuple(shown(w) for w in confirmation.warnings) if confirmation else ())
 
 
 def _display_path(workdir: Path, path: Path) -> str:

@@ -128,13 +128,18 @@ class AssistantMessage(Event):
 
 @dataclass(frozen=True, slots=True)
 class ToolCallStarted(Event):
-    """The model asked for a tool call (validated or not)."""
+    """The model asked for a tool call (validated or not).
+
+    ``name`` is the tool that runs; ``called_as`` the name the model used when it called
+    the tool by another agent's name for it (gemini-cli's ``replace`` for ``edit_file``).
+    """
 
     type: ClassVar[str] = "tool_call"
     id: str
     name: str
     args: Any
     summary: str = ""
+    called_as: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +190,16 @@ class Preview(Event):
 
 @dataclass(frozen=True, slots=True)
 class ToolResultEvent(Event):
-    """A tool call ended."""
+    """A tool call ended.
+
+    Attributes:
+        edit_tier: How an edit found the text it changed (``exact``, ``whitespace``,
+            ``unescaped``, ``model``); None for calls that edit nothing.
+        suggest_escalation: The tool suggests a stronger model (e.g. an edit whose text the
+            model could not find in the file), with ``escalation_reason``.
+        warnings: What people should notice about a call that succeeded (e.g. a syntax
+            error an edit added).
+    """
 
     type: ClassVar[str] = "tool_result"
     id: str
@@ -194,6 +208,10 @@ class ToolResultEvent(Event):
     output: str
     display: str | None = None
     duration: float = 0.0
+    edit_tier: str | None = None
+    suggest_escalation: bool = False
+    escalation_reason: str | None = None
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +287,11 @@ class ErrorEvent(Event):
 
 @dataclass(frozen=True, slots=True)
 class RunResult(Event):
-    """The run ended: the last assistant text, turns taken, total usage."""
+    """The run ended: the last assistant text, turns taken, total usage.
+
+    ``escalation_reasons`` holds why tools suggested a stronger model during the run (one
+    entry per suggestion, in order); ``suggest_escalation`` is true when there is any.
+    """
 
     type: ClassVar[str] = "result"
     text: str
@@ -278,6 +300,8 @@ class RunResult(Event):
     session_id: str
     ok: bool = True
     error: str | None = None
+    suggest_escalation: bool = False
+    escalation_reasons: list[str] = field(default_factory=list)
 
 
 EventSink = Callable[[Event], None]

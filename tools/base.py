@@ -45,6 +45,14 @@ class ToolParams(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
+EDIT_TIER_NOTES: dict[str, str] = {
+    "whitespace": "matched ignoring whitespace",
+    "unescaped": "matched once unescaped",
+    "model": "matched as the model corrected it",
+}
+"""How people are told an edit did not match exactly, by ``ToolResult.edit_tier``."""
+
+
 @dataclass(frozen=True, slots=True)
 class ImagePart:
     """An image a tool hands to a multimodal model."""

@@ -16,6 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core import events as ev
+from ..tools.base import EDIT_TIER_NOTES
 from .widgets.conversation import BlockRecord, ConversationView, ToolBlock, UserBlock
 from .widgets.panels import ContextGauge, TodoPane
 from .widgets.tool_log import ToolCallRecord, ToolLog
@@ -68,7 +69,8 @@ class Panes(Protocol):
 class ToolBlockRecord(BlockRecord):
     """A resumed session's tool call, not built yet: reports change what it is built with."""
 
-    __slots__ = ("call_id", "tool_name", "summary", "args", "status", "duration", "output")
+    __slots__ = ("call_id", "tool_name", "summary", "args", "status", "duration", "output",
+                 "note")
 
     def __init__(self, call_id: str, name: str, summary: str, args: Any) -> None:
         super().__init__(self._widget)
@@ -76,15 +78,18 @@ class ToolBlockRecord(BlockRecord):
         self.status = "pending"
         self.duration: float | None = None
         self.output = ""
+        self.note = ""
 
     def set_status(self, status: str, *, duration: float | None = None,
-                   output: str | None = None) -> None:
+                   output: str | None = None, note: str | None = None) -> None:
         """As :meth:`ToolBlock.set_status`."""
         self.status = status
         if duration is not None:
             self.duration = duration
         if output is not None:
             self.output = output
+        if note is not None:
+            self.note = note
 
     def add_output(self, text: str) -> None:
         """As :meth:`ToolBlock.add_output`."""
@@ -92,7 +97,8 @@ class ToolBlockRecord(BlockRecord):
 
     def _widget(self) -> ToolBlock:
         return ToolBlock(self.call_id, self.tool_name, self.summary, self.args,
-                         status=self.status, duration=self.duration, output=self.output)
+                         status=self.status, duration=self.duration, output=self.output,
+                         note=self.note)
 
 
 class RestoreBatch:
@@ -112,13 +118,14 @@ class RestoreBatch:
 
     def update_call(self, call_id: str, *, status: str | None = None,
                     duration: float | None = None, output: str | None = None,
-                    more_output: str = "") -> None:
+                    more_output: str = "", note: str | None = None) -> None:
         """As :meth:`ToolLog.update_call`."""
         if (record := self.calls.get(call_id)) is None:
             return
         record.status = status if status is not None else record.status
         record.duration = duration if duration is not None else record.duration
         record.output = (output if output is not None else record.output) + more_output
+        record.note = note if note is not None else record.note
 
     async def flush(self, conversation: ConversationView, tool_log: ToolLog) -> list[Widget]:
         """Show the batch: the newest blocks built and mounted, the rest as records.
@@ -130,13 +137,27 @@ class RestoreBatch:
         for record in calls[-RESTORED_TOOL_ROWS:]:
             tool_log.add_call(record.call_id, record.name, record.summary, record.args,
                               status=record.status, duration=record.duration,
-                              output=record.output, follow=False)
+                              output=record.output, note=record.note, follow=False)
         if len(calls) > RESTORED_TOOL_ROWS:
             tool_log.note_earlier(len(calls) - RESTORED_TOOL_ROWS)
         split = max(0, len(self.blocks) - ConversationView.RESTORE_MOUNTED)
         widgets = [record.revive() for record in self.blocks[split:]]
         await conversation.add_many(widgets, self.blocks[:split])
         return widgets
+
+
+def result_note(event: ev.ToolResultEvent) -> str:
+    """What a call's line says after its status: how an edit matched, the first warning,
+    and a stronger model suggested ("" when there is nothing to say)."""
+    notes = []
+    if tier_note := EDIT_TIER_NOTES.get(event.edit_tier or ""):
+        notes.append(tier_note)
+    if event.warnings:
+        more = f" (+{len(event.warnings) - 1} more)" if len(event.warnings) > 1 else ""
+        notes.append(f"⚠ {event.warnings[0]}{more}")
+    if event.suggest_escalation:
+        notes.append("↑ a stronger model may help")
+    return " · ".join(notes)
 
 
 _RESTORED_HANDLERS: dict[type[ev.Event], Handler] = {}
@@ -235,10 +256,11 @@ class EventView:
         await block.finish(text)
 
     def _update_tool(self, call_id: str, *, status: str, duration: float | None = None,
-                     output: str | None = None) -> None:
+                     output: str | None = None, note: str | None = None) -> None:
         if block := self._tool_blocks.get(call_id):
-            block.set_status(status, duration=duration, output=output)
-        self._tool_log.update_call(call_id, status=status, duration=duration, output=output)
+            block.set_status(status, duration=duration, output=output, note=note)
+        self._tool_log.update_call(call_id, status=status, duration=duration, output=output,
+                                   note=note)
 
     def awaiting_approval(self, call_id: str) -> None:
         """The call waits for the person's approval."""
@@ -303,7 +325,8 @@ class EventView:
         block = self._tool_blocks.get(event.id)
         denied = block is not None and block.status == "denied"
         self._update_tool(event.id, status="denied" if denied else (
-            "ok" if event.ok else "error"), duration=event.duration, output=event.output)
+            "ok" if event.ok else "error"), duration=event.duration, output=event.output,
+            note=result_note(event))
 
     @shows(ev.TodoUpdated)
     async def _todos(self, event: ev.TodoUpdated) -> None:

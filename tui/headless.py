@@ -31,6 +31,7 @@ from ..core.events import (
 from ..core.providers.litellm import LitellmProvider
 from ..core.safety.redaction import RedactingSink, settings_secrets
 from ..core.sessions.start import OpenedSession
+from ..tools.base import EDIT_TIER_NOTES
 from ..tools.builtin import builtin_tools
 from ..tools.registry import ToolRegistry
 from .outside_text import visible
@@ -73,8 +74,15 @@ class HeadlessPrinter:
 
 def _result_line(event: ToolResultEvent) -> str:
     if event.ok:
-        return f"  ✓ {event.name} ({event.duration:.1f}s)"
-    return f"  ✗ {event.name}: {(event.output.splitlines() or [''])[0][:160]}"
+        line = f"  ✓ {event.name} ({event.duration:.1f}s)"
+        if note := EDIT_TIER_NOTES.get(event.edit_tier or ""):
+            line += f", {note}"
+        line += "".join(f"\n  ! {warning}" for warning in event.warnings)
+    else:
+        line = f"  ✗ {event.name}: {(event.output.splitlines() or [''])[0][:160]}"
+    if event.suggest_escalation:
+        line += f"\n  ↑ a stronger model may help: {event.escalation_reason or 'the tool said so'}"
+    return line
 
 
 PROGRESS_LINES: dict[type[Event], Callable[[Any], str | None]] = {

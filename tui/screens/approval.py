@@ -150,6 +150,9 @@ class ApprovalScreen(ModalScreen[Decision]):
                 yield Label(outside_text(request.summary), id="summary")
                 yield Label(self._waiting_text(), id="waiting")
             yield Static(outside_text(f"Needs approval: {request.reason}"), id="why")
+            if request.warnings:
+                yield Static(outside_text("\n".join(f"⚠ {w}" for w in request.warnings)),
+                             id="warnings")
             yield from self._compose_body()
             if self.preview is not None:
                 yield CommandPreviewView(id="preview")

@@ -104,8 +104,9 @@ class ToolBlock(Block):
 
     def __init__(self, call_id: str, name: str, summary: str, args: Any, *,
                  status: str = "pending", duration: float | None = None,
-                 output: str = "") -> None:
+                 output: str = "", note: str = "") -> None:
         super().__init__("")
+        self.note = note
         self.call_id = call_id
         self.tool_name = name
         self.summary = summary or name
@@ -119,17 +120,20 @@ class ToolBlock(Block):
         self._refresh()
 
     def set_status(self, status: str, *, duration: float | None = None,
-                   output: str | None = None) -> None:
-        """Show a new status (and the final output)."""
+                   output: str | None = None, note: str | None = None) -> None:
+        """Show a new status (and the final output, and a note such as how an edit
+        matched or a warning)."""
         self.status = status
         if duration is not None:
             self.duration = duration
         if output is not None:
             self.output = output
+        if note is not None:
+            self.note = note
         self.set_class(status in ("error", "denied"), "failed")
         self._refresh()
         if self._revived is not None:
-            self._revived.set_status(status, duration=duration, output=output)
+            self._revived.set_status(status, duration=duration, output=output, note=note)
 
     def add_output(self, text: str) -> None:
         """Live output of a running tool."""
@@ -142,7 +146,8 @@ class ToolBlock(Block):
     def revive(self) -> ToolBlock:
         """A fresh, mountable copy in the latest state; later reports reach it too."""
         copy = ToolBlock(self.call_id, self.tool_name, self.summary, self.args,
-                         status=self.status, duration=self.duration, output=self.output)
+                         status=self.status, duration=self.duration, output=self.output,
+                         note=self.note)
         if self.expanded:
             copy.action_toggle()
         self._revived = copy
@@ -165,7 +170,9 @@ class ToolBlock(Block):
         # Literal Content, never markup: output such as "[INFO]", "[/x]" or
         # "[@click=app.quit]" shows as it is, and escape sequences are shown, not sent.
         head = Content.assemble(f"{arrow} ", (icon, "bold"), " ", outside_content(self.summary),
-                                (took, "dim"))
+                                (took, "dim"),
+                                *(("  ", outside_content(self.note, "$warning")) if self.note
+                                  else ()))
         if not self.expanded:
             self.update(head)
             return

@@ -30,6 +30,8 @@ class ToolCallRecord:
     status: str = "pending"
     duration: float | None = None
     output: str = ""
+    note: str = ""
+    """How an edit matched, a warning, a stronger model suggested (``result_note``)."""
 
 
 class ToolLog(Vertical):
@@ -72,10 +74,10 @@ class ToolLog(Vertical):
 
     def add_call(self, call_id: str, name: str, summary: str, args: Any, *,
                  status: str = "pending", duration: float | None = None, output: str = "",
-                 follow: bool = True) -> None:
+                 note: str = "", follow: bool = True) -> None:
         """A new call (``follow``: move the cursor to it; off when loading many at once)."""
         record = ToolCallRecord(call_id, name, summary, args, status=status,
-                                duration=duration, output=output)
+                                duration=duration, output=output, note=note)
         self.records[call_id] = record
         self.table.add_row(*self._cells(record), key=call_id)
         if follow:
@@ -89,11 +91,13 @@ class ToolLog(Vertical):
 
     def update_call(self, call_id: str, *, status: str | None = None,
                     duration: float | None = None, output: str | None = None,
-                    more_output: str = "") -> None:
-        """Change a call's status, duration or output (live output appends)."""
+                    more_output: str = "", note: str | None = None) -> None:
+        """Change a call's status, duration, output or note (live output appends)."""
         record = self.records.get(call_id)
         if record is None:
             return
+        if note is not None:
+            record.note = note
         if status is not None:
             record.status = status
         if duration is not None:
@@ -119,8 +123,10 @@ class ToolLog(Vertical):
         # and a tool name or status from another machine's log is outside text as well.
         arguments = outside_text(record.summary.removeprefix(f"{record.name} ").removeprefix(
             f"{record.name}: ")[:60])
+        status = record.status + (" ⚠" if "⚠" in record.note else "") + (
+            " ↑" if "↑" in record.note else "")
         return (time.strftime("%H:%M:%S", time.localtime(record.started)),
-                outside_text(record.name), arguments, outside_text(record.status), took)
+                outside_text(record.name), arguments, outside_text(status), took)
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -135,6 +141,7 @@ class ToolLog(Vertical):
         # Literal Content, never markup: output such as "[INFO]" or "[/x]" shows as it is,
         # escape sequences are shown (a command's colours kept), never sent to the terminal.
         self.query_one("#tool-detail", Static).update(Content.assemble(
-            outside_content(record.name, "bold"), " · ", outside_content(record.status), "\n",
+            outside_content(record.name, "bold"), " · ", outside_content(record.status),
+            *((" · ", outside_content(record.note, "$warning")) if record.note else ()), "\n",
             outside_content(args, "dim"), "\n",
             tool_output_content(record.name, record.output[-20_000:])))

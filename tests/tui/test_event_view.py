@@ -179,3 +179,38 @@ class _Gauge:
 def _gauge(app: Panes) -> _Gauge:
     gauge = app.query_one(ContextGauge)
     return _Gauge(gauge.tokens, gauge.window, gauge.turn_cost, gauge.session_cost)
+
+
+async def test_a_call_shows_how_an_edit_matched_its_warning_and_escalation_live_and_resumed(
+) -> None:
+    events: list[ev.Event] = [
+        ev.UserMessage("fix it"),
+        ev.ToolCallStarted("c1", "edit_file", {"file_path": "a.py"}, "edit_file a.py",
+                           called_as="replace"),
+        ev.ToolResultEvent("c1", "edit_file", True, "Edited a.py", duration=0.1,
+                           edit_tier="whitespace",
+                           warnings=["this edit adds a syntax error at line 3"]),
+        ev.ToolCallStarted("c2", "edit_file", {"file_path": "b.py"}, "edit_file b.py"),
+        ev.ToolResultEvent("c2", "edit_file", False, "Error: old_text not found",
+                           suggest_escalation=True, escalation_reason="not in b.py"),
+    ]
+    notes = {}
+    for resumed in (False, True):
+        app = Panes()
+        async with app.run_test(size=SIZE) as pilot:
+            if resumed:
+                await app.view.restore(events)
+            else:
+                for event in events:
+                    await app.view.show(event)
+            await pilot.pause()
+            blocks = {b.call_id: b for b in app.query(ToolBlock)}
+            log = app.query_one(ToolLog)
+            notes[resumed] = ({k: b.note for k, b in blocks.items()},
+                              {k: r.note for k, r in log.records.items()})
+            assert str(blocks["c1"].content).endswith(
+                "matched ignoring whitespace · ⚠ this edit adds a syntax error at line 3")
+            cells = [str(log.table.get_row("c1")[3]), str(log.table.get_row("c2")[3])]
+            assert cells == ["ok ⚠", "error ↑"]
+    assert notes[False] == notes[True]
+    assert notes[False][0]["c2"] == "↑ a stronger model may help"

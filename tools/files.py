@@ -37,6 +37,7 @@ from .base import (
     ToolResult,
 )
 from .fileio import split_lines, unencodable
+from .syntax_check import added_syntax_errors, syntax_guard, syntax_refusal, with_warnings
 
 MAX_LINE_CHARS = 2_000
 """Characters of one line read_file shows before it truncates the line."""
@@ -320,12 +321,15 @@ class FileChangeInvocation(Invocation[P], Generic[P, Out]):
         """The whole file before and after; None when the change cannot apply (execute fails)."""
         shown = display_path(self.ctx, self.path)
         try:
-            _, original = load_for_edit(self.path, shown)
+            data, original = load_for_edit(self.path, shown)
             outcome = self.change(original, shown)
+            new = encode_like(outcome.text, original, shown)
         except EditError:
             return None
+        warnings = added_syntax_errors(self.ctx.settings, self.path, shown, data, new)
         return Confirmation(kind="edit", title=f"{self.title} {shown}", path=self.path,
-                            before=original.text, after=outcome.text)
+                            before=original.text, after=outcome.text,
+                            warnings=tuple(warnings))
 
     async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
         """Apply the change in a worker thread."""
@@ -344,6 +348,9 @@ class FileChangeInvocation(Invocation[P], Generic[P, Out]):
             if outcome.text == original.text:
                 raise EditError(self.no_change.format(shown=shown))
             new = encode_like(outcome.text, original, shown)
+            warnings = added_syntax_errors(self.ctx.settings, path, shown, data, new)
+            if warnings and syntax_guard(self.ctx.settings) == "refuse":
+                raise EditError(syntax_refusal(warnings))
         except EditError as exc:
             return ToolResult.failure(exc.message, suggest_escalation=exc.suggest_escalation,
                                       escalation_reason=exc.escalation_reason)
@@ -354,4 +361,5 @@ class FileChangeInvocation(Invocation[P], Generic[P, Out]):
                 f"cannot write {shown}: {exc.strerror or exc}; the file is unchanged. Check "
                 "its permissions and those of its folder")
         self.ctx.reads.record(path, new, current_stat(path))
-        return ToolResult(self.report(outcome, shown), edit_tier=outcome.tier)
+        return ToolResult(with_warnings(self.report(outcome, shown), warnings),
+                          edit_tier=outcome.tier, warnings=warnings)

@@ -47,6 +47,7 @@ from .files import (
 )
 from .images import read_images, sniff_image
 from .names import ToolName
+from .syntax_check import syntax_checker
 
 MAX_LINES = 2_000
 """Lines read_file shows at most in one call."""
@@ -383,6 +384,7 @@ class ReadFileInvocation(Invocation[ReadFileParams]):
             return handle, st.st_size
         data = handle.read()
         self.ctx.reads.record(self.path, data, st)
+        syntax_checker.warm(self.path, data)  # an edit usually follows a read
         return io.BytesIO(data), len(data)
 
     def _image(self, path: Path, shown: str) -> ToolResult:

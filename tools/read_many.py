@@ -30,6 +30,7 @@ from .fileio import split_lines
 from .files import display_path, number_line
 from .images import sniff_image
 from .names import ToolName
+from .syntax_check import syntax_checker
 
 DEFAULT_MAX_FILES = 50
 DEFAULT_MAX_TOTAL_BYTES = 400_000
@@ -226,6 +227,7 @@ class ReadManyFilesInvocation(Invocation[ReadManyFilesParams]):
                 continue
             total += len(data)
             ctx.reads.record(path, data, st)
+            syntax_checker.warm(path, data)
             lines = split_lines(decode_text(data).text)
             body = "\n".join(number_line(n, line) for n, line in enumerate(lines, start=1))
             sections.append(f"--- {shown} ---\n{body or '(empty file)'}")

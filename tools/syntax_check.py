@@ -114,6 +114,12 @@ class SyntaxChecker:
         self.full_parses = 0
         """Full parses done (incremental re-parses are not counted): for tests."""
 
+    def clear(self) -> None:
+        """Forget every tree and result (the next check of each file parses it whole)."""
+        with self._lock:
+            self._trees.clear()
+            self._reports.clear()
+
     def warm(self, path: Path, data: bytes) -> None:
         """Parse ``data`` (the content of ``path`` a tool just read) in the background, so
         that a later edit of it finds its tree ready."""
@@ -287,11 +293,9 @@ def _describe(node: Node, source: bytes) -> SyntaxError_:
     parent = node.parent.type if node.parent is not None else "the file"
     if node.is_missing:
         return SyntaxError_(node.type, True, node.start_byte, row + 1, column + 1, parent, "")
-    line_end = source.find(b"\n", node.start_byte)
-    end = min(node.end_byte, line_end if line_end != -1 else len(source),
-              node.start_byte + SNIPPET_CHARS)
-    snippet = source[node.start_byte:end].decode("utf-8", "replace").strip() or \
-        source[node.start_byte:node.start_byte + SNIPPET_CHARS].decode("utf-8", "replace")
+    text = source[node.start_byte:min(node.end_byte, node.start_byte + 4 * SNIPPET_CHARS)]
+    lines = [line.strip() for line in text.decode("utf-8", "replace").splitlines()]
+    snippet = next((line for line in lines if line), "")[:SNIPPET_CHARS]
     return SyntaxError_("ERROR", False, node.start_byte, row + 1, column + 1,
                         "the file" if parent == "module" else parent, snippet)
 

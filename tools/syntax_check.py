@@ -20,7 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tree_sitter import Node, Parser, Point, Tree
@@ -56,6 +56,7 @@ class SyntaxError_:
     kind: str  # "ERROR" or the missing token's type
     missing: bool
     start_byte: int
+    end_byte: int
     line: int  # 1-based
     column: int  # 1-based, in bytes
     parent: str
@@ -120,6 +121,18 @@ class SyntaxChecker:
             self._trees.clear()
             self._reports.clear()
 
+    def has_tree(self, path: Path, data: bytes, timeout: float | None = None) -> bool:
+        """Whether the tree of this content of ``path`` is kept, once a background parse of
+        it has ended (waiting at most ``timeout`` seconds)."""
+        with self._lock:
+            found = self._trees.get((str(path), _digest(data)))
+        if found is None:
+            return False
+        try:
+            return found.result(timeout) is not None
+        except TimeoutError:
+            return False
+
     def warm(self, path: Path, data: bytes) -> None:
         """Parse ``data`` (the content of ``path`` a tool just read) in the background, so
         that a later edit of it finds its tree ready."""
@@ -179,7 +192,8 @@ class SyntaxChecker:
         shift = new_end - old_end
         known = {(e.kind, e.start_byte if e.start_byte < start else e.start_byte + shift)
                  for e in old_errors if e.start_byte < start or e.start_byte >= old_end}
-        added = tuple(e for e in after_errors if (e.kind, e.start_byte) not in known)
+        added = tuple(_at_edit(e, start, after) for e in after_errors
+                      if (e.kind, e.start_byte) not in known)
         return SyntaxReport(language, added, len(old_errors), len(after_errors))
 
     def _tree(self, path: Path, language: str, data: bytes, digest: str) -> Tree | None:
@@ -292,12 +306,27 @@ def _describe(node: Node, source: bytes) -> SyntaxError_:
     row, column = node.start_point
     parent = node.parent.type if node.parent is not None else "the file"
     if node.is_missing:
-        return SyntaxError_(node.type, True, node.start_byte, row + 1, column + 1, parent, "")
+        return SyntaxError_(node.type, True, node.start_byte, node.end_byte, row + 1, column + 1,
+                            parent, "")
     text = source[node.start_byte:min(node.end_byte, node.start_byte + 4 * SNIPPET_CHARS)]
     lines = [line.strip() for line in text.decode("utf-8", "replace").splitlines()]
     snippet = next((line for line in lines if line), "")[:SNIPPET_CHARS]
-    return SyntaxError_("ERROR", False, node.start_byte, row + 1, column + 1,
+    return SyntaxError_("ERROR", False, node.start_byte, node.end_byte, row + 1, column + 1,
                         "the file" if parent == "module" else parent, snippet)
+
+
+def _at_edit(error: SyntaxError_, start: int, source: bytes) -> SyntaxError_:
+    """An ERROR that tree-sitter's recovery began before the edited bytes and that covers
+    them, pointed at the edit: the line the edit changed says more than the line where the
+    parser's recovery happened to start."""
+    if error.missing or not error.start_byte < start < error.end_byte:
+        return error
+    point = _point(source, start)
+    line_end = source.find(b"\n", start)
+    line = source[start:line_end if line_end != -1 else len(source)]
+    snippet = line.decode("utf-8", "replace").strip()[:SNIPPET_CHARS]
+    return replace(error, start_byte=start, line=point.row + 1, column=point.column + 1,
+                   snippet=snippet or error.snippet)
 
 
 def syntax_guard(settings: object) -> str:

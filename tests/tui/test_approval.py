@@ -903,3 +903,22 @@ async def test_scope_keys_keep_the_rule_where_they_say(
         "u": ([], None, ["shell(touch a.txt)"]),
     }[key]
     assert (session_rules, project_rules, saved.get("allow_rules")) == expected
+
+
+async def test_an_edit_that_adds_a_syntax_error_shows_the_warning_above_the_diff(
+        ctx: ToolContext) -> None:
+    broken = build(ctx, "edit_file", {"file_path": "app.py", "old_text": "def step_3(x):",
+                                      "new_text": "def step_3(x:"})
+    screen = ask(broken, "changes files")
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        warning = text_of(pilot, "#warnings")
+        assert warning.startswith("⚠ this edit adds")
+        assert "to app.py (python): line 7" in warning
+        assert screen.query_one("#warnings").region.y < screen.query_one(DiffView).region.y
+    clean = ask(edit_call(ctx), "changes files")
+    app = ApprovalHost(clean)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert not clean.query("#warnings")

@@ -16,18 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..tools.names import ToolName
+from ..tools.registry import canonical_name
 from .providers.base import ToolCallRequest
-
-# GLTCH's short action names.
-ACTION_ALIASES: dict[str, str] = {
-    "read": ToolName.READ_FILE,
-    "write": ToolName.WRITE_FILE,
-    "edit": ToolName.EDIT_FILE,
-    "run": ToolName.SHELL,
-    "search": ToolName.WEB_SEARCH,
-    "fetch": ToolName.WEB_FETCH,
-}
 
 _START = re.compile(r'\{\s*"tool"\s*:|\[ACTION:|```(?:json|tool)\b')
 _MARKERS = ('{"tool":', "[ACTION:", "```json", "```tool")
@@ -130,7 +120,7 @@ def _parse_action(
 
 def _action_call(body: str, specs: Mapping[str, ToolSpec]) -> tuple[str, str]:
     name, _, rest = body.partition("|")
-    name = ACTION_ALIASES.get(name.strip(), name.strip())
+    name = canonical_name(name.strip())  # GLTCH's short names: run, read, write…
     spec = specs.get(name)
     if spec is None or not spec.required:
         return name, json.dumps({"args": rest.split("|")} if rest else {})

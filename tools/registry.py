@@ -6,7 +6,10 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .aliases import BY_NAME, canonical_name
 from .base import Invocation, Tool, ToolArgumentError, ToolContext
+
+__all__ = ["ToolRegistry", "canonical_name", "parse_arguments"]
 
 
 class ToolRegistry:
@@ -55,18 +58,28 @@ class ToolRegistry:
     ) -> Invocation[Any]:
         """Turn a model's tool call into an invocation.
 
-        ``arguments`` may be the raw JSON text the model produced or a parsed mapping.
+        ``arguments`` may be the raw JSON text the model produced or a parsed mapping. A
+        name or parameters another agent uses for one of these tools (``tools/aliases.py``)
+        become that tool's; the invocation is always the tool's own.
 
         Raises:
             ToolArgumentError: unknown tool, malformed JSON or invalid arguments; the message
                 is written for the model, with what it should send instead.
         """
-        tool = self._tools.get(name)
+        alias = BY_NAME.get(name)
+        tool = self._tools.get(alias.tool if alias is not None else name)
         if tool is None:
+            if alias is not None:
+                raise ToolArgumentError(
+                    f"{name!r} is {alias.seed}'s name for agent-tui's {alias.tool!r}, which "
+                    f"is not available in this session. Available tools: "
+                    f"{', '.join(self._tools)}.")
             raise ToolArgumentError(
                 f"there is no tool named {name!r}. Available tools: {', '.join(self._tools)}."
             )
         args = parse_arguments(arguments, tool)
+        if alias is not None:
+            args = alias.translate(args)
         return tool.build(args, ctx)
 
 

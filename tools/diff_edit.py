@@ -2,7 +2,8 @@
 
 Each hunk's context and removed lines are looked for in the file: exactly first, then
 ignoring trailing whitespace, then ignoring all surrounding whitespace (context lines keep
-the file's own text; added lines are re-indented by the difference). The ``@@ -a,b +c,d @@``
+the file's own text; added lines are re-indented line by line as the matched lines show,
+``indentation.py``, or the hunk is refused). The ``@@ -a,b +c,d @@``
 numbers are only hints that pick the nearest of several matches. Every hunk is placed before
 anything is written, so a hunk that fails leaves the file untouched.
 """
@@ -32,6 +33,7 @@ from .files import (
     edit_snippet,
     refuse_unseen,
 )
+from .indentation import IndentationMismatch, map_indentation
 from .names import ToolName
 
 _HUNK_HEADER = re.compile(r"^@@+ *(?:-(\d+)(?:,(\d+))? +\+(\d+)(?:,(\d+))?)? *@@+(.*)$")
@@ -140,44 +142,43 @@ class _Placement:
     fuzzy: str | None
 
 
-def _indent(line: str) -> str:
-    return line[:len(line) - len(line.lstrip())]
-
-
-def _reindent(line: str, diff_indent: str, file_indent: str) -> str:
-    """Move an added line from the diff's indentation to the file's (tabs vs spaces too)."""
-    if diff_indent == file_indent or not line.strip():
-        return line
-    lead = _indent(line)
-    rest = line[len(lead):]
-    tabs, spaces = set(file_indent) == {"\t"}, set(diff_indent) == {" "}
-    if tabs and spaces and len(diff_indent) % len(file_indent) == 0 and set(lead) <= {" "}:
-        unit = len(diff_indent) // len(file_indent)
-        return "\t" * (len(lead) // unit) + " " * (len(lead) % unit) + rest
-    if set(file_indent) == {" "} and set(diff_indent) == {"\t"} and set(lead) <= {"\t"} \
-            and len(file_indent) % len(diff_indent) == 0:
-        return " " * (len(lead) * len(file_indent) // len(diff_indent)) + rest
-    if line.startswith(diff_indent):
-        return file_indent + line[len(diff_indent):]
-    return line
-
-
-def _new_lines(hunk: Hunk, found: list[str], exact: bool) -> list[str]:
-    """The hunk's new lines; after a fuzzy match, context lines keep the file's text."""
+def _new_lines(hunk: Hunk, found: list[str], exact: bool, first: int, shown: str) -> list[str]:
+    """The hunk's new lines; after a match that ignored indentation, context lines keep the
+    file's text and added lines are re-indented line by line as the file indents (or the
+    hunk is refused, naming the lines that disagree)."""
     if exact:
         return hunk.new
-    pairs = [(d, f) for d, f in zip(hunk.old, found, strict=True) if d.strip()]
-    diff_indent, file_indent = (_indent(pairs[0][0]), _indent(pairs[0][1])) if pairs else ("", "")
+    added = [text for tag, text in hunk.lines if tag == "+"]
+    try:
+        mapped = iter(map_indentation(list(zip(hunk.old, found, strict=True)), added))
+    except IndentationMismatch as exc:
+        raise EditError(_indentation_refusal(hunk, found, first, added, exc, shown),
+                        suggest_escalation=True,
+                        escalation_reason=f"the indentation of a diff did not fit {shown}") \
+            from None
     out: list[str] = []
     position = 0  # index into ``found``, the file's lines for the hunk's old lines
-    for tag, text in hunk.lines:
+    for tag, _text in hunk.lines:
         if tag == "+":
-            out.append(_reindent(text, diff_indent, file_indent))
+            out.append(next(mapped))
             continue
         if tag == " ":
             out.append(found[position])
         position += 1
     return out
+
+
+def _indentation_refusal(hunk: Hunk, found: list[str], first: int, added: list[str],
+                         exc: IndentationMismatch, shown: str) -> str:
+    """Which hunk, which lines disagree and what to do, for the model."""
+    quoted = [f"    diff: {hunk.old[i]!r}  file line {first + i + 1}: {found[i]!r}"
+              for i in exc.conflicts[:4]]
+    quoted += [f"    diff: +{added[i]!r}" for i in exc.unmappable[:4]]
+    return (f"hunk {hunk.number} ({hunk.header}) matched {shown} at line {first + 1} only "
+            f"with its indentation ignored, and its indentation cannot be carried over "
+            f"line by line: {exc.reason}.\n" + "\n".join(quoted) +
+            "\nNothing was written. Read the lines again with read_file and copy their "
+            "indentation exactly (spaces or tabs, as the file has them)")
 
 
 def _place(hunk: Hunk, lines: list[str], allowed: range, taken: list[range],
@@ -199,9 +200,10 @@ def _place(hunk: Hunk, lines: list[str], allowed: range, taken: list[range],
         chosen = _nearest(hunk, candidates, shown)
         found = lines[chosen:chosen + size]
         exact = name == "exact"
-        return _Placement(hunk, chosen, size, _new_lines(hunk, found, exact),
+        return _Placement(hunk, chosen, size, _new_lines(hunk, found, exact, chosen, shown),
                           None if exact else name)
-    raise EditError(_not_found(hunk, lines, shown))
+    raise EditError(_not_found(hunk, lines, shown), suggest_escalation=True,
+                    escalation_reason=f"a hunk of a diff was not found in {shown}")
 
 
 def _nearest(hunk: Hunk, candidates: list[int], shown: str) -> int:

@@ -221,3 +221,51 @@ async def test_loop_str_replace_then_read_image_on_a_text_only_model(fake_provid
     assert "the model openai/fake-model cannot take images" in refused
     assert "switch to a multimodal model" in refused
     assert [r["ok"] for r in outcome.of_type("tool_result")] == [True, True, False]
+
+
+# --------------------------------------------------------------------------- re-indentation
+
+
+async def test_body_indented_by_two_in_the_diff_and_four_in_the_file(ctx: ToolContext) -> None:
+    path = ctx.workdir / "f.py"
+    path.write_text("def f():\n    x = 1\n    return x\n")
+    result = await str_replace(ctx, file_path="f.py", diff=(
+        "@@ -1,3 +1,3 @@\n def f():\n   x = 1\n-  return x\n+  return x + 1\n"))
+    assert result.ok and result.edit_tier == "whitespace"
+    assert path.read_text() == "def f():\n    x = 1\n    return x + 1\n"
+
+
+async def test_indentation_that_cannot_be_mapped_is_refused_naming_the_lines(
+        ctx: ToolContext) -> None:
+    path = ctx.workdir / "f.py"
+    original = "def f():\n    x = 1\n      y = 2\n"
+    path.write_text(original)
+    result = await str_replace(ctx, file_path="f.py", diff=(
+        "@@ -1,3 +1,4 @@\n def f():\n   x = 1\n   y = 2\n+  z = 3\n"))
+    assert not result.ok and result.suggest_escalation
+    assert "hunk 1 (@@ -1,3 +1,4 @@)" in result.error
+    assert "file line 2: '    x = 1'" in result.error
+    assert "file line 3: '      y = 2'" in result.error
+    assert path.read_text() == original
+
+
+async def test_loop_reindented_diff_lands_and_inconsistent_one_is_refused(
+        fake_provider, tmp_path: Path) -> None:
+    (tmp_path / "f.py").write_text("def f():\n    x = 1\n    return x\n")
+    (tmp_path / "g.py").write_text("def g():\n    x = 1\n      y = 2\n")
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("read_file", {"file_path": "f.py"}),
+                          ToolCall("read_file", {"file_path": "g.py"})]),
+        Reply(tool_calls=[ToolCall("str_replace", {"file_path": "f.py", "diff": (
+            "@@ -1,3 +1,3 @@\n def f():\n   x = 1\n-  return x\n+  return x + 1\n")})]),
+        Reply(tool_calls=[ToolCall("str_replace", {"file_path": "g.py", "diff": (
+            "@@ -1,3 +1,4 @@\n def g():\n   x = 1\n   y = 2\n+  z = 3\n")})]),
+        Reply(text="Done."),
+    )
+    outcome = await run(fake_provider, tmp_path, approval_mode="auto-edit")
+    assert outcome.code == 0, outcome.stderr
+    landed, refused = outcome.of_type("tool_result")[-2:]
+    assert landed["ok"] and landed["edit_tier"] == "whitespace"
+    assert not refused["ok"] and refused["suggest_escalation"]
+    assert (tmp_path / "f.py").read_text() == "def f():\n    x = 1\n    return x + 1\n"
+    assert (tmp_path / "g.py").read_text() == "def g():\n    x = 1\n      y = 2\n"

@@ -50,7 +50,8 @@ def test_every_parameter_is_described_and_schemas_are_simple(registry: ToolRegis
 
 def test_schemas_use_the_primary_names(registry: ToolRegistry) -> None:
     edit = registry.get("edit_file").parameters_schema()
-    assert set(edit["properties"]) == {"file_path", "old_text", "new_text", "replace_all"}
+    assert set(edit["properties"]) == {"file_path", "old_text", "new_text", "replace_all",
+                                       "expected_replacements", "instruction"}
     assert edit["required"] == ["file_path", "old_text", "new_text"]
     shell = registry.get("shell").parameters_schema()
     assert set(shell["properties"]) == {"command", "working_dir", "timeout"}

@@ -37,7 +37,7 @@ from .base import (
     ToolResult,
 )
 from .fileio import split_lines, unencodable
-from .syntax_check import added_syntax_errors, syntax_guard, syntax_refusal, with_warnings
+from .syntax_check import check_edit
 
 MAX_LINE_CHARS = 2_000
 """Characters of one line read_file shows before it truncates the line."""
@@ -326,10 +326,10 @@ class FileChangeInvocation(Invocation[P], Generic[P, Out]):
             new = encode_like(outcome.text, original, shown)
         except EditError:
             return None
-        warnings = added_syntax_errors(self.ctx.settings, self.path, shown, data, new)
+        syntax = check_edit(self.ctx.settings, self.path, shown, data, new)
         return Confirmation(kind="edit", title=f"{self.title} {shown}", path=self.path,
                             before=original.text, after=outcome.text,
-                            warnings=tuple(warnings))
+                            warnings=tuple(syntax.warnings))
 
     async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
         """Apply the change in a worker thread."""
@@ -348,9 +348,9 @@ class FileChangeInvocation(Invocation[P], Generic[P, Out]):
             if outcome.text == original.text:
                 raise EditError(self.no_change.format(shown=shown))
             new = encode_like(outcome.text, original, shown)
-            warnings = added_syntax_errors(self.ctx.settings, path, shown, data, new)
-            if warnings and syntax_guard(self.ctx.settings) == "refuse":
-                raise EditError(syntax_refusal(warnings))
+            syntax = check_edit(self.ctx.settings, path, shown, data, new)
+            if syntax.refused:
+                raise EditError(syntax.refusal())
         except EditError as exc:
             return ToolResult.failure(exc.message, suggest_escalation=exc.suggest_escalation,
                                       escalation_reason=exc.escalation_reason)
@@ -361,5 +361,5 @@ class FileChangeInvocation(Invocation[P], Generic[P, Out]):
                 f"cannot write {shown}: {exc.strerror or exc}; the file is unchanged. Check "
                 "its permissions and those of its folder")
         self.ctx.reads.record(path, new, current_stat(path))
-        return ToolResult(with_warnings(self.report(outcome, shown), warnings),
-                          edit_tier=outcome.tier, warnings=warnings)
+        return ToolResult(syntax.result_text(self.report(outcome, shown)),
+                          edit_tier=outcome.tier, warnings=syntax.warnings)

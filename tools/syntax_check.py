@@ -35,6 +35,8 @@ REPORTED_ERRORS = 3
 """Added errors described one by one; more are counted."""
 SNIPPET_CHARS = 40
 """Characters of source quoted for an error."""
+LINE_CHARS = 100
+"""Characters of an error's line quoted beside it."""
 
 _LANGUAGE_OF_SUFFIX: dict[str, str] = {}
 for _language, _suffixes in LANGUAGE_EXTENSIONS.items():
@@ -51,7 +53,7 @@ def language_of(path: Path) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class SyntaxError_:
-    """One ERROR or MISSING node: where it starts and what it is."""
+    """One ERROR or MISSING node: where it starts, what it is, and the line it is on."""
 
     kind: str  # "ERROR" or the missing token's type
     missing: bool
@@ -61,13 +63,18 @@ class SyntaxError_:
     column: int  # 1-based, in bytes
     parent: str
     snippet: str
+    source_line: str  # stripped, at most LINE_CHARS
 
     def sentence(self) -> str:
-        """E.g. ``line 12, column 9: missing ")" in argument_list``."""
+        """E.g. ``line 12, column 9: missing ")" in argument_list; the line reads "f(a, b"``."""
         where = f"line {self.line}, column {self.column}"
         if self.missing:
-            return f'{where}: missing "{self.kind}" in {self.parent}'
-        return f"{where}: syntax error in {self.parent} near {self.snippet!r}"
+            what = f'{where}: missing "{self.kind}" in {self.parent}'
+        else:
+            what = f'{where}: syntax error in {self.parent} near "{self.snippet}"'
+        if self.source_line and self.source_line != self.snippet:
+            what += f'; the line reads "{self.source_line}"'
+        return what
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,14 +312,23 @@ def _errors(tree: Tree, source: bytes) -> Iterator[SyntaxError_]:
 def _describe(node: Node, source: bytes) -> SyntaxError_:
     row, column = node.start_point
     parent = node.parent.type if node.parent is not None else "the file"
+    line = _line_at(source, node.start_byte)
     if node.is_missing:
         return SyntaxError_(node.type, True, node.start_byte, node.end_byte, row + 1, column + 1,
-                            parent, "")
+                            parent, "", line)
     text = source[node.start_byte:min(node.end_byte, node.start_byte + 4 * SNIPPET_CHARS)]
     lines = [line.strip() for line in text.decode("utf-8", "replace").splitlines()]
     snippet = next((line for line in lines if line), "")[:SNIPPET_CHARS]
     return SyntaxError_("ERROR", False, node.start_byte, node.end_byte, row + 1, column + 1,
-                        "the file" if parent == "module" else parent, snippet)
+                        "the file" if parent == "module" else parent, snippet, line)
+
+
+def _line_at(source: bytes, offset: int) -> str:
+    """The line of ``source`` that holds byte ``offset``, stripped and shortened."""
+    start = source.rfind(b"\n", 0, offset) + 1
+    end = source.find(b"\n", offset)
+    line = source[start:end if end != -1 else len(source)].decode("utf-8", "replace").strip()
+    return line if len(line) <= LINE_CHARS else line[:LINE_CHARS - 1] + "…"
 
 
 def _at_edit(error: SyntaxError_, start: int, source: bytes) -> SyntaxError_:
@@ -323,10 +339,10 @@ def _at_edit(error: SyntaxError_, start: int, source: bytes) -> SyntaxError_:
         return error
     point = _point(source, start)
     line_end = source.find(b"\n", start)
-    line = source[start:line_end if line_end != -1 else len(source)]
-    snippet = line.decode("utf-8", "replace").strip()[:SNIPPET_CHARS]
+    rest = source[start:line_end if line_end != -1 else len(source)]
+    snippet = rest.decode("utf-8", "replace").strip()[:SNIPPET_CHARS]
     return replace(error, start_byte=start, line=point.row + 1, column=point.column + 1,
-                   snippet=snippet or error.snippet)
+                   snippet=snippet or error.snippet, source_line=_line_at(source, start))
 
 
 def syntax_guard(settings: object) -> str:
@@ -334,30 +350,53 @@ def syntax_guard(settings: object) -> str:
     return getattr(settings, "edit_syntax_guard", "warn") or "warn"
 
 
-def added_syntax_errors(settings: object, path: Path, shown: str, before: bytes | None,
-                        after: bytes) -> list[str]:
-    """The warnings for a change of ``path`` that adds syntax errors (empty: none, or the
-    guard is off); never raises, since a failing check must not fail the edit."""
-    if syntax_guard(settings) == "off":
-        return []
+@dataclass(frozen=True, slots=True)
+class EditSyntax:
+    """The syntax check's verdict on one edit, in the words the edit tools need.
+
+    Attributes:
+        warnings: One sentence naming the file and the errors the edit added (empty: none,
+            or the check was off or could not run); for ``ToolResult.warnings`` and the
+            approval's ``Confirmation.warnings``.
+        refused: The edit adds errors and ``edit_syntax_guard = "refuse"``: do not write it.
+        fixed: The file had syntax errors and has none after the edit.
+    """
+
+    warnings: list[str]
+    refused: bool = False
+    fixed: bool = False
+
+    def refusal(self) -> str:
+        """The failure message of an edit that is not written."""
+        return (f"nothing was written: {'; '.join(self.warnings)}. The person set "
+                'edit_syntax_guard = "refuse", so edits that add syntax errors are not '
+                "written. Fix the new text (balance brackets and quotes, keep the "
+                "indentation) and redo the edit; read the file again if you are unsure of "
+                "its content")
+
+    def result_text(self, text: str) -> str:
+        """A written edit's result text with the warnings (or the fix) after it."""
+        if self.fixed:
+            return text + "\nThe file has no syntax errors now."
+        return text + "".join(
+            f"\nWarning: {w}. Fix it with another edit unless it is intended."
+            for w in self.warnings)
+
+
+def check_edit(settings: object, path: Path, shown: str, before: bytes | None,
+               after: bytes) -> EditSyntax:
+    """What changing ``path`` (shown to people as ``shown``) from ``before`` (None: a new
+    file) to ``after`` does to its syntax, under the run's ``edit_syntax_guard``. Never
+    raises: a check that fails leaves the edit as it would be without it."""
+    guard = syntax_guard(settings)
+    if guard == "off":
+        return EditSyntax([])
     try:
         report = syntax_checker.check(path, before, after)
     except Exception:  # noqa: BLE001 - the check is advice; the edit goes on without it
-        return []
-    return report.sentences(shown) if report is not None else []
-
-
-def syntax_refusal(warnings: list[str]) -> str:
-    """The failure message of an edit ``edit_syntax_guard = "refuse"`` does not write."""
-    return (f"nothing was written: {'; '.join(warnings)}. edit_syntax_guard is \"refuse\" "
-            "in this project's settings, so edits that add syntax errors are not written. "
-            "Fix the new text (balance brackets and quotes, keep the indentation) and redo "
-            "the edit; read the file again if you are unsure of its content")
-
-
-def with_warnings(text: str, warnings: list[str]) -> str:
-    """A successful edit's result text with its warnings after it, for the model."""
-    if not warnings:
-        return text
-    return text + "".join(f"\nWarning: {w}. Fix it with another edit unless it is intended."
-                          for w in warnings)
+        return EditSyntax([])
+    if report is None:
+        return EditSyntax([])
+    warnings = report.sentences(shown)
+    return EditSyntax(warnings, refused=bool(warnings) and guard == "refuse",
+                      fixed=report.before > 0 and report.after == 0)

@@ -43,7 +43,7 @@ from .files import (
     too_large_to_check,
 )
 from .names import ToolName
-from .syntax_check import added_syntax_errors, syntax_guard, syntax_refusal, with_warnings
+from .syntax_check import check_edit
 
 
 class WriteFileParams(FileParams):
@@ -113,15 +113,13 @@ class WriteFileInvocation(Invocation[WriteFileParams]):
         plan = self._plan(data)
         details = (f"replaces a binary file of {plan.binary_size:,} bytes"
                    if plan.binary_size is not None else "")
-        warnings: list[str] = []
-        if plan.binary_size is None:
-            new = encode_text(plan.text, encoding=plan.encoding, bom=plan.bom)
-            warnings = added_syntax_errors(self.ctx.settings, self.path,
-                                           display_path(self.ctx, self.path), data, new)
+        new = encode_text(plan.text, encoding=plan.encoding, bom=plan.bom)
+        syntax = check_edit(self.ctx.settings, self.path, display_path(self.ctx, self.path),
+                            None if plan.binary_size is not None else data, new)
         return Confirmation(
             kind="edit", title=f"Write {display_path(self.ctx, self.path)}", path=self.path,
             before=plan.existing.text if plan.existing else "", after=plan.text,
-            details=details, warnings=tuple(warnings))
+            details=details, warnings=tuple(syntax.warnings))
 
     async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
         """Write the file in a worker thread."""
@@ -189,10 +187,10 @@ class WriteFileInvocation(Invocation[WriteFileParams]):
                 return ToolResult.failure(refusal)
         plan = self._plan(data)
         new = encode_text(plan.text, encoding=plan.encoding, bom=plan.bom)
-        warnings = added_syntax_errors(self.ctx.settings, path, shown,
-                                       None if plan.binary_size is not None else data, new)
-        if warnings and syntax_guard(self.ctx.settings) == "refuse":
-            return ToolResult.failure(syntax_refusal(warnings))
+        syntax = check_edit(self.ctx.settings, path, shown,
+                            None if plan.binary_size is not None else data, new)
+        if syntax.refused:
+            return ToolResult.failure(syntax.refusal())
         try:
             write_atomically(path, new, follow_symlinks=True)
         except OSError as exc:
@@ -203,7 +201,7 @@ class WriteFileInvocation(Invocation[WriteFileParams]):
         note = ""
         if plan.existing and plan.encoding != plan.existing.encoding:
             note = f"; re-encoded from {plan.existing.encoding} to {plan.encoding}"
-        return ToolResult(with_warnings(
+        return ToolResult(syntax.result_text(
             f"Wrote {len(new)} bytes to {shown} "
-            f"({'created' if data is None else 'overwritten'}{note})", warnings),
-            warnings=warnings)
+            f"({'created' if data is None else 'overwritten'}{note})"),
+            warnings=syntax.warnings)

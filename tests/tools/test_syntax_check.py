@@ -67,7 +67,9 @@ async def test_refuse_leaves_the_file_as_it_was(tmp_path: Path, source: Path) ->
                         "def area(width, height)")
     assert not result.ok
     assert "nothing was written" in result.error and "line 1" in result.error
-    assert 'edit_syntax_guard is "refuse"' in result.error
+    assert 'edit_syntax_guard = "refuse"' in result.error
+    assert 'line 1, column 24: syntax error in the file near "def area(width, height)"' \
+        in result.error
     assert source.read_text() == SOURCE
 
 
@@ -88,6 +90,7 @@ async def test_a_fix_gives_no_warning(tmp_path: Path) -> None:
     (tmp_path / "broken.py").write_text("def f(:\n    return 1\n")
     result = await edit(context(tmp_path, "refuse"), "broken.py", "def f(:", "def f():")
     assert result.ok and result.warnings == []
+    assert result.llm_content.endswith("\nThe file has no syntax errors now.")
 
 
 async def test_str_replace_and_write_file_are_checked(tmp_path: Path, source: Path) -> None:
@@ -153,6 +156,14 @@ def test_the_checker_finds_missing_and_error_nodes() -> None:
     assert checker.check(path, good, good.replace(b"a + b", b"b + a")).added == ()
     new_file = checker.check(path, None, b"x = (1,\n")
     assert new_file is not None and new_file.added[0].line == 1
+    missing = checker.check(path, good, b"def f((a, b):\n    return a + b\n")
+    assert missing is not None and [e.sentence() for e in missing.added] == [
+        'line 1, column 13: missing ")" in parameters; the line reads "def f((a, b):"']
+    many = checker.check(path, None, b"".join(b"def f%d(:\n    pass\n" % n for n in range(5)))
+    assert many is not None
+    (sentence,) = many.sentences("m.py")
+    assert sentence.startswith("this edit adds 5 syntax errors to m.py (python): line 1, ")
+    assert sentence.count("missing") == 3 and sentence.endswith("; and 2 more")
 
 
 # --------------------------------------------------------------------------- headless loop

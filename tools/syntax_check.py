@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -199,8 +199,18 @@ class SyntaxChecker:
         shift = new_end - old_end
         known = {(e.kind, e.start_byte if e.start_byte < start else e.start_byte + shift)
                  for e in old_errors if e.start_byte < start or e.start_byte >= old_end}
-        added = tuple(_at_edit(e, start, after) for e in after_errors
-                      if (e.kind, e.start_byte) not in known)
+        # Inside the edited bytes positions cannot be matched; an error of a kind the old
+        # text there already had (as many times) is the same error, left as it was.
+        inside = Counter(e.kind for e in old_errors if start <= e.start_byte < old_end)
+        added_errors: list[SyntaxError_] = []
+        for error in after_errors:
+            if (error.kind, error.start_byte) in known:
+                continue
+            if start <= error.start_byte < new_end and inside[error.kind] > 0:
+                inside[error.kind] -= 1
+                continue
+            added_errors.append(_at_edit(error, start, after))
+        added = tuple(added_errors)
         return SyntaxReport(language, added, len(old_errors), len(after_errors))
 
     def _tree(self, path: Path, language: str, data: bytes, digest: str) -> Tree | None:
@@ -360,11 +370,14 @@ class EditSyntax:
             approval's ``Confirmation.warnings``.
         refused: The edit adds errors and ``edit_syntax_guard = "refuse"``: do not write it.
         fixed: The file had syntax errors and has none after the edit.
+        kept: The syntax errors the file still has, all of them there before the edit
+            (the edit added none); said in the result, so the model knows the file's state.
     """
 
     warnings: list[str]
     refused: bool = False
     fixed: bool = False
+    kept: int = 0
 
     def refusal(self) -> str:
         """The failure message of an edit that is not written."""
@@ -378,6 +391,10 @@ class EditSyntax:
         """A written edit's result text with the warnings (or the fix) after it."""
         if self.fixed:
             return text + "\nThe file has no syntax errors now."
+        if self.kept:
+            errors = "a syntax error" if self.kept == 1 else f"{self.kept} syntax errors"
+            return text + (f"\nNote: the file still has {errors} it had before this "
+                           "edit; the edit added none.")
         return text + "".join(
             f"\nWarning: {w}. Fix it with another edit unless it is intended."
             for w in self.warnings)
@@ -399,4 +416,5 @@ def check_edit(settings: object, path: Path, shown: str, before: bytes | None,
         return EditSyntax([])
     warnings = report.sentences(shown)
     return EditSyntax(warnings, refused=bool(warnings) and guard == "refuse",
-                      fixed=report.before > 0 and report.after == 0)
+                      fixed=report.before > 0 and report.after == 0,
+                      kept=report.after if not warnings else 0)

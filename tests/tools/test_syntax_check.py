@@ -84,6 +84,11 @@ async def test_an_error_the_file_already_had_is_not_blamed_on_the_edit(tmp_path:
     result = await edit(context(tmp_path, "refuse"), "broken.py", "return width * height",
                         "return height * width")
     assert result.ok and result.warnings == []
+    assert result.llm_content.endswith(
+        "\nNote: the file still has a syntax error it had before this edit; the edit added none.")
+    on_the_line = await edit(context(tmp_path, "refuse"), "broken.py", "def broken(:",
+                             "def broken(: # still broken")
+    assert on_the_line.ok and on_the_line.warnings == []
 
 
 async def test_a_fix_gives_no_warning(tmp_path: Path) -> None:

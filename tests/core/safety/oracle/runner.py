@@ -64,6 +64,12 @@ class Effect:
         return "\n".join(lines) or "no effect"
 
 
+CACHE_WRITES = ("/var/cache/man/",)
+"""Folders whose writes are a program's own cache, rebuilt by the system, not a change of
+anything the person owns: man-db writes formatted pages to /var/cache/man when it may (as
+root, where man-db is installed)."""
+
+
 def strace_available() -> bool:
     """Whether runs are traced (CI installs strace; without it the output is the witness)."""
     return shutil.which("strace") is not None
@@ -95,7 +101,9 @@ def _effect(command: str, preview: CommandPreview, traced: bool) -> Effect:
     output: list[str] = []
     for line in preview.output.splitlines():
         if _MARK in line:
-            refused.append(line.split(_MARK, 1)[1].strip())
+            attempt = line.split(_MARK, 1)[1].strip()
+            if not any(f'"{cache}' in attempt for cache in CACHE_WRITES):
+                refused.append(attempt)
         else:
             output.append(line)
             if "Read-only file system" in line and not traced:

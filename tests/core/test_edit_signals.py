@@ -3,12 +3,15 @@ the tool_result event, the session log, stream-json, the run's result and headle
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
 
 from agent_tui.core import events as ev
 from agent_tui.core.sessions.log import read_events
-from agent_tui.tui.headless import PROGRESS_LINES
-from tests.core.loop_helpers import run
+from agent_tui.core.sessions.start import close_session, open_session
+from agent_tui.tui.headless import PROGRESS_LINES, run_headless
+from tests.core.loop_helpers import HeadlessRun, run, settings_for
 from tests.fakes.providers import Reply, ToolCall
 
 
@@ -23,9 +26,15 @@ async def test_a_failed_edit_suggests_escalation_in_stream_json_the_log_and_the_
         Reply(text="I could not find it."),
     )
 
-    outcome = await run(fake_provider, tmp_path, approval_mode="auto-edit")
+    settings = settings_for(fake_provider, approval_mode="auto-edit")
+    opened = open_session(tmp_path, settings.model)
+    out = io.StringIO()
+    code = await run_headless(settings, tmp_path, "edit", "stream-json", out, io.StringIO(),
+                              session=opened)
+    close_session(opened)
+    outcome = HeadlessRun(code, [json.loads(line) for line in out.getvalue().splitlines()], "")
 
-    assert outcome.code == 0, outcome.stderr
+    assert outcome.code == 0
     read, edit = outcome.of_type("tool_result")
     assert read["suggest_escalation"] is False and read["edit_tier"] is None
     assert edit["ok"] is False and edit["suggest_escalation"] is True

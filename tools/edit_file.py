@@ -260,6 +260,10 @@ class EditFileInvocation(FileChangeInvocation[EditFileParams, EditOutcome]):
         """With ``edit_correction = "model"``: when old_text matches nowhere, ask the model
         once to correct it against the nearest regions, so the person approves the
         corrected edit. Without a correction that matches exactly once, nothing changes."""
+        await self._correct()
+        await super().prepare()
+
+    async def _correct(self) -> None:
         if getattr(self.ctx.settings, "edit_correction", "off") != "model" \
                 or self.ctx.run_subagent is None:
             return

@@ -317,6 +317,12 @@ class FileChangeInvocation(Invocation[P], Generic[P, Out]):
     def report(self, outcome: Out, shown: str) -> str:
         """What the model is told after ``outcome`` was written."""
 
+    async def prepare(self) -> None:
+        """Compute the change and its syntax check in a worker thread once, so that the
+        approval's ``confirmation`` finds the check's result kept instead of parsing the
+        file on the event loop."""
+        await asyncio.to_thread(self.confirmation)
+
     def confirmation(self) -> Confirmation | None:
         """The whole file before and after; None when the change cannot apply (execute fails)."""
         shown = display_path(self.ctx, self.path)

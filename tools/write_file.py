@@ -103,6 +103,11 @@ class WriteFileInvocation(Invocation[WriteFileParams]):
         """The file written."""
         return [self.path]
 
+    async def prepare(self) -> None:
+        """Compute the confirmation's syntax check in a worker thread once (see
+        ``FileChangeInvocation.prepare``)."""
+        await asyncio.to_thread(self.confirmation)
+
     def confirmation(self) -> Confirmation:
         """The whole file before and after."""
         data = None

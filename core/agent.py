@@ -20,6 +20,7 @@ from .approval import Approver
 from .approval_gate import ApprovalGate
 from .changes.checkpoints import CheckpointError, Checkpoints, checkpoints_off
 from .config import Settings
+from .context.oversized import cut_to_fit
 from .context.window import CompactionLoop, ContextManager
 from .events import (
     ApprovalDecided,
@@ -290,6 +291,9 @@ class Agent:
         if report.error:
             self.emit(ErrorEvent(report.error))
         if report.needs_compaction:
+            if report.tokens < self.context.window and not await asyncio.to_thread(
+                    self.context.can_compact, self.messages):
+                return  # nothing older to summarize, and the step still fits: go on
             await self._compact()
 
     async def _compact(self) -> None:
@@ -401,15 +405,17 @@ class Agent:
             results = list(await asyncio.gather(*(self._run_one(p) for p in prepared)))
         else:
             results = [await self._run_one(p) for p in prepared]
+        contents = await self._fit_results(prepared, results)
         if self.native_tools:
-            for p, result in zip(prepared, results, strict=True):
+            for p, content in zip(prepared, contents, strict=True):
                 self.messages.append(
-                    {"role": "tool", "tool_call_id": p.call.id, "content": result.llm_content}
+                    {"role": "tool", "tool_call_id": p.call.id, "content": content}
                 )
         else:
             self.messages.append(
                 text_protocol.results_message(
-                    [(p.call, r.llm_content, r.ok) for p, r in zip(prepared, results, strict=True)]
+                    [(p.call, content, r.ok)
+                     for p, r, content in zip(prepared, results, contents, strict=True)]
                 )
             )
         images = [image for result in results for image in result.images]
@@ -421,6 +427,31 @@ class Agent:
                    "image_url": {"url": f"data:{i.media_type};base64,{i.data_base64}"}}
                   for i in images),
             ]})
+
+    async def _fit_results(self, prepared: list[_PreparedCall],
+                           results: list[ToolResult]) -> list[str]:
+        """The results' texts as they go into the context: one too large for the room left
+        in the window is cut to fit, its whole text kept as a fragment ``rehydrate`` pages
+        through (the session log keeps the whole text too)."""
+        tools = self.registry.schemas() if self.native_tools else None
+        window = self.context.window
+        answer = self.settings.max_output_tokens or min(2048, window // 8)
+        budget = await asyncio.to_thread(self.context.result_budget, self.messages, tools,
+                                         len(results), answer)
+
+        def tokens(text: str) -> int:
+            return self.context.ledger.tokens({"role": "tool", "content": text})
+
+        contents: list[str] = []
+        for p, result in zip(prepared, results, strict=True):
+            if len(result.llm_content) < budget:  # a token is at least a character
+                contents.append(result.llm_content)
+                continue
+            cut = await asyncio.to_thread(
+                cut_to_fit, result.llm_content, budget, tokens, self.context.fragments,
+                call_id=p.call.id, tool_name=p.call.name)
+            contents.append(cut.content)
+        return contents
 
     async def _run_subagent(self, prompt: str, tool_names: list[str]) -> str:
         """Run a sub-agent with only ``tool_names``; its tool calls show in the tool log.

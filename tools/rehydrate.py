@@ -31,7 +31,13 @@ class RehydrateParams(ToolParams):
     """Arguments of rehydrate."""
 
     fragment_id: str = Field(description="The id named in a [DEHYDRATED CONTEXT: fragment "
-                             "<id>, …] stub.")
+                             "<id>, …] stub or in the marker of a result cut to fit.")
+    start_line: int | None = Field(
+        default=None, ge=1,
+        description="Optional: first line to return (1-indexed), to read a large fragment a "
+                    "part at a time.")
+    end_line: int | None = Field(
+        default=None, ge=1, description="Optional: last line to return (inclusive).")
 
 
 class RehydrateInvocation(Invocation[RehydrateParams]):
@@ -45,13 +51,31 @@ class RehydrateInvocation(Invocation[RehydrateParams]):
         wanted = self.params.fragment_id.strip()
         fragment = await asyncio.to_thread(store.load, wanted)
         if fragment is not None:
-            return ToolResult(fragment.content,
-                              display=f"{fragment.tokens} tokens of {fragment.tool_name} output")
+            if self.params.start_line is None and self.params.end_line is None:
+                return ToolResult(fragment.content, display=(
+                    f"{fragment.tokens} tokens of {fragment.tool_name} output"))
+            return self._lines(fragment.content, fragment.tool_name)
         known = await asyncio.to_thread(store.ids)
         listing = ", ".join(known[-50:]) if known else "none: nothing has been dehydrated yet"
         return ToolResult.failure(
             f"no fragment {wanted!r} in this session. Available fragment ids: {listing}. "
             "Copy the id exactly from a DEHYDRATED CONTEXT stub.")
+
+
+    def _lines(self, content: str, tool_name: str) -> ToolResult:
+        """Lines start_line..end_line of a fragment, numbered, with where the rest is."""
+        lines = content.splitlines()
+        first = self.params.start_line or 1
+        last = min(self.params.end_line or len(lines), len(lines))
+        if first > len(lines) or last < first:
+            return ToolResult.failure(
+                f"the fragment has {len(lines):,} lines; ask for a range within 1-{len(lines)} "
+                "with start_line <= end_line")
+        body = "\n".join(f"{n:>6}: {lines[n - 1]}" for n in range(first, last + 1))
+        more = (f"\n[lines {last + 1:,}-{len(lines):,} follow; ask for them with "
+                f"start_line={last + 1}]" if last < len(lines) else "")
+        return ToolResult(f"[lines {first:,}-{last:,} of {len(lines):,}]\n{body}{more}",
+                          display=f"lines {first}-{last} of {tool_name} output")
 
 
 class RehydrateTool(Tool):
@@ -61,7 +85,9 @@ class RehydrateTool(Tool):
     kind = ToolKind.READ
     description = ("Bring back a tool result that was moved out of the context to save room. "
                    "Such results show as [DEHYDRATED CONTEXT: fragment <id>, …]; call this with "
-                   "that id when you need the full output again.")
+                   "that id when you need the full output again. A result cut to fit the "
+                   "window names its fragment too: read it a range of lines at a time with "
+                   "start_line and end_line.")
     Params = RehydrateParams
 
     def create_invocation(self, params: RehydrateParams, ctx: ToolContext) -> RehydrateInvocation:

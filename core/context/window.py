@@ -383,6 +383,20 @@ class ContextManager:
             del messages[gone.start:gone.stop]
         return before - self.ledger.count(messages)
 
+    # -- oversized results -------------------------------------------------------------
+
+    def result_budget(self, messages: list[Message], tools: list[dict[str, Any]] | None,
+                      results: int, answer_tokens: int) -> int:
+        """Tokens each of ``results`` new tool results may take, so that with them the
+        context still leaves ``answer_tokens`` of the window for the model's answer."""
+        used = self.ledger.count(messages) + self.ledger.schema_tokens(tools)
+        room = self.window - answer_tokens - used - 20 * results  # message overheads
+        return max(room // max(results, 1), 0)
+
+    def can_compact(self, messages: list[Message]) -> bool:
+        """Whether the history holds anything older than the current step to summarize."""
+        return bool(self._plan(messages, 2)[1])
+
     # -- compaction --------------------------------------------------------------------
 
     def build_compaction_request(self, messages: list[Message], *, todos: str | None = None,

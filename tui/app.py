@@ -32,6 +32,7 @@ from .commands import COMMANDS, SLASH_COMMANDS
 from .event_view import RESTORED_TOOL_ROWS, EventView
 from .outside_text import outside_text, visible
 from .session_actions import SessionActions
+from .terminal_watch import CHECK_EVERY_S, terminal_gone, watched_fd
 from .widgets.conversation import ConversationView, NoticeBlock, UserBlock
 from .widgets.panels import ContextGauge, SidePanel, StatusBar, TodoPane
 from .widgets.prompt import PromptInput, prompt_text
@@ -137,6 +138,13 @@ class AgentApp(App[None]):
         if self._load_litellm:
             # After the first frame: an import in a thread still competes for the GIL.
             self.call_after_refresh(self.preload_litellm)
+        if not self.is_headless and (fd := watched_fd()) is not None:
+            self.set_interval(CHECK_EVERY_S, lambda: self._leave_if_terminal_gone(fd))
+
+    def _leave_if_terminal_gone(self, fd: int) -> None:
+        """Quit, saving the session, once the terminal has hung up without a SIGHUP."""
+        if terminal_gone(fd):
+            self.exit(return_code=129)
 
     @property
     def conversation(self) -> ConversationView:

@@ -7,6 +7,7 @@ the headless printer) consume nothing else.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from dataclasses import dataclass, replace
@@ -233,7 +234,7 @@ class Agent:
             result = RunResult(text, turns, usage, self.session_id)
         if self._escalations:
             result = replace(result, suggest_escalation=True,
-                                         escalation_reasons=list(self._escalations))
+                             escalation_reasons=list(self._escalations))
         await self._end_turn_checkpoint()
         self.emit(result)
         return result
@@ -517,12 +518,8 @@ class Agent:
     async def _approve_and_execute(
         self, call: ToolCallRequest, invocation: Invocation[Any]
     ) -> ToolResult:
-        try:
+        with contextlib.suppress(Exception):  # best effort: execute reports what fails
             await invocation.prepare()
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # noqa: BLE001 - preparing is best effort; execute reports failures
-            pass
         cleared = await self.gate.clear(call.id, invocation, self.settings)
         if isinstance(cleared, ToolResult):
             return cleared

@@ -59,3 +59,72 @@ def test_a_fractional_width_is_refused() -> None:
 def test_describe() -> None:
     assert [describe(s) for s in ("", " ", "\t\t", "\t  ")] == [
         "no indentation", "1 space", "2 tabs", "a mix of 1 tab and 2 spaces"]
+
+
+def test_blank_pairs_do_not_count() -> None:
+    pairs = [("", "    "), ("  a()", "  a()"), ("   ", "")]
+    assert map_indentation(pairs, ["  b()", ""]) == ["  b()", ""]
+
+
+def test_a_shifted_base_extrapolates_by_the_shift() -> None:
+    pairs = [("    def f(self):", "def f(self):"), ("        x = 1", "    x = 1")]
+    assert map_indentation(pairs, ["            deeper", "    same", "        body"]) == [
+        "        deeper", "same", "    body"]
+
+
+def test_tabs_in_the_text_map_onto_spaces() -> None:
+    pairs = [("if x:", "if x:"), ("\ty()", "    y()")]
+    assert map_indentation(pairs, ["\t\tz()", "w()"]) == ["        z()", "w()"]
+
+
+def test_a_width_that_would_be_negative_is_refused() -> None:
+    pairs = [("    a()", "a()"), ("      b()", "  b()")]
+    with pytest.raises(IndentationMismatch) as caught:
+        map_indentation(pairs, ["b()", "  c()"])
+    assert caught.value.unmappable == [0, 1]
+    assert "include a context line" in caught.value.reason
+
+
+def test_mixed_indentation_is_mapped_only_when_seen() -> None:
+    pairs = [("a", "a"), ("\t  b", "\t    b"), ("\t", "\t")]
+    assert map_indentation(pairs, ["\t  c"]) == ["\t    c"]
+    with pytest.raises(IndentationMismatch) as caught:
+        map_indentation(pairs, ["\t  c", "\t    d"])
+    assert caught.value.unmappable == [1]
+
+
+def test_a_line_in_the_other_kind_than_the_map_is_refused() -> None:
+    pairs = [("a", "a"), ("  b", "    b")]
+    with pytest.raises(IndentationMismatch) as caught:
+        map_indentation(pairs, ["\tc"])
+    assert caught.value.unmappable == [0]
+
+
+def test_nesting_the_file_keeps_level_is_a_conflict() -> None:
+    pairs = [("if x:", "if x:"), ("  a()", "    a()"), ("    b()", "    b()")]
+    with pytest.raises(IndentationMismatch) as caught:
+        map_indentation(pairs, ["  c()"])
+    assert caught.value.conflicts == [1, 2]
+    assert "the same" in caught.value.reason
+
+
+def test_nesting_the_other_way_round_is_a_conflict() -> None:
+    pairs = [("  a()", "        a()"), ("    b()", "    b()")]
+    with pytest.raises(IndentationMismatch) as caught:
+        map_indentation(pairs, ["    c()"])
+    assert caught.value.conflicts == [0, 1]
+    assert "the other way round" in caught.value.reason
+
+
+def test_seen_widths_that_fit_no_line_map_still_carry_their_own_lines() -> None:
+    # A continuation line the model aligned differently: each seen width keeps its lines.
+    pairs = [("def f(a,", "def f(a,"), ("      b):", "      b):"), ("  return a", "    return a")]
+    assert map_indentation(pairs, ["  x = b", "      y)"]) == ["    x = b", "      y)"]
+    with pytest.raises(IndentationMismatch) as caught:
+        map_indentation(pairs, ["    deeper"])
+    assert caught.value.conflicts
+
+
+def test_a_file_mixing_tabs_and_spaces_is_compared_by_lookup_only() -> None:
+    pairs = [("a", "a"), ("  b", "\tb"), ("    c", "        c")]
+    assert map_indentation(pairs, ["    d", "  e"]) == ["        d", "\te"]

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.diff_edit import StrReplaceTool
+from agent_tui.tools.indentation import IndentationMismatch, indent_of, map_indentation
 from agent_tui.tools.read_file import ReadFileTool
 
 WORDS = ["alpha", "beta", "gamma", "δelta", "ε", "zeta", "η=1", "θ(x)", "日本", "return x",
@@ -41,11 +42,15 @@ class Case:
     strip_trailing: bool
 
 
+TRAILING = ["", "", "", "  ", "", "\t", "", " "]
+
+
 def line_text(index: int, level: int | None, unit: str, tag: str = "") -> str:
     if level is None:
         return ""
     word = WORDS[index % len(WORDS)]
-    return f"{unit * level}{word} {tag}{index}"  # unique: every line can be found once
+    trailing = TRAILING[index % len(TRAILING)]
+    return f"{unit * level}{word} {tag}{index}{trailing}"  # unique: found once
 
 
 @st.composite
@@ -96,8 +101,9 @@ def intended_lines(case: Case, *, distort: bool = False) -> list[str]:
         unit, base = case.unit, 0
         if distort and invisible(case, first, removed):
             unit, base = case.diff_unit, case.diff_base
-        out += [line_text(900 + 10 * number + k, level + base, unit, "new ")
-                for k, level in enumerate(added)]
+        new = [line_text(900 + 10 * number + k, level + base, unit, "new ")
+               for k, level in enumerate(added)]
+        out += [line.rstrip() for line in new] if distort and case.strip_trailing else new
         cursor = first + removed
     return out + lines[cursor:]
 
@@ -115,8 +121,10 @@ def joined(lines: list[str], case: Case) -> bytes:
     return (codecs.BOM_UTF8 if case.bom else b"") + text.encode()
 
 
-def model_diff(case: Case, *, distort: bool) -> str:
-    """The diff of the intended change, as a model writes it (distorted or not)."""
+def model_diff(case: Case, *, distort: bool, misplaced: dict[int, int] | None = None) -> str:
+    """The diff of the intended change, as a model writes it (distorted or not); lines of
+    the file in ``misplaced`` are written at the level it gives instead of their own."""
+    misplaced = misplaced or {}
 
     def written(index: int, level: int | None, tag: str = "") -> str:
         if level is None:
@@ -131,11 +139,12 @@ def model_diff(case: Case, *, distort: bool) -> str:
         lo = max(0, first - 2)
         hi = min(len(case.levels), first + removed + 2)
         out.append(f"@@ -{lo + 1},{hi - lo} +{lo + 1},{hi - lo - removed + len(added)} @@")
-        out += [" " + written(i, case.levels[i]) for i in range(lo, first)]
-        out += ["-" + written(i, case.levels[i]) for i in range(first, first + removed)]
+        level_of = [misplaced.get(i, level) for i, level in enumerate(case.levels)]
+        out += [" " + written(i, level_of[i]) for i in range(lo, first)]
+        out += ["-" + written(i, level_of[i]) for i in range(first, first + removed)]
         out += ["+" + written(900 + 10 * number + k, level, "new ")
                 for k, level in enumerate(added)]
-        out += [" " + written(i, case.levels[i]) for i in range(first + removed, hi)]
+        out += [" " + written(i, level_of[i]) for i in range(first + removed, hi)]
     return "\n".join(out) + "\n"
 
 
@@ -188,9 +197,82 @@ def test_a_distorted_diff_lands_exactly_or_changes_nothing(case: Case) -> None:
 @SETTINGS
 @given(cases().filter(has_two_levels))
 def test_a_consistently_reindented_diff_with_two_levels_of_context_lands(case: Case) -> None:
-    if case.diff_unit == "\t" and case.unit != "\t" and case.diff_base:
-        return  # a shift by a tab has no width in spaces: not a consistent re-indentation
     ok, after, told = run_str_replace(joined(file_lines(case), case),
                                       model_diff(case, distort=True))
     assert ok, told
-    assert after == joined(intended_lines(case), case)
+    assert after == joined(intended_lines(case, distort=True), case)
+
+
+@st.composite
+def misplaced_cases(draw: st.DrawFn) -> tuple[Case, int, dict[int, int]]:
+    """A case, one of its hunks, and a line of that hunk written at another level the hunk
+    shows (so one written indentation stands for two of the file's)."""
+    case = draw(cases().filter(has_two_levels))
+    number = draw(st.integers(0, len(case.hunks) - 1))
+    first, removed, _ = case.hunks[number]
+    lo, hi = max(0, first - 2), min(len(case.levels), first + removed + 2)
+    indexes = [i for i in range(lo, hi) if case.levels[i] is not None]
+    index = draw(st.sampled_from(indexes))
+    others = sorted({case.levels[i] for i in indexes} - {case.levels[index]})
+    return case, number, {index: draw(st.sampled_from(others))}
+
+
+@settings(SETTINGS, max_examples=80)
+@given(misplaced_cases())
+def test_a_hunk_indented_inconsistently_is_refused_naming_it_and_nothing_changes(
+        drawn: tuple[Case, int, dict[int, int]]) -> None:
+    case, number, misplaced = drawn
+    before = joined(file_lines(case), case)
+    ok, after, told = run_str_replace(before, model_diff(case, distort=True,
+                                                         misplaced=misplaced))
+    assert not ok
+    assert after == before
+    assert told.removeprefix("Error: ").startswith(f"hunk {number + 1} (@@ -"), told
+    assert "indentation cannot be carried over line by line" in told
+    assert f"file line {next(iter(misplaced)) + 1}:" in told
+    assert "Nothing was written" in told
+
+
+UNITS = ["  ", "    ", "\t"]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.sampled_from(UNITS), st.sampled_from(UNITS), st.integers(0, 2),
+       st.lists(st.integers(0, 5), min_size=2, max_size=8).filter(lambda ls: len(set(ls)) > 1),
+       st.lists(st.one_of(st.none(), st.integers(0, 6)), max_size=8))
+def test_a_consistent_reindentation_maps_every_line(
+        file_unit: str, written_unit: str, shift: int, seen: list[int],
+        new: list[int | None]) -> None:
+    pairs = [(f"{written_unit * (level + shift)}s{k}", f"{file_unit * level}s{k}")
+             for k, level in enumerate(seen)]
+    lines = ["" if level is None else f"{written_unit * (level + shift)}n{k}"
+             for k, level in enumerate(new)]
+    assert map_indentation(pairs, lines) == [
+        "" if level is None else f"{file_unit * level}n{k}" for k, level in enumerate(new)]
+
+
+INDENTS = ["", " ", "  ", "    ", "\t", "\t\t", "\t  ", "  \t"]
+
+
+@settings(max_examples=500, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.tuples(st.sampled_from(INDENTS), st.sampled_from(INDENTS)), max_size=6),
+       st.lists(st.sampled_from([*INDENTS, None]), max_size=6))
+def test_any_map_either_carries_each_line_by_its_pairs_or_refuses(
+        pairs: list[tuple[str, str]], new: list[str | None]) -> None:
+    written = [(f"{w}p{k}", f"{f}p{k}") for k, (w, f) in enumerate(pairs)]
+    lines = ["" if indent is None else f"{indent}n{k}" for k, indent in enumerate(new)]
+    try:
+        out = map_indentation(written, lines)
+    except IndentationMismatch as refusal:
+        assert refusal.reason and (refusal.conflicts or refusal.unmappable)
+        return
+    mapping = dict(pairs)
+    assert len(mapping) == len(set(pairs)), "one written indentation, two in the file"
+    assert len(out) == len(lines)
+    for line, carried in zip(lines, out, strict=True):
+        assert carried.lstrip(" \t") == line.lstrip(" \t")
+        indent = indent_of(line)
+        if line and all(w == f for w, f in pairs):
+            assert carried == line
+        elif line and indent in mapping:
+            assert indent_of(carried) == mapping[indent]

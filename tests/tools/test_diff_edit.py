@@ -269,3 +269,90 @@ async def test_loop_reindented_diff_lands_and_inconsistent_one_is_refused(
     assert not refused["ok"] and refused["suggest_escalation"]
     assert (tmp_path / "f.py").read_text() == "def f():\n    x = 1\n    return x + 1\n"
     assert (tmp_path / "g.py").read_text() == "def g():\n    x = 1\n      y = 2\n"
+    assert "Applied 1 hunk to f.py: +1 -1 lines; hunk 1 matched ignoring indentation" in (
+        fake_provider.requests[2].tool_results()[-1]["content"])
+    told = fake_provider.requests[3].tool_results()[-1]["content"]
+    assert "hunk 1 (@@ -1,3 +1,4 @@) matched g.py at line 1 only with its indentation " \
+        "ignored" in told
+    assert "diff: '  x = 1'  file line 2: '    x = 1'" in told
+    assert "diff: '  y = 2'  file line 3: '      y = 2'" in told
+    assert "Nothing was written" in told
+
+
+async def test_a_refused_second_hunk_leaves_the_first_unapplied(ctx: ToolContext) -> None:
+    path = ctx.workdir / "two.py"
+    original = ("import os\n\n\ndef f():\n    x = 1\n    return x\n\n\n"
+                "def g():\n    y = 1\n        z = 2\n")
+    path.write_text(original)
+    result = await str_replace(ctx, file_path="two.py", diff=(
+        "@@ -1,1 +1,2 @@\n import os\n+import sys\n"
+        "@@ -9,3 +10,4 @@\n def g():\n   y = 1\n   z = 2\n+  w = 3\n"))
+    assert not result.ok and result.suggest_escalation
+    assert result.escalation_reason == "the indentation of a diff did not fit two.py"
+    assert result.error.startswith("hunk 2 (@@ -9,3 +10,4 @@) matched two.py at line 9 only "
+                                   "with its indentation ignored")
+    assert "2 spaces are indented in the file by 4 spaces and by 8 spaces" in result.error
+    assert "diff: '  y = 1'  file line 10: '    y = 1'" in result.error
+    assert "diff: '  z = 2'  file line 11: '        z = 2'" in result.error
+    assert "Nothing was written" in result.error
+    assert path.read_text() == original
+
+
+async def test_a_new_level_one_level_of_context_cannot_fix_is_refused(ctx: ToolContext) -> None:
+    path = ctx.workdir / "one.py"
+    original = "def f():\n    a()\n    b()\n"
+    path.write_text(original)
+    result = await str_replace(ctx, file_path="one.py", diff=(
+        "@@ -2,2 +2,4 @@\n   a()\n   b()\n+  if c:\n+    d()\n"))
+    assert not result.ok and result.suggest_escalation
+    assert "diff: +'    d()'" in result.error
+    assert "include a context line at that indentation level" in result.error
+    assert path.read_text() == original
+
+
+async def test_reindentation_keeps_crlf_and_bom(ctx: ToolContext) -> None:
+    path = ctx.workdir / "win.py"
+    path.write_bytes(codecs.BOM_UTF8 + b"class C:\r\n\tdef m(self):\r\n\t\treturn 1\r\n")
+    result = await str_replace(ctx, file_path="win.py", diff=(
+        "@@ -1,3 +1,4 @@\n class C:\n     def m(self):\n-        return 1\n"
+        "+        x = 'é'\n+        return x\n"))
+    assert result.ok, result.error
+    assert result.edit_tier == "whitespace"
+    assert path.read_bytes() == codecs.BOM_UTF8 + (
+        "class C:\r\n\tdef m(self):\r\n\t\tx = 'é'\r\n\t\treturn x\r\n").encode()
+
+
+async def test_dropped_trailing_spaces_keep_the_added_lines_as_written(
+        ctx: ToolContext) -> None:
+    path = ctx.workdir / "t.py"
+    path.write_text("def f():  \n    return 1\n")
+    result = await str_replace(ctx, file_path="t.py", diff=(
+        "@@ -1,2 +1,3 @@\n def f():\n+    '''Doc.'''\n     return 1\n"))
+    assert result.ok and result.edit_tier == "whitespace"
+    assert "hunk 1 matched ignoring trailing whitespace" in result.llm_content
+    assert path.read_text() == "def f():  \n    '''Doc.'''\n    return 1\n"
+
+
+async def test_nesting_the_file_does_not_have_is_refused(ctx: ToolContext) -> None:
+    path = ctx.workdir / "n.py"
+    original = "if x:\n    a()\n    b()\n"
+    path.write_text(original)
+    result = await str_replace(ctx, file_path="n.py", diff=(
+        "@@ -1,3 +1,4 @@\n if x:\n   a()\n     b()\n+    c()\n"))
+    assert not result.ok
+    assert "but the file indents them the same (4 spaces and 4 spaces)" in result.error
+    assert path.read_text() == original
+
+
+async def test_escalation_is_suggested_only_when_the_models_copy_is_wrong(
+        ctx: ToolContext, source: Path) -> None:
+    missing = await str_replace(ctx, file_path="m.py", diff="-    return 7\n+    return 8\n")
+    assert not missing.ok and missing.suggest_escalation
+    assert missing.escalation_reason == "a hunk of a diff was not found in m.py"
+    ambiguous = await str_replace(ctx, file_path="m.py", diff="-    return 1\n+    return 2\n")
+    assert not ambiguous.ok and not ambiguous.suggest_escalation
+    unplaced = await str_replace(ctx, file_path="m.py", diff="+import sys\n")
+    assert not unplaced.ok and not unplaced.suggest_escalation
+    empty = await str_replace(ctx, file_path="m.py", diff="@@ -1,1 +1,1 @@\n")
+    assert not empty.ok and not empty.suggest_escalation
+    assert source.read_text() == SOURCE

@@ -10,10 +10,10 @@ The rules:
 
 1. If every matched line is indented exactly as in the file, the new lines stay as written.
 2. Each indentation the model wrote maps to the file's indentation of the lines it matched;
-   one written indentation that matched two file indentations is a conflict. So is a map
-   that does not keep the nesting: where one written indentation extends another (is it
-   plus more), the file's indentation of the first must not extend or equal the second's
-   (the text nests lines the file keeps level, or the other way round).
+   one written indentation that matched two file indentations is a conflict. Two written
+   indentations that matched one file indentation, or that the file nests the other way
+   round, are not: a new line still goes where the matched lines written like it are (the
+   model put it beside them); only computing an unseen indentation needs more (rule 4).
 3. A new line whose indentation was seen gets its mapping; blank lines stay as written.
 4. An indentation not seen is computed only when it is safe: every indentation involved is
    only spaces or only tabs, and the matched lines show at least two written widths, which
@@ -102,7 +102,6 @@ def map_indentation(pairs: Sequence[tuple[str, str]], lines: Sequence[str]) -> l
                 conflicts=[first_of[written], index])
         mapping.setdefault(written, in_file)
         first_of.setdefault(written, index)
-    _check_nesting(mapping, first_of)
     linear: _Linear | None = None
     linear_known = False
     out: list[str] = []
@@ -130,29 +129,6 @@ def map_indentation(pairs: Sequence[tuple[str, str]], lines: Sequence[str]) -> l
             "line maps onto the file's indentation. Copy the file's indentation exactly, or "
             "include a context line at that indentation level", unmappable=unmappable)
     return out
-
-
-def _check_nesting(mapping: dict[str, str], first_of: dict[str, int]) -> None:
-    """Raise when the file does not nest the matched lines the way the text does.
-
-    Indentations are compared only where one extends the other (``"\\t"`` and ``"\\t  "``,
-    ``"  "`` and ``"    "``); a file that indents some lines with tabs and others with
-    spaces has pairs that cannot be compared, and those are left to the lookup.
-
-    Raises:
-        IndentationMismatch: a deeper written indentation is as deep or shallower in the file.
-    """
-    entries = sorted(mapping.items(), key=lambda entry: len(entry[0]))
-    for at, (shallow, shallow_file) in enumerate(entries):
-        for deep, deep_file in entries[at + 1:]:
-            if len(deep) > len(shallow) and deep.startswith(shallow) \
-                    and shallow_file.startswith(deep_file):
-                how = ("the same" if shallow_file == deep_file else "the other way round")
-                raise IndentationMismatch(
-                    f"the text indents lines by {describe(shallow)} and, nested deeper, by "
-                    f"{describe(deep)}, but the file indents them {how} "
-                    f"({describe(shallow_file)} and {describe(deep_file)})",
-                    conflicts=sorted((first_of[shallow], first_of[deep])))
 
 
 class _Linear:

@@ -333,15 +333,14 @@ async def test_dropped_trailing_spaces_keep_the_added_lines_as_written(
     assert path.read_text() == "def f():  \n    '''Doc.'''\n    return 1\n"
 
 
-async def test_nesting_the_file_does_not_have_is_refused(ctx: ToolContext) -> None:
-    path = ctx.workdir / "n.py"
-    original = "if x:\n    a()\n    b()\n"
-    path.write_text(original)
-    result = await str_replace(ctx, file_path="n.py", diff=(
-        "@@ -1,3 +1,4 @@\n if x:\n   a()\n     b()\n+    c()\n"))
-    assert not result.ok
-    assert "but the file indents them the same (4 spaces and 4 spaces)" in result.error
-    assert path.read_text() == original
+async def test_a_context_line_without_its_prefix_space_still_lands(ctx: ToolContext) -> None:
+    path = ctx.workdir / "p.py"
+    path.write_text("def f():\n    a()\n    b()\n")
+    # "    a()" lost its diff prefix, so the diff reads it indented by 3.
+    result = await str_replace(ctx, file_path="p.py", diff=(
+        "@@ -1,3 +1,4 @@\n def f():\n    a()\n     b()\n+    c()\n"))
+    assert result.ok, result.error
+    assert path.read_text() == "def f():\n    a()\n    b()\n    c()\n"
 
 
 async def test_escalation_is_suggested_only_when_the_models_copy_is_wrong(

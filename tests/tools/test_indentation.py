@@ -100,20 +100,19 @@ def test_a_line_in_the_other_kind_than_the_map_is_refused() -> None:
     assert caught.value.unmappable == [0]
 
 
-def test_nesting_the_file_keeps_level_is_a_conflict() -> None:
-    pairs = [("if x:", "if x:"), ("  a()", "    a()"), ("    b()", "    b()")]
+def test_lines_go_beside_the_matched_lines_written_like_them_whatever_the_nesting() -> None:
+    # The text nests b under a; the file keeps them level (a context line whose diff prefix
+    # was dropped reads like this). Each new line goes beside the lines written like it.
+    pairs = [("if x:", "if x:"), ("   a()", "    a()"), ("    b()", "    b()")]
+    assert map_indentation(pairs, ["   c()", "    d()"]) == ["    c()", "    d()"]
     with pytest.raises(IndentationMismatch) as caught:
-        map_indentation(pairs, ["  c()"])
-    assert caught.value.conflicts == [1, 2]
-    assert "the same" in caught.value.reason
-
-
-def test_nesting_the_other_way_round_is_a_conflict() -> None:
-    pairs = [("  a()", "        a()"), ("    b()", "    b()")]
+        map_indentation(pairs, ["        e()"])
+    assert caught.value.conflicts == [0, 1, 2]
+    inverted = [("  a()", "        a()"), ("    b()", "    b()")]
+    assert map_indentation(inverted, ["    c()", "  d()"]) == ["    c()", "        d()"]
     with pytest.raises(IndentationMismatch) as caught:
-        map_indentation(pairs, ["    c()"])
-    assert caught.value.conflicts == [0, 1]
-    assert "the other way round" in caught.value.reason
+        map_indentation(inverted, ["      e()"])
+    assert caught.value.unmappable == [0]
 
 
 def test_seen_widths_that_fit_no_line_map_still_carry_their_own_lines() -> None:

@@ -168,6 +168,12 @@ def _new_lines(hunk: Hunk, found: list[str], exact: bool, first: int, shown: str
     return out
 
 
+def _added(hunk: Hunk, new: list[str]) -> list[str]:
+    """The added lines among ``new``, new lines of ``hunk`` (context and added, in order)."""
+    tags = [tag for tag, _ in hunk.lines if tag != "-"]
+    return [line for tag, line in zip(tags, new, strict=True) if tag == "+"]
+
+
 def _indentation_refusal(hunk: Hunk, found: list[str], first: int, added: list[str],
                          exc: IndentationMismatch, shown: str) -> str:
     """Which hunk, which lines disagree and what to do, for the model."""
@@ -200,8 +206,11 @@ def _place(hunk: Hunk, lines: list[str], allowed: range, taken: list[range],
         chosen = _nearest(hunk, candidates, shown)
         found = lines[chosen:chosen + size]
         exact = name == "exact"
-        return _Placement(hunk, chosen, size, _new_lines(hunk, found, exact, chosen, shown),
-                          None if exact else name)
+        new = _new_lines(hunk, found, exact, chosen, shown)
+        note = None if exact else name
+        if not exact and _added(hunk, new) != _added(hunk, hunk.new):
+            note = f"{name}, its added lines re-indented the way the file indents"
+        return _Placement(hunk, chosen, size, new, note)
     raise EditError(_not_found(hunk, lines, shown), suggest_escalation=True,
                     escalation_reason=f"a hunk of a diff was not found in {shown}")
 
@@ -262,7 +271,8 @@ class DiffOutcome:
         added: Lines added.
         removed: Lines removed.
         changed: (first, last) 1-based lines of each hunk's new lines in ``text``.
-        fuzzy: Notes on hunks that matched only ignoring whitespace.
+        fuzzy: Notes on hunks that matched only ignoring whitespace (and whether their
+            added lines were re-indented).
     """
 
     text: str

@@ -233,6 +233,9 @@ async def test_body_indented_by_two_in_the_diff_and_four_in_the_file(ctx: ToolCo
         "@@ -1,3 +1,3 @@\n def f():\n   x = 1\n-  return x\n+  return x + 1\n"))
     assert result.ok and result.edit_tier == "whitespace"
     assert path.read_text() == "def f():\n    x = 1\n    return x + 1\n"
+    assert result.llm_content.startswith(
+        "Applied 1 hunk to f.py: +1 -1 lines; hunk 1 matched ignoring indentation and "
+        "trailing whitespace, its added lines re-indented the way the file indents. ")
 
 
 async def test_indentation_that_cannot_be_mapped_is_refused_naming_the_lines(

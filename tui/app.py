@@ -8,12 +8,13 @@ first frame.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -30,6 +31,7 @@ from .bridge import AgentEvent, EventBridge
 from .change_actions import ChangeActions
 from .commands import COMMANDS, SLASH_COMMANDS
 from .event_view import RESTORED_TOOL_ROWS, EventView
+from .gc_tuning import collect_between_turns, settle_long_lived
 from .outside_text import outside_text, visible
 from .session_actions import SessionActions
 from .terminal_watch import CHECK_EVERY_S, terminal_gone, watched_fd
@@ -57,6 +59,10 @@ class AgentApp(App[None]):
     :data:`~agent_tui.tui.commands.COMMANDS`, session and change actions to ``sessions``
     and ``changes``.
     """
+
+    last_key_at = 0.0
+    """When the person last pressed a key (``time.monotonic()``): a streamed answer waits
+    for a quiet moment to draw more."""
 
     CSS_PATH = str(STYLESHEET)
     TITLE = "agent-tui"
@@ -189,9 +195,12 @@ class AgentApp(App[None]):
     @work(thread=True, exit_on_error=False, group="preload")
     def preload_litellm(self) -> None:
         """Import litellm off the UI thread, after the first frame; then show the window."""
-        from ..core.providers.litellm import LitellmProvider, load_litellm
+        from ..core.providers.litellm import LitellmProvider, preload
 
-        load_litellm()
+        preload()
+        from .widgets import assistant_block  # noqa: F401  (Markdown, for the first answer)
+        settle_long_lived()
+
         if self.settings.model:
             window = LitellmProvider(self.settings).context_window()
             self.call_from_thread(setattr, self.query_one(ContextGauge), "window", window)
@@ -247,6 +256,16 @@ class AgentApp(App[None]):
             self._set_busy(False)
             self._ring_if_away("The agent finished.")
             self.call_later(self._next_in_queue)
+            self.set_timer(1.0, self._collect_if_idle)
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key):
+            self.last_key_at = time.monotonic()
+        await super().on_event(event)
+
+    def _collect_if_idle(self) -> None:
+        if not self.busy:
+            collect_between_turns()
 
     def _next_in_queue(self) -> None:
         if self.busy or not self.queue:

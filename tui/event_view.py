@@ -24,7 +24,7 @@ from .widgets.tool_log import ToolCallRecord, ToolLog
 if TYPE_CHECKING:
     from textual.widget import Widget
 
-    from .widgets.assistant_block import AssistantBlock
+    from .widgets.assistant_block import StreamedAnswer
 
 RESTORED_TOOL_ROWS = 100
 """Calls of a resumed session listed in the tool log (the newest); the transcript has all."""
@@ -64,6 +64,11 @@ class Panes(Protocol):
     def query_one(self, selector: Any) -> Any: ...
 
     def notice(self, text: str, *, error: bool = False) -> None: ...
+
+    @property
+    def last_key_at(self) -> float:
+        """When the person last pressed a key (``time.monotonic()``)."""
+        ...
 
 
 class ToolBlockRecord(BlockRecord):
@@ -177,7 +182,7 @@ class EventView:
         self.prompt_shown = False
         """The prompt box already showed the prompt of the turn starting: its
         ``UserMessage`` adds no block."""
-        self._assistant: AssistantBlock | None = None  # the answer being streamed into
+        self._assistant: StreamedAnswer | None = None  # the answer being streamed into
         self._tool_blocks: dict[str, ToolBlock | ToolBlockRecord] = {}
         self._batch: RestoreBatch | None = None
 
@@ -243,17 +248,18 @@ class EventView:
 
     async def finish_assistant(self, text: str | None = None) -> None:
         """End the streamed answer: with its final ``text``, or as it stands (None)."""
-        block, self._assistant = self._assistant, None
-        if block is None:
+        answer, self._assistant = self._assistant, None
+        if answer is None:
             if text and text.strip():
-                from .widgets.assistant_block import AssistantBlock
+                from .widgets.assistant_block import split_answer
 
-                await self._add(partial(AssistantBlock, text))
+                for page in split_answer(text):
+                    await self._add(page)
             return
         if text is not None and not text.strip():
-            await block.remove()
+            await answer.remove()
             return
-        await block.finish(text)
+        await answer.finish(text)
 
     def _update_tool(self, call_id: str, *, status: str, duration: float | None = None,
                      output: str | None = None, note: str | None = None) -> None:
@@ -278,12 +284,12 @@ class EventView:
     @shows(ev.TextDelta)
     async def _text_delta(self, event: ev.TextDelta) -> None:
         if self._assistant is None:
-            from .widgets.assistant_block import AssistantBlock
+            from .widgets.assistant_block import StreamedAnswer
 
-            self._assistant = AssistantBlock()
-            await self.conversation.add(self._assistant)
-        await self._assistant.append_text(event.text)
-        self.conversation.follow()
+            self._assistant = StreamedAnswer(self.conversation,
+                                             last_key_at=lambda: self.panes.last_key_at)
+            await self._assistant.start()
+        self._assistant.write(event.text)
 
     @shows(ev.StreamRestart)
     async def _stream_restart(self, event: ev.StreamRestart) -> None:

@@ -42,6 +42,14 @@ def load_litellm() -> Any:
     return _litellm
 
 
+def preload() -> None:
+    """Import litellm and what its first request would import (the OpenAI SDK's
+    resources, ~1 s): called in a thread, so that first request does not stall the
+    caller's event loop."""
+    load_litellm()
+    import openai.resources  # noqa: F401
+
+
 class LitellmProvider:
     """Any model litellm speaks: OpenAI, Anthropic, Gemini, OpenRouter, Ollama, vLLM, …"""
 

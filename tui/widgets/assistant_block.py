@@ -1,7 +1,14 @@
-"""The model's answer as a Markdown block of the conversation.
+"""The model's answer as Markdown blocks of the conversation, streamed in pages.
 
 Its own module, imported on first use: Markdown (markdown-it) is not needed for the
 workbench's first frame.
+
+A long answer is shown as pages (:mod:`~agent_tui.tui.answer_pages`), each an
+:class:`AssistantBlock` framed as one: the first has the title and the top border, the
+last the bottom one. The conversation keeps only the pages near the screen mounted, so the
+layout of one more word costs the same at the end of a 10,000-word answer as at its start.
+:class:`StreamedAnswer` gathers streamed text and shows it at most ``FLUSH_INTERVAL`` apart,
+however fast it arrives.
 
 The answer is outside text. Textual's Markdown shows its words as literal Content (a
 ``[@click=app.quit]`` in them is just text), but two things are made inert here: escape
@@ -12,54 +19,136 @@ another scheme), after saying which.
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from textual import on
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding
+from textual.widget import Widget
 from textual.widgets import Markdown
 
+from ..answer_pages import split_pages, split_stream
 from ..outside_text import visible
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
+    from .conversation import ConversationView
 
 OPENED_SCHEMES = frozenset({"http", "https"})
 """Link schemes a click opens in the browser; other links are only shown."""
 
+FLUSH_INTERVAL = 1 / 20
+"""Seconds between two flushes of streamed text onto the screen."""
+
+KEY_QUIET = 0.04
+"""After a key, a flush waits this long, so the key's frame draws the key alone."""
+HOLD_MAX = 0.1
+"""Streamed text waits for a quiet moment at most this long."""
+
+RESERVE_LINES = 8
+"""Blank lines kept under an answer while it streams, so that most flushes fill lines
+already laid out instead of growing (and scrolling) the conversation."""
+RESERVE_MARGIN = 2
+"""The reserve is renewed when fewer blank lines than this are left."""
+
+
+class Answer:
+    """The text of one answer, page by page (a short answer is one page)."""
+
+    __slots__ = ("pages",)
+
+    def __init__(self, pages: list[str] | None = None) -> None:
+        self.pages: list[str] = pages if pages is not None else []
+
+    @property
+    def text(self) -> str:
+        """The whole answer."""
+        return "".join(self.pages)
+
 
 class AssistantBlock(Markdown, can_focus=True):
-    """The model's text, streamed in as Markdown."""
+    """One page of the model's answer, framed as part of the whole.
+
+    Args:
+        text: The text of a block that is a whole answer (ignored with ``answer``).
+        answer: The answer this block shows a page of (``c`` copies all of it).
+        page: Which page.
+    """
 
     BINDINGS = [Binding("c", "copy", "Copy", show=False)]
 
-    def __init__(self, text: str = "") -> None:
-        super().__init__(visible(text), open_links=False)
-        self.text = text
-        """The answer as the model wrote it (the block shows it made visible)."""
-        self._stream: Any = None
-        self.border_title = "agent"
+    def __init__(self, text: str = "", *, answer: Answer | None = None, page: int = 0) -> None:
+        self.answer = answer if answer is not None else Answer([text])
+        self.page = page
+        super().__init__(visible(self.text), open_links=False)
+        self._last: Widget | None = None
+        self.set_class(page > 0, "-continued")
+        self.set_class(page < len(self.answer.pages) - 1, "-continues")
+        if page == 0:
+            self.border_title = "agent"
 
-    async def append_text(self, fragment: str) -> None:
-        """Add streamed text; Textual's Markdown stream batches the re-renders."""
-        self.text += fragment
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
-        # Every ESC becomes a picture, so a sequence split across fragments is safe too.
-        await self._stream.write(visible(fragment))
+    @property
+    def text(self) -> str:
+        """The page as the model wrote it (the block shows it made visible)."""
+        return self.answer.pages[self.page]
 
-    async def finish(self, text: str | None = None) -> None:
-        """End the stream; ``text`` replaces the streamed text when given."""
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
-        if text is not None and text != self.text:
-            self.text = text
-            await self.update(visible(text))
+    def update(self, markdown: str) -> AwaitComplete:
+        """Markdown's update (also how it shows the first text), then the last block marked."""
+        replaced = super().update(markdown)
+
+        async def mark_last() -> None:
+            await replaced
+            self._mark_last()
+
+        return AwaitComplete(mark_last())
+
+    async def add_text(self, text: str) -> None:
+        """Show more of the page."""
+        self.answer.pages[self.page] += text
+        # Every ESC becomes a picture, so a sequence split across pieces is safe too.
+        await self.append(visible(text))
+        self._mark_last()
+
+    async def replace_text(self, text: str) -> None:
+        """Show ``text`` instead of what the page shows."""
+        self.answer.pages[self.page] = text
+        await self.update(visible(text))
+
+    def update_frame(self) -> None:
+        """Open the frame at the bottom: another page follows this one."""
+        # Inline, not the -continues class: a class change restyles every block of the page.
+        self.styles.border_bottom = ("none", "transparent")
+        self._mark_last()
+
+    def _mark_last(self) -> None:
+        """No blank line under the answer's last block: its bottom margin is dropped.
+
+        Inline on one block, not a ``:last-child`` rule or a class: those make Textual
+        restyle every block (or every widget of the block) each time one more is mounted.
+        """
+        continues = self.page < len(self.answer.pages) - 1
+        last = self.children[-1] if self.children and not continues else None
+        if last is self._last:
+            return
+        if self._last is not None:
+            self._last.styles.clear_rule("margin")
+        if last is not None:
+            margin = last.styles.margin
+            last.styles.margin = (margin.top, margin.right, 0, margin.left)
+        self._last = last
 
     def revive(self) -> AssistantBlock:
-        """A fresh, mountable block showing the same text."""
-        return AssistantBlock(self.text)
+        """A fresh, mountable page showing the same text, in the same answer."""
+        return AssistantBlock(answer=self.answer, page=self.page)
 
     def action_copy(self) -> None:
-        self.app.copy_to_clipboard(visible(self.text))
+        self.app.copy_to_clipboard(visible(self.answer.text))
         self.notify("Copied to the clipboard", timeout=2)
 
     @on(Markdown.LinkClicked)
@@ -72,3 +161,145 @@ class AssistantBlock(Markdown, can_focus=True):
         else:
             self.notify(f"Not opened: {href} (only http and https links open)",
                         markup=False, severity="warning", timeout=5)
+
+
+def split_answer(text: str) -> list[Callable[[], AssistantBlock]]:
+    """A whole answer (not streamed): how to build each of its pages."""
+    answer = Answer(split_pages(text))
+    return [partial(AssistantBlock, answer=answer, page=page)
+            for page in range(len(answer.pages))]
+
+
+class StreamedAnswer:
+    """An answer as it streams into the conversation: gathered, then shown in pages.
+
+    Text is shown at most ``FLUSH_INTERVAL`` apart: one Markdown append (a parse of the
+    last block and a layout) per flush, not one per word, so the event loop keeps time for
+    keys while a fast model streams. When the page shown grows past a page's length, the
+    text after the next block boundary starts a new page.
+
+    A person typing meanwhile comes first: a flush waits ``KEY_QUIET`` after their last
+    key (at most ``HOLD_MAX`` in all), so the frame that draws a key is not also laying out
+    the answer.
+
+    Args:
+        conversation: Where the pages go; it follows them unless the person scrolled up.
+        last_key_at: When the person last pressed a key (``time.monotonic()``).
+    """
+
+    def __init__(self, conversation: ConversationView,
+                 last_key_at: Callable[[], float] = lambda: 0.0) -> None:
+        self.conversation = conversation
+        self.last_key_at = last_key_at
+        self._pending_since = 0.0
+        self.answer = Answer([""])
+        self.pages: list[AssistantBlock] = []
+        self._pending: list[str] = []
+        self._timer: Timer | None = None
+        self._flushing: asyncio.Task[None] | None = None
+
+    @property
+    def text(self) -> str:
+        """The answer so far, shown or not yet."""
+        return self.answer.text + "".join(self._pending)
+
+    async def start(self) -> None:
+        """Show the answer's first (empty) page."""
+        await self._add_page()
+
+    async def _add_page(self) -> AssistantBlock:
+        page = AssistantBlock(answer=self.answer, page=len(self.pages))
+        self.pages.append(page)
+        await self.conversation.add(page)
+        return page
+
+    def write(self, fragment: str) -> None:
+        """Add streamed text; it is shown with the next flush."""
+        if not self._pending:
+            self._pending_since = time.monotonic()
+        self._pending.append(fragment)
+        if self._timer is None and self._flushing is None:
+            self._timer = self.conversation.set_timer(FLUSH_INTERVAL, self._start_flush)
+
+    def _start_flush(self) -> None:
+        now = time.monotonic()
+        quiet = self.last_key_at() + KEY_QUIET - now
+        held = self._pending_since + HOLD_MAX - now
+        if quiet > 0 and held > 0:
+            self._timer = self.conversation.set_timer(min(quiet, held), self._start_flush)
+            return
+        self._timer = None
+        self._flushing = asyncio.create_task(self._flush())
+
+    async def _flush(self) -> None:
+        try:
+            while self._pending:
+                await self._show("".join(self._pending))
+                if self._pending:
+                    # More came while showing: show it a frame later, not at once.
+                    await asyncio.sleep(FLUSH_INTERVAL)
+                    while (quiet := self.last_key_at() + KEY_QUIET - time.monotonic()) > 0 \
+                            and time.monotonic() < self._pending_since + HOLD_MAX:
+                        await asyncio.sleep(quiet)
+        finally:
+            self._flushing = None
+
+    async def _show(self, text: str) -> None:
+        self._pending.clear()
+        here, *later = split_stream(self.answer.pages[-1], text)
+        if here:
+            await self.pages[-1].add_text(here)
+        for piece in later:
+            self.answer.pages.append(piece)
+            self.pages[-1].update_frame()
+            self.pages[-1].styles.min_height = None
+            await self._add_page()
+        self._reserve(self.pages[-1])
+        self.conversation.follow()
+
+    @staticmethod
+    def _reserve(page: AssistantBlock) -> None:
+        """Keep blank lines under the streaming text, ``RESERVE_LINES`` at a time.
+
+        One more line of text then fills a line already laid out: the conversation does not
+        scroll, and the frame redraws that line, not the whole pane.
+        """
+        if not page.children:
+            return
+        used = page.children[-1].virtual_region_with_margin.bottom + page.gutter.height
+        reserved = page.styles.min_height
+        if reserved is None or used + RESERVE_MARGIN > reserved.value:
+            page.styles.min_height = used + RESERVE_LINES
+
+    async def finish(self, text: str | None = None) -> None:
+        """End the stream, showing what is still pending; ``text`` replaces the streamed
+        answer when given and different."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if self._flushing is not None:
+            await self._flushing
+        if self._pending:
+            await self._show("".join(self._pending))
+        if text is not None and text != self.answer.text:
+            await self._replace(text)
+        self.pages[-1].styles.min_height = None
+        self.conversation.follow()
+
+    async def _replace(self, text: str) -> None:
+        """Show ``text`` as the whole answer, in as many pages as it needs."""
+        await self.conversation.discard(self.pages)
+        self.pages.clear()
+        self.answer.pages[:] = split_pages(text)
+        for _ in self.answer.pages:
+            await self._add_page()
+
+    async def remove(self) -> None:
+        """Take the answer off the conversation (a retried stream starts again)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if self._flushing is not None:
+            self._flushing.cancel()
+        self._pending.clear()
+        await self.conversation.discard(self.pages)

@@ -10,7 +10,7 @@ blocks never become widgets until then: they wait as ``BlockRecord``s.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from textual import events, on
@@ -313,9 +313,23 @@ class ConversationView(VerticalScroll):
                 self.scroll_end(animate=False)
 
     def follow(self) -> None:
-        """Keep the newest text in view while it streams, unless the person scrolled up."""
-        if self.is_vertical_scroll_end or self.scroll_y >= self.max_scroll_y - 3:
+        """Keep the newest text in view while it streams, unless the person scrolled up.
+
+        Whether they did is what the scroll position last said (``watch_scroll_y``), not
+        how far the end is now: one flush of streamed text can add many lines at once.
+        """
+        if self._following:
             self.scroll_end(animate=False)
+
+    async def discard(self, blocks: Iterable[Widget]) -> None:
+        """Take ``blocks`` off the transcript, mounted or waiting above."""
+        blocks = list(blocks)
+        gone = {id(block) for block in blocks}
+        self._earlier = [block for block in self._earlier if id(block) not in gone]
+        mounted = [block for block in blocks if block.parent is self]
+        if mounted:
+            await self.remove_children(mounted)
+        await self._update_marker()
 
     def remove_children(self, selector: Any = "*") -> AwaitRemove:
         """Remove blocks; removing them all also forgets the unmounted ones."""

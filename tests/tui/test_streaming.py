@@ -1,0 +1,105 @@
+"""A streamed answer costs the event loop a bounded amount, and ends in view.
+
+The engine runs for real against the fake provider, which sends a long answer in
+thousands of small pieces as fast as it can.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from agent_tui.tui.widgets.assistant_block import AssistantBlock
+from agent_tui.tui.widgets.conversation import ConversationView
+from tests.fakes.providers import Reply
+from tests.tui.test_app import SIZE, app_for, type_prompt, until
+
+PARAGRAPH = ("The parser reads each line of the **config** file and keeps the last value of "
+             "every key, so a later table overrides an earlier one.")
+ANSWER = "\n\n".join(f"{n}. {PARAGRAPH}" if n % 3 else f"## Step {n}\n\n{PARAGRAPH}"
+                     for n in range(60)) + "\n\nTHE END"
+
+
+def count_appends(monkeypatch) -> list[str]:
+    """Count the Markdown appends of every answer (the real append still runs)."""
+    calls: list[str] = []
+    append = AssistantBlock.append
+
+    def counted(self, markdown):
+        calls.append(markdown)
+        return append(self, markdown)
+
+    monkeypatch.setattr(AssistantBlock, "append", counted)
+    return calls
+
+
+async def test_thousands_of_pieces_are_shown_in_a_few_appends(fake_provider, tmp_path,
+                                                            monkeypatch):
+    appends = count_appends(monkeypatch)
+    fake_provider.script(Reply(text=ANSWER, chunk_size=3))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "explain")
+        await until(pilot, lambda: not app.busy, timeout=60)
+        await pilot.pause(0.3)
+        pages = list(app.query(AssistantBlock))
+        answer = pages[-1].answer
+        assert answer.text == ANSWER
+        assert all(piece in ANSWER for piece in appends)
+        assert len(appends) < len(ANSWER) / 3 / 20, f"{len(appends)} appends"
+        # Pages of about PAGE_CHARS, each cut where a block ends.
+        assert len(answer.pages) >= 4
+        assert all(re.match(r"## Step|THE END", page) for page in answer.pages)
+        assert [page.source for page in pages] == [answer.pages[p.page] for p in pages]
+        # Framed as one block: the title on the first page, the frame open between pages,
+        # and no blank line under the last paragraph (a class on the last block alone).
+        first, last = pages[0], pages[-1]
+        assert last.page == len(answer.pages) - 1
+        assert not last.has_class("-continues") and last.has_class("-continued")
+        assert all(page.styles.border_bottom[0] in ("", "none") for page in pages[:-1])
+        unspaced = [child for page in pages for child in page.children
+                    if child.styles.margin.bottom == 0]
+        assert unspaced == [last.children[-1]]
+        if first.page == 0:
+            assert first.border_title == "agent"
+
+
+async def test_the_end_of_a_long_answer_is_in_view(fake_provider, tmp_path):
+    fake_provider.script(Reply(text=ANSWER, chunk_size=40))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "explain")
+        await until(pilot, lambda: not app.busy)
+        await pilot.pause(0.3)
+        conversation = app.query_one(ConversationView)
+        assert conversation.max_scroll_y > 50
+        assert conversation.is_vertical_scroll_end
+        assert "THE END" in "\n".join(str(line.text) for line in app.screen._compositor
+                                      .render_strips())
+
+
+async def test_a_person_who_scrolled_up_stays_where_they_are(fake_provider, tmp_path):
+    fake_provider.script(Reply(text=ANSWER, chunk_size=40), Reply(text=ANSWER, chunk_size=40))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "explain")
+        await until(pilot, lambda: not app.busy)
+        conversation = app.query_one(ConversationView)
+        await pilot.pause(0.2)
+        conversation.scroll_to(y=5, animate=False, immediate=True)
+        await pilot.pause(0.1)
+        await type_prompt(pilot, "again")
+        await until(pilot, lambda: not app.busy)
+        await pilot.pause(0.3)
+        assert conversation.scroll_y == 5
+
+
+def test_long_lived_objects_are_frozen_and_full_collections_made_rare() -> None:
+    # In a process of its own: freezing is for the whole process.
+    script = ("import gc; from agent_tui.tui.gc_tuning import THRESHOLDS, settle_long_lived; "
+              "settle_long_lived(); print(gc.get_freeze_count() > 1000, "
+              "gc.get_threshold() == THRESHOLDS)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True, timeout=60)
+    assert done.stdout.split() == ["True", "True"]

@@ -1,0 +1,32 @@
+"""Garbage collection that does not pause the workbench while an answer streams.
+
+Python's full (oldest-generation) collection walks every tracked object. After litellm and
+the OpenAI SDK are imported that is about 1.5 million objects, and a stream's allocations
+set one off about once a second: a 250-450 ms freeze of the event loop each time, keys
+and all. So, once litellm is loaded, what exists is frozen (moved where collections never
+look: modules, classes and caches that live as long as the process), full collections are
+made rare, and one runs when a turn has ended instead, while the person reads.
+"""
+
+from __future__ import annotations
+
+import gc
+
+THRESHOLDS = (700, 10, 1_000)
+"""Python's young and middle generations as they are (their pauses stay within a few ms),
+and an automatic full collection only after 1,000 middle ones (a minute or more of
+streaming, not a second)."""
+
+
+def settle_long_lived() -> None:
+    """Freeze every object alive now and make automatic full collections rare.
+
+    Safe from any thread; call it once the big imports are done.
+    """
+    gc.freeze()
+    gc.set_threshold(*THRESHOLDS)
+
+
+def collect_between_turns() -> None:
+    """A full collection at a quiet moment (a turn has ended), for the cycles of the turn."""
+    gc.collect()

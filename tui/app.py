@@ -31,7 +31,7 @@ from .bridge import AgentEvent, EventBridge
 from .change_actions import ChangeActions
 from .commands import COMMANDS, SLASH_COMMANDS
 from .event_view import RESTORED_TOOL_ROWS, EventView
-from .gc_tuning import collect_between_turns, settle_long_lived
+from .gc_tuning import collect_between_turns, pause_collection, settle_long_lived
 from .outside_text import outside_text, visible
 from .session_actions import SessionActions
 from .terminal_watch import CHECK_EVERY_S, terminal_gone, watched_fd
@@ -197,9 +197,12 @@ class AgentApp(App[None]):
         """Import litellm off the UI thread, after the first frame; then show the window."""
         from ..core.providers.litellm import LitellmProvider, preload
 
-        preload()
-        from .widgets import assistant_block  # noqa: F401  (Markdown, for the first answer)
-        settle_long_lived()
+        pause_collection()
+        try:
+            preload()
+            from .widgets import assistant_block  # noqa: F401  (Markdown, for the first answer)
+        finally:
+            settle_long_lived()
 
         if self.settings.model:
             window = LitellmProvider(self.settings).context_window()

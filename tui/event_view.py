@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core import events as ev
 from ..tools.base import EDIT_TIER_NOTES
-from .widgets.conversation import BlockRecord, ConversationView, ToolBlock, UserBlock
+from .widgets.conversation import (
+    BlockRecord,
+    ConversationView,
+    ToolBlock,
+    UserBlock,
+    live_output,
+)
 from .widgets.panels import ContextGauge, TodoPane
 from .widgets.tool_log import ToolCallRecord, ToolLog
 
@@ -98,7 +104,7 @@ class ToolBlockRecord(BlockRecord):
 
     def add_output(self, text: str) -> None:
         """As :meth:`ToolBlock.add_output`."""
-        self.output += text
+        self.output = live_output(self.output, text)
 
     def _widget(self) -> ToolBlock:
         return ToolBlock(self.call_id, self.tool_name, self.summary, self.args,
@@ -129,7 +135,9 @@ class RestoreBatch:
             return
         record.status = status if status is not None else record.status
         record.duration = duration if duration is not None else record.duration
-        record.output = (output if output is not None else record.output) + more_output
+        record.output = output if output is not None else record.output
+        if more_output:
+            record.output = live_output(record.output, more_output)
         record.note = note if note is not None else record.note
 
     async def flush(self, conversation: ConversationView, tool_log: ToolLog) -> list[Widget]:

@@ -18,13 +18,21 @@ and an automatic full collection only after 1,000 middle ones (a minute or more 
 streaming, not a second)."""
 
 
+def pause_collection() -> None:
+    """No collections while the big imports run (each one would walk all they made so far,
+    pausing every thread); :func:`settle_long_lived` resumes them."""
+    gc.disable()
+
+
 def settle_long_lived() -> None:
-    """Freeze every object alive now and make automatic full collections rare.
+    """Freeze every object alive now, make automatic full collections rare, and let
+    collections run again.
 
     Safe from any thread; call it once the big imports are done.
     """
     gc.freeze()
     gc.set_threshold(*THRESHOLDS)
+    gc.enable()
 
 
 def collect_between_turns() -> None:

@@ -57,6 +57,8 @@ def test_a_type_has_one_handler() -> None:
 class Panes(App[None]):
     """The panes the event view draws on, without an agent."""
 
+    last_key_at = 0.0
+
     def __init__(self) -> None:
         super().__init__()
         self.view = EventView(self)

@@ -11,8 +11,14 @@ import subprocess
 import sys
 
 from agent_tui.tui.widgets.assistant_block import AssistantBlock
-from agent_tui.tui.widgets.conversation import ConversationView
-from tests.fakes.providers import Reply
+from agent_tui.tui.widgets.conversation import (
+    SHOWN_OUTPUT,
+    ConversationView,
+    ToolBlock,
+    live_output,
+)
+from agent_tui.tui.widgets.tool_log import ToolLog
+from tests.fakes.providers import Reply, ToolCall
 from tests.tui.test_app import SIZE, app_for, type_prompt, until
 
 PARAGRAPH = ("The parser reads each line of the **config** file and keeps the last value of "
@@ -103,3 +109,30 @@ def test_long_lived_objects_are_frozen_and_full_collections_made_rare() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=True, timeout=60)
     assert done.stdout.split() == ["True", "True"]
+
+
+def test_live_output_keeps_only_what_the_panes_show() -> None:
+    shown = ""
+    for n in range(2_000):
+        shown = live_output(shown, f"line {n:05d}\n")
+    assert len(shown) == SHOWN_OUTPUT
+    assert shown.endswith("line 01999\n")
+    assert live_output("abc", "def") == "abcdef"
+
+
+async def test_a_5_mb_cat_streams_into_the_tool_log_and_the_run_goes_on(fake_provider,
+                                                                      tmp_path):
+    (tmp_path / "big.log").write_text("".join(f"{n:07d} INFO served from cache\n"
+                                               for n in range(160_000)))
+    fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "cat big.log"})]),
+                         Reply(text="Read it."))
+    app = app_for(fake_provider, tmp_path, approval_mode="yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "read the log")
+        await until(pilot, lambda: not app.busy, timeout=60)
+        await pilot.pause(0.2)
+        block = app.query_one(ToolBlock)
+        assert block.status == "ok"
+        record = app.query_one(ToolLog).records[block.call_id]
+        assert "0159999 INFO" in record.output
+        assert [b.answer.text for b in app.query(AssistantBlock)] == ["Read it."]

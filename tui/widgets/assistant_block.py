@@ -51,12 +51,6 @@ KEY_QUIET = 0.04
 HOLD_MAX = 0.1
 """Streamed text waits for a quiet moment at most this long."""
 
-RESERVE_LINES = 8
-"""Blank lines kept under an answer while it streams, so that most flushes fill lines
-already laid out instead of growing (and scrolling) the conversation."""
-RESERVE_MARGIN = 2
-"""The reserve is renewed when fewer blank lines than this are left."""
-
 
 class Answer:
     """The text of one answer, page by page (a short answer is one page)."""
@@ -252,24 +246,8 @@ class StreamedAnswer:
         for piece in later:
             self.answer.pages.append(piece)
             self.pages[-1].update_frame()
-            self.pages[-1].styles.min_height = None
             await self._add_page()
-        self._reserve(self.pages[-1])
         self.conversation.follow()
-
-    @staticmethod
-    def _reserve(page: AssistantBlock) -> None:
-        """Keep blank lines under the streaming text, ``RESERVE_LINES`` at a time.
-
-        One more line of text then fills a line already laid out: the conversation does not
-        scroll, and the frame redraws that line, not the whole pane.
-        """
-        if not page.children:
-            return
-        used = page.children[-1].virtual_region_with_margin.bottom + page.gutter.height
-        reserved = page.styles.min_height
-        if reserved is None or used + RESERVE_MARGIN > reserved.value:
-            page.styles.min_height = used + RESERVE_LINES
 
     async def finish(self, text: str | None = None) -> None:
         """End the stream, showing what is still pending; ``text`` replaces the streamed
@@ -283,7 +261,6 @@ class StreamedAnswer:
             await self._show("".join(self._pending))
         if text is not None and text != self.answer.text:
             await self._replace(text)
-        self.pages[-1].styles.min_height = None
         self.conversation.follow()
 
     async def _replace(self, text: str) -> None:

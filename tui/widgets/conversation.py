@@ -29,9 +29,20 @@ COLOUR_OUTPUT_TOOLS = frozenset({ToolName.SHELL, ToolName.BACKGROUND_PROCESS})
 """Tools whose output is a command's: its colours are kept (every other escape is shown)."""
 
 
+SHOWN_OUTPUT = 20_000
+"""Characters of a tool's output shown (its end): the panes keep no more of live output,
+so a 5 MB `cat` costs each chunk the same, not a copy of all before it."""
+
+
 def tool_output_content(tool_name: str, output: str) -> Content:
-    """A tool's output as literal Content; a command's colours kept."""
-    return outside_content(output, ansi=tool_name in COLOUR_OUTPUT_TOOLS)
+    """The end of a tool's output (``SHOWN_OUTPUT``) as literal Content; a command's
+    colours kept."""
+    return outside_content(output[-SHOWN_OUTPUT:], ansi=tool_name in COLOUR_OUTPUT_TOOLS)
+
+
+def live_output(shown: str, more: str) -> str:
+    """``shown`` with live output ``more`` added, only as much as the panes show."""
+    return (shown[-SHOWN_OUTPUT:] + more)[-SHOWN_OUTPUT:]
 
 
 class Block(Static, can_focus=True):
@@ -137,7 +148,7 @@ class ToolBlock(Block):
 
     def add_output(self, text: str) -> None:
         """Live output of a running tool."""
-        self.output += text
+        self.output = live_output(self.output, text)
         if self.expanded:
             self._refresh()
         if self._revived is not None:
@@ -178,7 +189,7 @@ class ToolBlock(Block):
             return
         args = json.dumps(self.args, indent=2, ensure_ascii=False) if not isinstance(
             self.args, str) else self.args
-        body = tool_output_content(self.tool_name, self.output[-20_000:])
+        body = tool_output_content(self.tool_name, self.output)
         self.update(Content.assemble(head, "\n", outside_content(args, "dim"), "\n", body))
 
 

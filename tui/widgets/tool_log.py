@@ -15,7 +15,7 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from ..outside_text import outside_content, outside_text
-from .conversation import tool_output_content
+from .conversation import live_output, tool_output_content
 
 
 @dataclass
@@ -104,9 +104,11 @@ class ToolLog(Vertical):
             record.duration = duration
         if output is not None:
             record.output = output
-        record.output += more_output
-        for column, value in zip(("status", "took"), self._cells(record)[3:], strict=True):
-            self.table.update_cell(call_id, self._column_key(column), value)
+        if more_output:
+            record.output = live_output(record.output, more_output)
+        if status is not None or duration is not None or note is not None:
+            for column, value in zip(("status", "took"), self._cells(record)[3:], strict=True):
+                self.table.update_cell(call_id, self._column_key(column), value)
         if self._selected == call_id:
             self._show(record)
 
@@ -144,4 +146,4 @@ class ToolLog(Vertical):
             outside_content(record.name, "bold"), " · ", outside_content(record.status),
             *((" · ", outside_content(record.note, "$warning")) if record.note else ()), "\n",
             outside_content(args, "dim"), "\n",
-            tool_output_content(record.name, record.output[-20_000:])))
+            tool_output_content(record.name, record.output)))

@@ -31,7 +31,12 @@ from .bridge import AgentEvent, EventBridge
 from .change_actions import ChangeActions
 from .commands import COMMANDS, SLASH_COMMANDS
 from .event_view import RESTORED_TOOL_ROWS, EventView
-from .gc_tuning import collect_between_turns, pause_collection, settle_long_lived
+from .pauses import (
+    collect_between_turns,
+    pause_collection,
+    quick_thread_switches,
+    settle_long_lived,
+)
 from .outside_text import outside_text, visible
 from .session_actions import SessionActions
 from .terminal_watch import CHECK_EVERY_S, terminal_gone, watched_fd
@@ -197,6 +202,7 @@ class AgentApp(App[None]):
         """Import litellm off the UI thread, after the first frame; then show the window."""
         from ..core.providers.litellm import LitellmProvider, preload
 
+        quick_thread_switches()
         pause_collection()
         try:
             preload()

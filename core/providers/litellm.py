@@ -43,10 +43,11 @@ def load_litellm() -> Any:
 
 
 def preload() -> None:
-    """Import litellm and what its first request would import (the OpenAI SDK's
-    resources, ~1 s): called in a thread, so that first request does not stall the
-    caller's event loop."""
+    """Import litellm and what its first request would import: the OpenAI SDK's resources
+    (~1 s) and anyio's asyncio backend (~300 ms, when the first stream ends). Called in a
+    thread, so that first request does not stall the caller's event loop."""
     load_litellm()
+    import anyio._backends._asyncio  # noqa: F401
     import openai.resources  # noqa: F401
 
 

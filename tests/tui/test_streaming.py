@@ -101,14 +101,16 @@ async def test_a_person_who_scrolled_up_stays_where_they_are(fake_provider, tmp_
         assert conversation.scroll_y == 5
 
 
-def test_long_lived_objects_are_frozen_and_full_collections_made_rare() -> None:
+def test_long_lived_objects_are_frozen_full_collections_rare_and_thread_switches_quick(
+) -> None:
     # In a process of its own: freezing is for the whole process.
-    script = ("import gc; from agent_tui.tui.gc_tuning import THRESHOLDS, settle_long_lived; "
-              "settle_long_lived(); print(gc.get_freeze_count() > 1000, "
-              "gc.get_threshold() == THRESHOLDS)")
+    script = ("import gc, sys; from agent_tui.tui.pauses import *; "
+              "pause_collection(); quick_thread_switches(); settle_long_lived(); "
+              "print(gc.get_freeze_count() > 1000, gc.get_threshold() == THRESHOLDS, "
+              "gc.isenabled(), sys.getswitchinterval() == SWITCH_INTERVAL)")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=True, timeout=60)
-    assert done.stdout.split() == ["True", "True"]
+    assert done.stdout.split() == ["True", "True", "True", "True"]
 
 
 def test_live_output_keeps_only_what_the_panes_show() -> None:

@@ -167,9 +167,9 @@ def split_answer(text: str) -> list[Callable[[], AssistantBlock]]:
 class StreamedAnswer:
     """An answer as it streams into the conversation: gathered, then shown in pages.
 
-    Text is shown at most ``FLUSH_INTERVAL`` apart: one Markdown append (a parse of the
-    last block and a layout) per flush, not one per word, so the event loop keeps time for
-    keys while a fast model streams. When the page shown grows past a page's length, the
+    Text is shown ``FLUSH_INTERVAL`` apart: one Markdown append (a parse of the last block
+    and a layout) per flush, not one per word, so the event loop keeps time for keys while
+    a fast model streams. When the page shown grows past a page's length, the
     text after the next block boundary starts a new page.
 
     A person typing meanwhile comes first: a flush waits ``KEY_QUIET`` after their last
@@ -212,31 +212,36 @@ class StreamedAnswer:
         if not self._pending:
             self._pending_since = time.monotonic()
         self._pending.append(fragment)
-        if self._timer is None and self._flushing is None:
-            self._timer = self.conversation.set_timer(FLUSH_INTERVAL, self._start_flush)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if self._timer is None and self._flushing is None and self._pending:
+            self._wait(FLUSH_INTERVAL)
+
+    def _wait(self, delay: float) -> None:
+        self._timer = self.conversation.set_timer(delay, self._start_flush)
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
 
     def _start_flush(self) -> None:
         now = time.monotonic()
         quiet = self.last_key_at() + KEY_QUIET - now
         held = self._pending_since + HOLD_MAX - now
         if quiet > 0 and held > 0:
-            self._timer = self.conversation.set_timer(min(quiet, held), self._start_flush)
+            self._wait(min(quiet, held))
             return
         self._timer = None
         self._flushing = asyncio.create_task(self._flush())
 
     async def _flush(self) -> None:
         try:
-            while self._pending:
-                await self._show("".join(self._pending))
-                if self._pending:
-                    # More came while showing: show it a frame later, not at once.
-                    await asyncio.sleep(FLUSH_INTERVAL)
-                    while (quiet := self.last_key_at() + KEY_QUIET - time.monotonic()) > 0 \
-                            and time.monotonic() < self._pending_since + HOLD_MAX:
-                        await asyncio.sleep(quiet)
+            await self._show("".join(self._pending))
         finally:
             self._flushing = None
+        self._schedule()
 
     async def _show(self, text: str) -> None:
         self._pending.clear()
@@ -252,11 +257,10 @@ class StreamedAnswer:
     async def finish(self, text: str | None = None) -> None:
         """End the stream, showing what is still pending; ``text`` replaces the streamed
         answer when given and different."""
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+        self._stop_timer()
         if self._flushing is not None:
             await self._flushing
+            self._stop_timer()  # the flush scheduled the next one
         if self._pending:
             await self._show("".join(self._pending))
         if text is not None and text != self.answer.text:
@@ -273,9 +277,7 @@ class StreamedAnswer:
 
     async def remove(self) -> None:
         """Take the answer off the conversation (a retried stream starts again)."""
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+        self._stop_timer()
         if self._flushing is not None:
             self._flushing.cancel()
         self._pending.clear()

@@ -12,10 +12,17 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.timer import Timer
 from textual.widgets import DataTable, Static
 
 from ..outside_text import outside_content, outside_text
 from .conversation import live_output, tool_output_content
+
+LIVE_DETAIL_INTERVAL = 0.2
+"""Seconds between two redraws of the selected call's detail while its output streams."""
+DETAIL_OUTPUT = 8_000
+"""Characters of output (its end) the detail shows: about 200 lines of the narrow side
+panel, each redraw a wrap of no more (a tool block in the conversation shows 20,000)."""
 
 
 @dataclass
@@ -48,6 +55,7 @@ class ToolLog(Vertical):
         super().__init__(**kwargs)
         self.records: dict[str, ToolCallRecord] = {}
         self._selected: str | None = None
+        self._live_detail: Timer | None = None
 
     def compose(self) -> ComposeResult:
         table: DataTable[str] = DataTable(cursor_type="row", zebra_stripes=True, id="tool-table")
@@ -110,7 +118,18 @@ class ToolLog(Vertical):
             for column, value in zip(("status", "took"), self._cells(record)[3:], strict=True):
                 self.table.update_cell(call_id, self._column_key(column), value)
         if self._selected == call_id:
-            self._show(record)
+            if more_output and status is None and output is None:
+                # Live output redraws the detail at most LIVE_DETAIL_INTERVAL apart: a 5 MB
+                # `cat` arrives in ~80 pieces, each a 20,000-character wrap otherwise.
+                if self._live_detail is None:
+                    self._live_detail = self.set_timer(LIVE_DETAIL_INTERVAL, self._show_live)
+            else:
+                self._show(record)
+
+    def _show_live(self) -> None:
+        self._live_detail = None
+        if self._selected is not None and self._selected in self.records:
+            self._show(self.records[self._selected])
 
     def _column_key(self, label: str) -> Any:
         for key, column in self.table.columns.items():
@@ -146,4 +165,4 @@ class ToolLog(Vertical):
             outside_content(record.name, "bold"), " · ", outside_content(record.status),
             *((" · ", outside_content(record.note, "$warning")) if record.note else ()), "\n",
             outside_content(args, "dim"), "\n",
-            tool_output_content(record.name, record.output)))
+            tool_output_content(record.name, record.output[-DETAIL_OUTPUT:])))

@@ -9,8 +9,8 @@ character is written back by the workbench (characters that never occur in the a
 
 Scenarios: idle; right after the first frame while litellm loads; while the answer streams
 at 50, 200 and 1,000 words/s (the last one 10,000 words); while `cat` of a 5 MB file streams
-into the tool log. The display lag is the time from the server sending a marked word to the
-word being drawn. Baseline, same run: a bare Textual app with a TextArea on the same pty.
+into the tool log. The display lag is the time from the server sending a marked word until
+the screen shows it or a later one (a draw that adds many lines scrolls some past unseen). Baseline, same run: a bare Textual app with a TextArea on the same pty.
 
 Usage: python3 benchmarks/responsiveness.py [--quick]
 """
@@ -397,9 +397,14 @@ def _stream_scenario(term: Terminal, stream: Stream) -> tuple[list[float], list[
         for match in MARK_RE.finditer(output):
             if match.group(1) == stream.letter.encode():
                 shown.setdefault(int(match.group(2)), term.arrival(since + match.end()))
-    lags = [(shown[n] - sent) * 1000 for n, sent in stream.sent.items() if n in shown]
-    missing = len(stream.sent) - len(lags)
-    lags += [5000.0] * missing
+    # A word counts as shown once it or a later word is on screen: a draw that adds many
+    # lines scrolls some past without drawing them, and that is not lag.
+    lags = []
+    caught_up = float("inf")
+    for number in sorted(stream.sent, reverse=True):
+        caught_up = min(caught_up, shown.get(number, float("inf")))
+        lags.append(5000.0 if caught_up == float("inf")
+                    else (caught_up - stream.sent[number]) * 1000)
     return latencies, lags
 
 

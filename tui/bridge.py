@@ -11,12 +11,13 @@ never markup, escape sequences shown rather than sent to the terminal.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from ..core.events import Event
+from ..core.events import Event, TextDelta
 from ..core.safety.redaction import RedactingSink, env_secrets
 
 
@@ -31,6 +32,10 @@ class AgentEvent(Message):
 class EventBridge(RedactingSink):
     """An ``EventSink`` that posts each engine event, redacted, to ``target`` as an ``AgentEvent``.
 
+    Streamed text is posted once per turn of the event loop: the text deltas of one turn
+    (a busy loop reads many chunks at once) become one message, in order with the events
+    around them, so a fast stream costs the app one message a turn, not one a chunk.
+
     Args:
         target: Where the messages go (the app).
         secrets: Exact values to hide besides key shapes; by default the values of this
@@ -39,7 +44,28 @@ class EventBridge(RedactingSink):
 
     def __init__(self, target: MessagePump, secrets: Iterable[str] | None = None) -> None:
         self.target = target
+        self._pending_text: list[str] = []
+        self._text_scheduled = False
         super().__init__(self._post, env_secrets() if secrets is None else secrets)
 
     def _post(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            self._pending_text.append(event.text)
+            if not self._text_scheduled:
+                try:
+                    loop = asyncio.get_running_loop()
+                except RuntimeError:  # no loop (a plain caller): post it now
+                    self._post_text()
+                    return
+                self._text_scheduled = True
+                loop.call_soon(self._post_text)
+            return
+        self._post_text()
         self.target.post_message(AgentEvent(event))
+
+    def _post_text(self) -> None:
+        self._text_scheduled = False
+        if self._pending_text:
+            text = "".join(self._pending_text)
+            self._pending_text.clear()
+            self.target.post_message(AgentEvent(TextDelta(text)))

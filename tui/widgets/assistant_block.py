@@ -273,6 +273,7 @@ class StreamedAnswer:
         if text is not None and text != self.answer.text:
             await self._replace(text)
         self.conversation.follow()
+        self.conversation.end_stream()
 
     async def _replace(self, text: str) -> None:
         """Show ``text`` as the whole answer, in as many pages as it needs."""
@@ -289,3 +290,4 @@ class StreamedAnswer:
             self._flushing.cancel()
         self._pending.clear()
         await self.conversation.discard(self.pages)
+        self.conversation.end_stream()

@@ -329,8 +329,21 @@ class ConversationView(VerticalScroll):
         Whether they did is what the scroll position last said (``watch_scroll_y``), not
         how far the end is now: one flush of streamed text can add many lines at once.
         """
-        if self._following:
+        if not self._following:
+            return
+        if self.max_scroll_y > 0 and not self.is_anchored:
+            # Anchored, the pane keeps the end in view within the layout pass that grows
+            # the answer, not in a scroll after it: one frame per draw instead of two.
+            self.anchor()
+        elif not self.is_anchored:
             self.scroll_end(animate=False)
+
+    def end_stream(self) -> None:
+        """The streamed answer is complete: drop the anchor, keep the end in view."""
+        if self.is_anchored:
+            self.anchor(False)
+            if self._following:
+                self.scroll_end(animate=False)
 
     async def discard(self, blocks: Iterable[Widget]) -> None:
         """Take ``blocks`` off the transcript, mounted or waiting above."""

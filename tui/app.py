@@ -206,6 +206,9 @@ class AgentApp(App[None]):
         pause_collection()
         try:
             preload()
+            # What the first turn needs, so that it does not import on the loop (~200 ms).
+            from ..core import agent  # noqa: F401
+            from ..tools import builtin, registry  # noqa: F401
             from .widgets import assistant_block  # noqa: F401  (Markdown, for the first answer)
         finally:
             settle_long_lived()

@@ -43,12 +43,16 @@ def load_litellm() -> Any:
 
 
 def preload() -> None:
-    """Import litellm and what its first request would import: the OpenAI SDK's resources
-    (~1 s) and anyio's asyncio backend (~300 ms, when the first stream ends). Called in a
-    thread, so that first request does not stall the caller's event loop."""
+    """Import litellm and what its first request would import or build: the OpenAI SDK's
+    resources (~1 s), anyio's asyncio backend (~300 ms, when the first stream ends) and the
+    pydantic schema of litellm's request parameters (~130 ms, when the first stream starts).
+    Called in a thread, so that first request does not stall the caller's event loop."""
     load_litellm()
     import anyio._backends._asyncio  # noqa: F401
     import openai.resources  # noqa: F401
+    from litellm.types.router import GenericLiteLLMParams
+
+    GenericLiteLLMParams.model_validate({})
 
 
 class LitellmProvider:

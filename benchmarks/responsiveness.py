@@ -37,7 +37,6 @@ import termios
 import textwrap
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path

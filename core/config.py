@@ -8,31 +8,33 @@ Rule lists (``allow_rules``, ``ask_rules``, ``deny_rules``) add up across the fi
 replacing each other, and the user file's ``[projects."/real/path"]`` table adds the rules
 remembered for that project. An untrusted project's ask and deny rules apply: they only
 restrict.
+
+This module does not import pydantic: :func:`read_settings` reads the layers, and
+:meth:`SettingsSources.validate` builds :class:`Settings` (the model, in :mod:`.settings`;
+``from .config import Settings`` still works). The workbench draws its first frame from
+:class:`CheckedSettings`, values a cheap check (:data:`SETTING_KINDS`) proved valid, and
+validates after it.
 """
 
 from __future__ import annotations
 
+import math
+import os
+import re
 import tomllib
-from collections.abc import Sequence
-from contextvars import ContextVar
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import Field, ValidationError, field_validator
-from pydantic.fields import FieldInfo
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from typing import TYPE_CHECKING, Any
 
 from . import paths
-from .durable import write_atomically
-from .safety.permission_rules import Kind, Scope, parse_rules
 
-ApprovalMode = Literal["default", "auto-edit", "plan", "yolo"]
+if TYPE_CHECKING:
+    from .safety.permission_rules import Kind, Scope
+    from .settings import Settings
+
 APPROVAL_MODES: tuple[str, ...] = ("default", "auto-edit", "plan", "yolo")
-ToolProtocol = Literal["auto", "native", "text"]
-SandboxMode = Literal["none", "bwrap"]
-SyntaxGuard = Literal["warn", "refuse", "off"]
-EditCorrection = Literal["off", "model"]
+ENV_PREFIX = "AGENT_TUI_"
 
 # Keys an untrusted project file may not set: each could widen what the agent may do or
 # send the person's API key to a server of the project's choosing.
@@ -47,146 +49,151 @@ class ConfigError(Exception):
     """A config file or value is wrong; the message names the file and the fix."""
 
 
-class Settings(BaseSettings):
-    """Everything agent-tui can be configured with."""
+def __getattr__(name: str) -> Any:
+    # The pydantic model loads on first use: the workbench's first frame does without it.
+    if name == "Settings":
+        from .settings import Settings
 
-    model_config = SettingsConfigDict(env_prefix="AGENT_TUI_", extra="ignore")
-
-    model: str | None = Field(
-        None,
-        description="litellm model name, e.g. 'anthropic/claude-sonnet-4-20250514', "
-        "'openai/gpt-4.1', 'gemini/gemini-2.5-pro', 'ollama_chat/qwen2.5-coder'.",
-    )
-    api_base: str | None = Field(
-        None, description="Base URL of the provider (OpenAI-compatible servers, Ollama, vLLM)."
-    )
-    api_key: str | None = Field(
-        None,
-        repr=False,
-        description="API key; by default litellm reads the provider's usual "
-        "environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, …).",
-    )
-    api_key_env: str | None = Field(
-        None, description="Name of the environment variable that holds the API key."
-    )
-    approval_mode: ApprovalMode = Field("default", description="default | auto-edit | plan | yolo.")
-    max_turns: int = Field(100, ge=1, description="Model calls allowed in one run.")
-    context_window: int | None = Field(
-        None, ge=1024, description="Tokens the model accepts; overrides litellm's figure."
-    )
-    max_output_tokens: int | None = Field(None, ge=1, description="Cap on tokens per response.")
-    temperature: float | None = Field(None, ge=0, le=2, description="Sampling temperature.")
-    tool_protocol: ToolProtocol = Field(
-        "auto", description="native function calling, a text protocol, or auto-detect."
-    )
-    request_timeout: float = Field(600.0, gt=0, description="Seconds for one model request.")
-    stream_idle_timeout: float = Field(
-        120.0, gt=0, description="Seconds a stream may stay silent before it is retried."
-    )
-    max_retries: int = Field(5, ge=0, description="Retries of a failing model call.")
-    retry_base_delay: float = Field(1.0, ge=0, description="First backoff delay in seconds.")
-    retry_max_delay: float = Field(60.0, ge=0, description="Longest backoff delay in seconds.")
-    shell_timeout_ms: int = Field(120_000, ge=1, description="Default shell command timeout.")
-    tool_output_limit: int = Field(
-        30_000, ge=1000, description="Characters of tool output the model receives."
-    )
-    trusted_projects: list[str] = Field(
-        default_factory=list, description="Project folders whose own config is trusted."
-    )
-
-    allow_rules: list[str] = Field(
-        default_factory=list,
-        description="Calls that never ask, e.g. 'shell(git status)', 'shell(npm run test:*)', "
-        "'edit_file(src/**)'.",
-    )
-    ask_rules: list[str] = Field(
-        default_factory=list,
-        description="Calls that always ask, yolo mode included, e.g. 'shell(git push *)'.",
-    )
-    deny_rules: list[str] = Field(
-        default_factory=list,
-        description="Calls that are always refused, e.g. 'shell(rm *)', 'read_file(.env)'.",
-    )
-
-    @field_validator("allow_rules", "ask_rules", "deny_rules")
-    @classmethod
-    def _rules_are_rules(cls, rules: list[str]) -> list[str]:
-        parse_rules(rules)  # a RuleError is a ValueError: pydantic reports it with the field
-        return rules
-
-    theme: str = Field("agent-tui-dark", description="The workbench's Textual theme.")
-    notify_bell: bool = Field(
-        True,
-        description="Ring the terminal bell when the agent waits or finishes while the "
-        "terminal is not focused.",
-    )
-
-    network: bool = Field(
-        False, description="Whether tools may reach the network (web_fetch, web_search, "
-        "research); off until the person turns it on.")
-    web_search_backend: Literal["searxng", "brave", "tavily"] | None = Field(
-        None, description="Which search service web_search uses.")
-    web_search_url: str | None = Field(
-        None, description="Base URL of the search service (SearXNG: your instance).")
-    web_search_key_env: str | None = Field(
-        None, description="Environment variable holding the search service's API key.")
-    keep_background_processes: bool = Field(
-        False, description="Leave background_process processes running when agent-tui exits.")
-    sandbox: SandboxMode = Field(
-        "none", description="Run shell and background commands under bubblewrap ('bwrap': "
-        "read-only root, the project and a private /tmp writable, no network unless it is "
-        "on) or not at all ('none').")
-    bwrap_path: str | None = Field(
-        None, description="The bubblewrap binary (default: bwrap on PATH).")
-    preview_timeout: float = Field(
-        10.0, gt=0, description="Seconds a previewed command may run (p in the approval "
-        "modal, --preview headless) before it is killed.")
-    env_passthrough: list[str] = Field(
-        default_factory=list,
-        description="Environment variables (names or globs, e.g. 'GITHUB_TOKEN', 'NPM_*') "
-        "that commands receive although they look like secrets.")
-
-    edit_syntax_guard: SyntaxGuard = Field(
-        "warn", description="After each edit of a file in a language tree-sitter knows: "
-        "'warn' reports a syntax error the edit adds (line and node) to the model and on the "
-        "approval, 'refuse' does not write such an edit, 'off' skips the check.")
-    edit_correction: EditCorrection = Field(
-        "off", description="When edit_file's text matches nowhere, even ignoring whitespace "
-        "and over-escaping: 'model' asks the model once to correct it against the nearest "
-        "candidate regions of the file; 'off' fails with those candidates shown.")
-
-    review_compaction: bool = Field(
-        True, description="In the workbench, show the compaction summary for editing before "
-        "it replaces the history (headless runs always apply it).")
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        layers = [_LayerSource(settings_cls, data) for data in reversed(_file_layers.get())]
-        return (init_settings, env_settings, *layers)
+        return Settings
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-class _LayerSource(PydanticBaseSettingsSource):
-    """A settings source over one already-loaded TOML file."""
-
-    def __init__(self, settings_cls: type[BaseSettings], data: dict[str, Any]) -> None:
-        super().__init__(settings_cls)
-        self._data = data
-
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        return self._data.get(field_name), field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        return dict(self._data)
+# ------------------------------------------------------------------------- the cheap check
 
 
-_file_layers: ContextVar[tuple[dict[str, Any], ...]] = ContextVar("_file_layers", default=())
+@dataclass(frozen=True, slots=True)
+class SettingKind:
+    """What one setting accepts, as :class:`Settings` declares it, for the cheap check.
+
+    Attributes:
+        type: ``str``, ``int``, ``float``, ``bool``, ``list`` (of strings) or ``choice``.
+        default: The value when no layer sets it.
+        optional: ``None`` is allowed too (it is the default).
+        choices: The allowed strings of a ``choice``.
+        ge, gt, le: Bounds of a number.
+        rules: A list of permission rules (each must parse).
+    """
+
+    type: str
+    default: Any = None
+    optional: bool = False
+    choices: tuple[str, ...] = ()
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+    rules: bool = False
+
+
+def _str(default: str | None = None) -> SettingKind:
+    return SettingKind("str", default, optional=default is None)
+
+
+def _choice(*choices: str, default: str | None) -> SettingKind:
+    return SettingKind("choice", default, optional=default is None, choices=choices)
+
+
+SETTING_KINDS: dict[str, SettingKind] = {
+    "model": _str(),
+    "api_base": _str(),
+    "api_key": _str(),
+    "api_key_env": _str(),
+    "approval_mode": _choice(*APPROVAL_MODES, default="default"),
+    "max_turns": SettingKind("int", 100, ge=1),
+    "context_window": SettingKind("int", None, optional=True, ge=1024),
+    "max_output_tokens": SettingKind("int", None, optional=True, ge=1),
+    "temperature": SettingKind("float", None, optional=True, ge=0, le=2),
+    "tool_protocol": _choice("auto", "native", "text", default="auto"),
+    "request_timeout": SettingKind("float", 600.0, gt=0),
+    "stream_idle_timeout": SettingKind("float", 120.0, gt=0),
+    "max_retries": SettingKind("int", 5, ge=0),
+    "retry_base_delay": SettingKind("float", 1.0, ge=0),
+    "retry_max_delay": SettingKind("float", 60.0, ge=0),
+    "shell_timeout_ms": SettingKind("int", 120_000, ge=1),
+    "tool_output_limit": SettingKind("int", 30_000, ge=1000),
+    "trusted_projects": SettingKind("list", ()),
+    "allow_rules": SettingKind("list", (), rules=True),
+    "ask_rules": SettingKind("list", (), rules=True),
+    "deny_rules": SettingKind("list", (), rules=True),
+    "theme": _str("agent-tui-dark"),
+    "notify_bell": SettingKind("bool", True),
+    "network": SettingKind("bool", False),
+    "web_search_backend": _choice("searxng", "brave", "tavily", default=None),
+    "web_search_url": _str(),
+    "web_search_key_env": _str(),
+    "keep_background_processes": SettingKind("bool", False),
+    "sandbox": _choice("none", "bwrap", default="none"),
+    "bwrap_path": _str(),
+    "preview_timeout": SettingKind("float", 10.0, gt=0),
+    "env_passthrough": SettingKind("list", ()),
+    "edit_syntax_guard": _choice("warn", "refuse", "off", default="warn"),
+    "edit_correction": _choice("off", "model", default="off"),
+    "review_compaction": SettingKind("bool", True),
+}
+"""Every setting of :class:`Settings`, in its order, with its type, bounds and default
+(``tests/core/test_config.py`` keeps the two equal)."""
+
+_UNCHECKED = object()
+_ENV_TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
+_ENV_FALSE = frozenset({"0", "off", "f", "false", "n", "no"})
+_ENV_INT = re.compile(r"[0-9]{1,15}")
+_ENV_FLOAT = re.compile(r"[0-9]{1,15}(?:\.[0-9]{1,15})?")
+
+
+def _checked(kind: SettingKind, value: Any, from_env: bool) -> Any:
+    """``value`` as :class:`Settings` will hold it, or ``_UNCHECKED`` when the cheap check
+    cannot vouch for it (then pydantic decides, before the first frame).
+
+    Sound, not complete: a value passes only if pydantic accepts it and keeps it the same;
+    spellings pydantic also accepts (``" 7"``, ``7.0`` for an int, a JSON list in the
+    environment) fall through to pydantic.
+    """
+    if from_env and (value := _from_env(kind, value)) is _UNCHECKED:
+        return value
+    if kind.type == "str":
+        return value if type(value) is str else _UNCHECKED
+    if kind.type == "choice":
+        return value if type(value) is str and value in kind.choices else _UNCHECKED
+    if kind.type == "bool":
+        return value if type(value) is bool else _UNCHECKED
+    if kind.type == "list":
+        if type(value) is not list or any(type(item) is not str for item in value):
+            return _UNCHECKED
+        if kind.rules and value:
+            from .safety.permission_rules import parse_rules
+
+            try:
+                parse_rules(value)
+            except Exception:
+                return _UNCHECKED
+        return list(value)
+    if kind.type == "int" and type(value) is int:
+        number = value
+    elif kind.type == "float" and type(value) in (int, float) and math.isfinite(value):
+        number = float(value)
+    else:
+        return _UNCHECKED
+    if ((kind.ge is not None and not number >= kind.ge)
+            or (kind.gt is not None and not number > kind.gt)
+            or (kind.le is not None and not number <= kind.le)):
+        return _UNCHECKED
+    return number
+
+
+def _from_env(kind: SettingKind, text: str) -> Any:
+    """An ``AGENT_TUI_*`` value as pydantic parses it for ``kind``, or ``_UNCHECKED``."""
+    if kind.type in ("str", "choice"):
+        return text
+    if kind.type == "bool":
+        lowered = text.lower()
+        return True if lowered in _ENV_TRUE else False if lowered in _ENV_FALSE else _UNCHECKED
+    if kind.type == "int" and _ENV_INT.fullmatch(text):
+        return int(text)
+    if kind.type == "float" and _ENV_FLOAT.fullmatch(text):
+        return float(text)
+    return _UNCHECKED  # a list is JSON in the environment: pydantic's to read
+
+
+# ------------------------------------------------------------------------------ the layers
 
 
 @dataclass(slots=True)
@@ -195,6 +202,106 @@ class LoadedSettings:
 
     settings: Settings
     warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class SettingsSources:
+    """The settings as read, before validation: the files' known keys (trust applied, rule
+    lists merged), the flags, and where the files are.
+
+    Attributes:
+        layers: The user file's and the project file's settings, lowest first.
+        overrides: The flags given (no ``None``).
+        user_file, project_file: The two files, for messages.
+        warnings: Unknown keys, keys an untrusted project may not set.
+    """
+
+    layers: tuple[dict[str, Any], dict[str, Any]]
+    overrides: dict[str, Any]
+    user_file: Path
+    project_file: Path
+    warnings: list[str] = field(default_factory=list)
+
+    def validate(self) -> Settings:
+        """The settings, validated by pydantic (its import included: ~100 ms).
+
+        Raises:
+            ConfigError: a value is invalid; the message names it and where to look.
+        """
+        from pydantic import ValidationError
+
+        from .settings import build_settings
+
+        try:
+            return build_settings(self.layers, self.overrides)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+            )
+            raise ConfigError(
+                f"invalid setting ({problems}). Check the flags, AGENT_TUI_* variables, "
+                f"{self.user_file} and {self.project_file}."
+            ) from None
+
+    def checked(self) -> CheckedSettings | None:
+        """The settings without pydantic, when the cheap check vouches for every value that
+        wins (flags over ``AGENT_TUI_*`` over the project file over the user file); None
+        when it cannot, and only :meth:`validate` can tell."""
+        env: dict[str, list[str]] = {}
+        prefix = ENV_PREFIX.lower()
+        for variable, value in os.environ.items():
+            name = variable.lower()
+            if name.startswith(prefix) and name[len(prefix):] in SETTING_KINDS:
+                env.setdefault(name[len(prefix):], []).append(value)
+        user, project = self.layers
+        values: dict[str, Any] = {}
+        for name, kind in SETTING_KINDS.items():
+            if name in self.overrides:
+                value = _checked(kind, self.overrides[name], from_env=False)
+            elif name in env:
+                # Two spellings of one variable (AGENT_TUI_MODEL, agent_tui_model): pydantic's
+                # pick depends on the environment's order.
+                found = env[name]
+                value = _checked(kind, found[0], from_env=True) if len(found) == 1 else _UNCHECKED
+            elif name in project:
+                value = _checked(kind, project[name], from_env=False)
+            elif name in user:
+                value = _checked(kind, user[name], from_env=False)
+            else:
+                value = list(kind.default) if kind.type == "list" else kind.default
+            if value is _UNCHECKED:
+                return None
+            values[name] = value
+        return CheckedSettings(self, values)
+
+
+class CheckedSettings:
+    """Settings every value of which passed the cheap check: readable as attributes (the
+    values :class:`Settings` will hold), and built into :class:`Settings` by :meth:`build`,
+    which cannot fail. What the workbench's first frame is drawn from."""
+
+    __slots__ = ("_sources", "_update", "values")
+
+    def __init__(self, sources: SettingsSources, values: Mapping[str, Any],
+                 update: Mapping[str, Any] | None = None) -> None:
+        self._sources = sources
+        self._update = dict(update or {})
+        self.values: dict[str, Any] = {**values, **self._update}
+        """Each setting's value, as in :class:`Settings`."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name in SETTING_KINDS:  # only settings: copy and pickle find no hooks here
+            return self.values[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def model_copy(self, *, update: Mapping[str, Any]) -> CheckedSettings:
+        """As ``Settings.model_copy(update=…)``: the same values, ``update`` changed."""
+        return CheckedSettings(self._sources, self.values, {**self._update, **update})
+
+    def build(self) -> Settings:
+        """The :class:`Settings` (pydantic's import and validation, ~100 ms)."""
+        settings = self._sources.validate()
+        return settings.model_copy(update=self._update) if self._update else settings
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -212,20 +319,21 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path} is not valid TOML ({exc}); fix or remove the file.") from None
 
 
-def load_settings(workdir: Path, overrides: dict[str, Any] | None = None) -> LoadedSettings:
-    """Layer defaults, user file, project file, environment and ``overrides`` (flags).
+def read_settings(workdir: Path, overrides: dict[str, Any] | None = None) -> SettingsSources:
+    """Read the user and project files for ``workdir`` and take the flags (``overrides``;
+    ``None`` values are flags not given), without validating.
 
     Raises:
-        ConfigError: a file is not TOML or a value is invalid.
+        ConfigError: a file is not TOML.
     """
     warnings: list[str] = []
-    known = set(Settings.model_fields)
     user_file = paths.user_config_file()
     user = read_toml(user_file)
     project_file = paths.project_config_file(workdir)
     project = read_toml(project_file)
     for source, data in ((user_file, user), (project_file, project)):
-        unknown = sorted(k for k, v in data.items() if k not in known and not isinstance(v, dict))
+        unknown = sorted(k for k, v in data.items()
+                         if k not in SETTING_KINDS and not isinstance(v, dict))
         if unknown:
             warnings.append(f"{source}: unknown setting(s) {', '.join(unknown)} ignored.")
     trusted = str(workdir.resolve()) in user.get("trusted_projects", [])
@@ -238,21 +346,22 @@ def load_settings(workdir: Path, overrides: dict[str, Any] | None = None) -> Loa
             )
             project = {k: v for k, v in project.items() if k not in TRUST_GATED_KEYS}
     project = {**project, **_merged_rules(user, project, workdir)}
-    layers = tuple({k: v for k, v in data.items() if k in known} for data in (user, project))
-    token = _file_layers.set(layers)
-    try:
-        settings = Settings(**{k: v for k, v in (overrides or {}).items() if v is not None})
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
-        raise ConfigError(
-            f"invalid setting ({problems}). Check the flags, AGENT_TUI_* variables, "
-            f"{user_file} and {project_file}."
-        ) from None
-    finally:
-        _file_layers.reset(token)
-    return LoadedSettings(settings, warnings)
+    user_layer, project_layer = ({k: v for k, v in data.items() if k in SETTING_KINDS}
+                                 for data in (user, project))
+    flags = {k: v for k, v in (overrides or {}).items() if v is not None}
+    return SettingsSources((user_layer, project_layer), flags, user_file, project_file,
+                           warnings)
+
+
+def load_settings(workdir: Path, overrides: dict[str, Any] | None = None) -> LoadedSettings:
+    """Layer defaults, user file, project file, environment and ``overrides`` (flags), and
+    validate.
+
+    Raises:
+        ConfigError: a file is not TOML or a value is invalid.
+    """
+    sources = read_settings(workdir, overrides)
+    return LoadedSettings(sources.validate(), sources.warnings)
 
 
 RULE_KEYS = ("allow_rules", "ask_rules", "deny_rules")
@@ -291,6 +400,8 @@ def save_user_settings(updates: dict[str, Any], remove: tuple[str, ...] = ()) ->
         The path written.
     """
     import tomli_w
+
+    from .durable import write_atomically
 
     path = paths.user_config_file()
     data = read_toml(path)

@@ -1,18 +1,23 @@
 """The workbench: a full-screen Textual front end on the engine.
 
 The agent runs in a worker on the app's loop and reports through ``EventBridge``; the
-widgets only ever see ``AgentEvent`` messages. litellm is imported in a thread after the
-first frame.
+widgets only ever see ``AgentEvent`` messages.
+
+The first frame comes first: before it, only Textual, the panes' widgets and the settings
+a cheap check vouched for are loaded. Right after it the settings are validated (pydantic);
+then litellm is imported in a thread. The engine, the event view and the approver load on
+first use.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
@@ -23,21 +28,17 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ..core import paths
-from ..core.config import APPROVAL_MODES, Settings
-from ..core.safety.redaction import settings_secrets
+from ..core.config import APPROVAL_MODES, CheckedSettings, ConfigError
 from ..themes import STYLESHEET, THEMES
-from .approver import ApprovalNeeded, RulesRemembered, TuiApprover
-from .bridge import AgentEvent, EventBridge
 from .change_actions import ChangeActions
 from .commands import COMMANDS, SLASH_COMMANDS
-from .event_view import RESTORED_TOOL_ROWS, EventView
+from .outside_text import outside_text, visible
 from .pauses import (
     collect_between_turns,
     pause_collection,
     quick_thread_switches,
     settle_long_lived,
 )
-from .outside_text import outside_text, visible
 from .session_actions import SessionActions
 from .terminal_watch import CHECK_EVERY_S, terminal_gone, watched_fd
 from .widgets.conversation import ConversationView, NoticeBlock, UserBlock
@@ -49,11 +50,23 @@ from .workbench import NO_MODEL
 if TYPE_CHECKING:
     from ..core.agent import Agent
     from ..core.changes.checkpoints import Checkpoints
+    from ..core.config import Settings
     from ..core.sessions.log import SessionLog
     from ..core.sessions.start import OpenedSession
+    from .approver import ApprovalNeeded, RulesRemembered, TuiApprover
+    from .bridge import AgentEvent
+    from .event_view import EventView
 
 
-__all__ = ["NO_MODEL", "RESTORED_TOOL_ROWS", "SLASH_COMMANDS", "AgentApp", "make_app"]
+def __getattr__(name: str) -> Any:
+    if name == "RESTORED_TOOL_ROWS":  # the event view loads after the first frame
+        from .event_view import RESTORED_TOOL_ROWS
+
+        return RESTORED_TOOL_ROWS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["NO_MODEL", "SLASH_COMMANDS", "AgentApp", "make_app"]
 
 
 class AgentApp(App[None]):
@@ -85,23 +98,35 @@ class AgentApp(App[None]):
         Binding("f7", "review_changes", "Review changes", show=False, priority=True),
     ]
 
-    def __init__(self, settings: Settings, workdir: Path, *, load_litellm: bool = True,
-                 session_id: str | None = None, session: OpenedSession | None = None,
+    def __init__(self, settings: Settings | CheckedSettings, workdir: Path, *,
+                 load_litellm: bool = True, session_id: str | None = None,
+                 session: OpenedSession | None = None,
                  replay: tuple[SessionLog, float] | None = None,
                  browse_sessions: bool = False) -> None:
+        """The workbench on ``workdir``.
+
+        Args:
+            settings: The settings, or values a cheap check vouched for
+                (:class:`~agent_tui.core.config.CheckedSettings`): the first frame is drawn
+                from them and pydantic builds the settings right after it.
+        """
         super().__init__()
         self._browse_on_start = browse_sessions
         self.opened = session
         self._replay = replay
-        self.settings = settings
+        self._first_frame_settings = settings
+        self._settings: Settings | None = (
+            None if isinstance(settings, CheckedSettings) else settings)
+        self.config_error: str | None = None
+        """Why the settings proved invalid after the first frame; the app has exited."""
         self.workdir = workdir
         self.agent: Agent | None = None
         self.session_id = (session.store.session_id if session
                            else session_id or paths.new_session_id())
-        self.approver = TuiApprover(self)
+        self._approver: TuiApprover | None = None
         self.queue: deque[tuple[str, UserBlock]] = deque()
         self.busy = False
-        self.view = EventView(self)
+        self._view: EventView | None = None
         self.sessions = SessionActions(self)
         self.changes = ChangeActions(self, self.sessions)
         self._load_litellm = load_litellm
@@ -109,6 +134,36 @@ class AgentApp(App[None]):
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = settings.theme if settings.theme in self.available_themes else THEMES[0].name
+
+    @property
+    def settings(self) -> Settings:
+        """The session's settings; from checked values, built by pydantic on first use
+        (right after the first frame, see :meth:`_after_first_frame`)."""
+        if self._settings is None:
+            self._settings = cast("CheckedSettings", self._first_frame_settings).build()
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: Settings) -> None:
+        self._settings = settings
+
+    @property
+    def view(self) -> EventView:
+        """Shows engine events in the panes (loaded on first use, after the first frame)."""
+        if self._view is None:
+            from .event_view import EventView
+
+            self._view = EventView(self)
+        return self._view
+
+    @property
+    def approver(self) -> TuiApprover:
+        """Asks the person about tool calls (loaded on first use, after the first frame)."""
+        if self._approver is None:
+            from .approver import TuiApprover
+
+            self._approver = TuiApprover(self)
+        return self._approver
 
     # -- layout ------------------------------------------------------------------------
 
@@ -128,14 +183,17 @@ class AgentApp(App[None]):
         yield StatusBar(id="status")
 
     def on_mount(self) -> None:
+        first = self._first_frame_settings  # not self.settings: no pydantic before the frame
         status = self.status
-        status.model = self.settings.model or ""
-        status.mode = self.settings.approval_mode
-        status.network = self.settings.network
-        status.sandbox = self.settings.sandbox
+        status.model = first.model or ""
+        status.mode = first.approval_mode
+        status.network = first.network
+        status.sandbox = first.sandbox
         status.project = _short_path(self.workdir)
         status.session_id = self.session_id
         self.query_one(TodoPane).show("")
+        # First after the first frame, before anything below.
+        self.call_after_refresh(self._after_first_frame)
         if self.opened is not None and self.opened.log is not None:
             self.call_after_refresh(self.show_restored, self.opened.log)
             for warning in self.opened.warnings:
@@ -144,13 +202,30 @@ class AgentApp(App[None]):
             self.call_after_refresh(self.action_browse_sessions)
         if self._replay is not None:
             self.play_back(*self._replay)
-        elif not self.settings.model:
+        elif not first.model:
             self.offer_setup()
         if self._load_litellm:
             # After the first frame: an import in a thread still competes for the GIL.
             self.call_after_refresh(self.preload_litellm)
         if not self.is_headless and (fd := watched_fd()) is not None:
             self.set_interval(CHECK_EVERY_S, lambda: self._leave_if_terminal_gone(fd))
+
+    def _after_first_frame(self) -> None:
+        """Right after the first frame: build the settings it was drawn from, and let
+        collections run again (the command line turns them off for start-up).
+
+        The cheap check vouched for every setting, so pydantic agrees; should it not,
+        agent-tui exits with pydantic's message, as it would have before drawing.
+        """
+        try:
+            self.settings  # noqa: B018
+        except ConfigError as exc:
+            self.config_error = str(exc)
+            self.exit(return_code=2)
+        finally:
+            if not gc.isenabled():
+                gc.freeze()  # start-up's objects live as long as the app: never walk them
+                gc.enable()
 
     def _leave_if_terminal_gone(self, fd: int) -> None:
         """Quit, saving the session, once the terminal has hung up without a SIGHUP."""
@@ -296,8 +371,10 @@ class AgentApp(App[None]):
         if self.agent is None:
             from ..core.agent import Agent
             from ..core.providers.litellm import LitellmProvider, load_litellm
+            from ..core.safety.redaction import settings_secrets
             from ..tools.builtin import builtin_tools
             from ..tools.registry import ToolRegistry
+            from .bridge import EventBridge
 
             await asyncio.to_thread(load_litellm)
             opened = self.opened
@@ -367,13 +444,11 @@ class AgentApp(App[None]):
 
     # -- approvals ---------------------------------------------------------------------
 
-    @on(ApprovalNeeded)
-    def _on_approval_needed(self, message: ApprovalNeeded) -> None:
+    def on_approval_needed(self, message: ApprovalNeeded) -> None:
         self.view.awaiting_approval(message.call_id)
         self._ring_if_away("The agent waits for your approval.")
 
-    @on(RulesRemembered)
-    def _on_rules_remembered(self, message: RulesRemembered) -> None:
+    def on_rules_remembered(self, message: RulesRemembered) -> None:
         # Saved or not, the rules apply until agent-tui exits; a new agent (/model) keeps them.
         fresh = [rule for rule in message.saved.rules if rule not in self.settings.allow_rules]
         self.update_settings(allow_rules=[*self.settings.allow_rules, *fresh])

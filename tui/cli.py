@@ -7,12 +7,16 @@ Start-up stays cheap: this module imports only the standard library at import ti
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import __version__
+
+if TYPE_CHECKING:
+    from ..core.config import CheckedSettings, Settings
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
@@ -161,8 +165,13 @@ def main(argv: list[str] | None = None) -> int:
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
         if not prompt.strip():
             return _usage_error(parser, "the prompt is empty; pass -p 'what to do'.")
+    else:
+        # The workbench's start-up makes ~100,000 objects (Textual, the panes) and a full
+        # collection over them costs 20-40 ms before the first frame; the app freezes what
+        # start-up made and turns collections back on right after that frame.
+        gc.disable()
 
-    from ..core.config import ConfigError, load_settings
+    from ..core.config import ConfigError, read_settings
 
     overrides: dict[str, Any] = {
         "model": args.model,
@@ -176,16 +185,22 @@ def main(argv: list[str] | None = None) -> int:
         "sandbox": args.sandbox,
     }
     try:
-        loaded = load_settings(workdir, overrides)
+        sources = read_settings(workdir, overrides)
+        # The workbench draws its first frame from settings a cheap check vouches for, and
+        # validates them with pydantic (~100 ms of imports) right after; headless runs and
+        # values only pydantic can judge are validated now.
+        checked = sources.checked() if prompt is None else None
+        settings: Settings | CheckedSettings = (checked if checked is not None
+                                                else sources.validate())
     except ConfigError as exc:
         return _usage_error(parser, str(exc))
-    settings = loaded.settings
-    from ..core.safety.sandbox import sandbox_problem
+    warnings = sources.warnings
+    if settings.sandbox != "none":
+        from ..core.safety.sandbox import sandbox_problem
 
-    if problem := sandbox_problem(settings):
-        loaded.warnings.append(f"{problem}. Until then every shell and background command "
-                               "fails.")
-    for warning in loaded.warnings:
+        if problem := sandbox_problem(settings):
+            warnings.append(f"{problem}. Until then every shell and background command fails.")
+    for warning in warnings:
         _say(f"agent-tui: warning: {warning}")
     if not settings.model and (model := default_model()) is not None:
         settings = settings.model_copy(update={"model": model})
@@ -220,7 +235,10 @@ def main(argv: list[str] | None = None) -> int:
         if prompt is None:
             from .app import make_app
 
-            make_app(settings, workdir, session=session, browse_sessions=browse).run()
+            app = make_app(settings, workdir, session=session, browse_sessions=browse)
+            app.run()
+            if app.config_error is not None:  # found by pydantic after the first frame
+                return _usage_error(parser, app.config_error)
             return EXIT_OK
         import asyncio
 

@@ -7,10 +7,12 @@ import dataclasses
 import os
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..events import Event, EventSink, StreamRestart, TextDelta, ToolOutput, ToolResultEvent
 from .secret_names import is_secret_name, settings_secret_names
+
+if TYPE_CHECKING:
+    from ..events import Event, EventSink
 
 REDACTED = "[REDACTED]"
 
@@ -182,28 +184,34 @@ class RedactingSink:
     """
 
     def __init__(self, sink: EventSink, secrets: Iterable[str]) -> None:
+        # The event types load with the first sink, not with this module: a session log,
+        # opened before the workbench's first frame, redacts without them.
+        from .. import events
+
+        self._events = events
         self.sink = sink
         self.secrets = tuple(secrets)
         self._text = StreamRedactor(self.secrets)
         self._outputs: dict[str, StreamRedactor] = {}
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, TextDelta):
+        ev = self._events
+        if isinstance(event, ev.TextDelta):
             if text := self._text.feed(event.text):
-                self.sink(TextDelta(text))
+                self.sink(ev.TextDelta(text))
             return
-        if isinstance(event, StreamRestart):
+        if isinstance(event, ev.StreamRestart):
             self._text.flush()  # the text streamed so far is void; front ends drop it
-        elif isinstance(event, ToolOutput):
+        elif isinstance(event, ev.ToolOutput):
             stream = self._outputs.setdefault(event.id, StreamRedactor(self.secrets))
             if text := stream.feed(event.text):
-                self.sink(ToolOutput(event.id, text))
+                self.sink(ev.ToolOutput(event.id, text))
             return
         # Anything else ends the assistant's stream (its message, a tool call, an error),
         # so what it held back comes first.
         if rest := self._text.flush():
-            self.sink(TextDelta(rest))
-        if isinstance(event, ToolResultEvent) and (stream := self._outputs.pop(event.id, None)):
+            self.sink(ev.TextDelta(rest))
+        if isinstance(event, ev.ToolResultEvent) and (stream := self._outputs.pop(event.id, None)):
             if rest := stream.flush():
-                self.sink(ToolOutput(event.id, rest))
+                self.sink(ev.ToolOutput(event.id, rest))
         self.sink(redact_fields(event, self.secrets))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from agent_tui.core.events import (
     AssistantMessage,
     StreamRestart,
@@ -110,3 +112,17 @@ def test_a_void_stream_is_dropped_on_retry():
     bridge(AssistantMessage("fresh"))
     texts = [e.text for e in target.events if isinstance(e, TextDelta)]
     assert texts == ["held ", "fresh "]
+
+
+async def test_text_of_one_loop_turn_is_posted_once_and_before_what_follows():
+    target = _Recorder()
+    bridge = EventBridge(target, secrets=[])  # type: ignore[arg-type]
+    for piece in ("The ", "answer ", "is "):
+        bridge(TextDelta(piece))
+    assert target.events == []  # gathered until the loop turns
+    bridge(ToolCallStarted("c1", "shell", {"command": "ls"}, "shell: ls"))
+    assert [type(e).__name__ for e in target.events] == ["TextDelta", "ToolCallStarted"]
+    assert target.events[0].text == "The answer is "
+    bridge(TextDelta("more"))
+    await asyncio.sleep(0)
+    assert target.events[-1].text == "more"

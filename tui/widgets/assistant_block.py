@@ -48,7 +48,7 @@ FLUSH_INTERVAL = 1 / 20
 faster than ``FAST_FLUSH_CHARS`` a flush, ~1,000 words a second)."""
 FAST_FLUSH_CHARS = 250
 
-KEY_QUIET = 0.04
+KEY_QUIET = 0.02
 """After a key, a flush waits this long, so the key's frame draws the key alone."""
 HOLD_MAX = 0.1
 """Streamed text waits for a quiet moment at most this long."""

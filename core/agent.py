@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..tools.base import Invocation, ToolArgumentError, ToolContext, ToolResult
+from ..tools.browser.session import browser_for
 from ..tools.registry import ToolRegistry
 from . import paths, text_protocol
 from .approval import Approver
@@ -152,6 +153,11 @@ class Agent:
     def tool_protocol(self) -> str:
         """``native`` or ``text``: how tools reach this model."""
         return "native" if self.native_tools else "text"
+
+    def close(self) -> None:
+        """Release what the session's tools hold open (its browser); the agent can still
+        run afterwards (a browser tool starts a new browser)."""
+        self.tool_ctx.close()
 
     def emit(self, event: Event) -> None:
         """Record the event in the session log (fsync'd), then hand it to the front end."""
@@ -470,6 +476,7 @@ class Agent:
         child = Agent(self.provider, registry, self.settings, self.workdir, self.approver,
                       forward, session_id=f"{self.session_id}-sub{self._subagents}")
         child.checkpoints = None  # its changes fall in this turn's checkpoints
+        child.tool_ctx.browser = browser_for(self.tool_ctx)  # one browser per session
         child.gate.share_rules(self.gate)  # one session, one set of rules
         result = await child.run(prompt)
         self.usage = self.usage + result.usage
@@ -511,6 +518,7 @@ class Agent:
                 suggest_escalation=result.suggest_escalation,
                 escalation_reason=result.escalation_reason,
                 warnings=list(result.warnings),
+                image_files=list(result.image_files),
             )
         )
         return result

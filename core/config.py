@@ -41,7 +41,7 @@ ENV_PREFIX = "AGENT_TUI_"
 TRUST_GATED_KEYS = frozenset(
     {"approval_mode", "api_base", "api_key", "api_key_env", "trusted_projects", "allow_rules",
      "network", "web_search_url", "web_search_key_env", "sandbox", "bwrap_path",
-     "env_passthrough"}
+     "env_passthrough", "webdriver", "chromium_path", "chromedriver_path", "computer_control"}
 )
 
 
@@ -120,6 +120,11 @@ SETTING_KINDS: dict[str, SettingKind] = {
     "web_search_backend": _choice("searxng", "brave", "tavily", default=None),
     "web_search_url": _str(),
     "web_search_key_env": _str(),
+    "webdriver": SettingKind("bool", False),
+    "chrome_headless": SettingKind("bool", True),
+    "chromium_path": _str(),
+    "chromedriver_path": _str(),
+    "computer_control": SettingKind("bool", False),
     "keep_background_processes": SettingKind("bool", False),
     "sandbox": _choice("none", "bwrap", default="none"),
     "bwrap_path": _str(),

@@ -199,6 +199,8 @@ class ToolResultEvent(Event):
             model could not find in the file), with ``escalation_reason``.
         warnings: What people should notice about a call that succeeded (e.g. a syntax
             error an edit added).
+        image_files: Image files the call saved (absolute paths, e.g. a screenshot), shown
+            to people in the call's block.
     """
 
     type: ClassVar[str] = "tool_result"
@@ -212,6 +214,7 @@ class ToolResultEvent(Event):
     suggest_escalation: bool = False
     escalation_reason: str | None = None
     warnings: list[str] = field(default_factory=list)
+    image_files: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

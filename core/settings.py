@@ -109,6 +109,19 @@ class Settings(BaseSettings):
         None, description="Base URL of the search service (SearXNG: your instance).")
     web_search_key_env: str | None = Field(
         None, description="Environment variable holding the search service's API key.")
+    webdriver: bool = Field(
+        False, description="Offer the webdriver_* browser tools (Chromium through Selenium; "
+        "--webdriver or --chrome-headless).")
+    chrome_headless: bool = Field(
+        True, description="Run the browser without a window; false shows it where a display "
+        "exists.")
+    chromium_path: str | None = Field(
+        None, description="The Chromium or Chrome program (default: chromium on PATH).")
+    chromedriver_path: str | None = Field(
+        None, description="The chromedriver program (default: chromedriver on PATH).")
+    computer_control: bool = Field(
+        False, description="Offer the desktop tools that act on the screen: list_windows, "
+        "mouse_click, type_text, find_element (each asks first in default mode).")
     keep_background_processes: bool = Field(
         False, description="Leave background_process processes running when agent-tui exits.")
     sandbox: SandboxMode = Field(

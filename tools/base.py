@@ -78,6 +78,8 @@ class ToolResult:
             model made); None for calls that edit nothing.
         warnings: Things people should notice about a call that succeeded, one sentence
             each (e.g. a syntax error an edit added); also in ``llm_content``.
+        image_files: Image files the call saved (absolute paths, e.g. a screenshot) that
+            people should see: the workbench shows them in the call's block.
     """
 
     llm_content: str
@@ -88,6 +90,7 @@ class ToolResult:
     escalation_reason: str | None = None
     edit_tier: str | None = None
     warnings: list[str] = field(default_factory=list)
+    image_files: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -149,6 +152,8 @@ class ToolContext:
             its final answer (None where sub-agents are unavailable).
         reads: What this agent has seen of each file (content hashes); edits of a file
             not read, or changed on disk since, are refused. Each agent has its own.
+        browser: The session's browser (``tools.browser.BrowserSession``), made by the first
+            browser tool that needs it; a sub-agent shares its parent's.
     """
 
     workdir: Path
@@ -163,6 +168,12 @@ class ToolContext:
     settings: Any = None
     run_subagent: Callable[[str, list[str]], Awaitable[str]] | None = None
     reads: ReadLedger = field(default_factory=ReadLedger)
+    browser: Any = None
+
+    def close(self) -> None:
+        """Release what the session's tools hold open (the browser); idempotent."""
+        if self.browser is not None:
+            self.browser.close()
 
     def resolve(self, path: str | os.PathLike[str]) -> Path:
         """Resolve a path from the model: ``~`` expanded, relative to the project folder."""
@@ -222,6 +233,8 @@ class Tool(ABC):
     kind: ClassVar[ToolKind]
     description: ClassVar[str]
     Params: ClassVar[type[ToolParams]]
+    ask_reason: ClassVar[str | None] = None
+    """Why a call asks first, said to people (default: by ``kind``, e.g. "runs a command")."""
 
     @property
     def read_only(self) -> bool:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .background import BackgroundProcessTool
 from .base import Tool
+from .browser import browser_tools
 from .code_search import CodeSearchTool
 from .coverage import CoverageTool
 from .diff_edit import StrReplaceTool
@@ -22,10 +25,16 @@ from .web_search import WebSearchTool
 from .write_file import WriteFileTool
 
 
-def builtin_tools() -> list[Tool]:
+def builtin_tools(settings: Any = None, *, every: bool = False) -> list[Tool]:
     """Fresh instances of the built-in tools, files first, then search, code, processes,
-    images, the web, and the agent's own bookkeeping."""
-    return [
+    images, the web, the agent's own bookkeeping, and last the browser tools when the
+    settings offer them (``webdriver``).
+
+    Args:
+        settings: The run's settings (None: the defaults).
+        every: Every built-in tool, whatever the settings say.
+    """
+    tools = [
         ReadFileTool(), ReadManyFilesTool(), WriteFileTool(), EditFileTool(), StrReplaceTool(),
         LsTool(), GlobFilesTool(), GrepTool(),
         CodeSearchTool(), CoverageTool(),
@@ -35,3 +44,6 @@ def builtin_tools() -> list[Tool]:
         TodoReadTool(), TodoWriteTool(),
         RehydrateTool(), GetInternalDocsTool(),
     ]
+    if every or getattr(settings, "webdriver", False):
+        tools += browser_tools()
+    return tools

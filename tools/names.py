@@ -33,6 +33,21 @@ class ToolName(StrEnum):
     TODO_WRITE = "todo_write"
     REHYDRATE = "rehydrate"
     GET_INTERNAL_DOCS = "get_internal_docs"
+    WEBDRIVER_START = "webdriver_start"
+    WEBDRIVER_NAVIGATE = "webdriver_navigate"
+    WEBDRIVER_GET_URL = "webdriver_get_url"
+    WEBDRIVER_GET_TITLE = "webdriver_get_title"
+    WEBDRIVER_FIND_ELEMENT = "webdriver_find_element"
+    WEBDRIVER_FIND_ELEMENTS = "webdriver_find_elements"
+    WEBDRIVER_CLICK = "webdriver_click"
+    WEBDRIVER_SEND_KEYS = "webdriver_send_keys"
+    WEBDRIVER_EXECUTE_SCRIPT = "webdriver_execute_script"
+    WEBDRIVER_GET_PAGE_SOURCE = "webdriver_get_page_source"
+    WEBDRIVER_SCREENSHOT = "webdriver_screenshot"
+    WEBDRIVER_BACK = "webdriver_back"
+    WEBDRIVER_FORWARD = "webdriver_forward"
+    WEBDRIVER_REFRESH = "webdriver_refresh"
+    WEBDRIVER_QUIT = "webdriver_quit"
 
 
 EDIT_TOOLS: frozenset[str] = frozenset(

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from ..core.config import Settings
     from ..core.sessions.log import SessionLog
     from ..core.sessions.start import OpenedSession
+    from ..tools.browser.session import BrowserSession
     from .approver import ApprovalNeeded, RulesRemembered, TuiApprover
     from .bridge import AgentEvent
     from .event_view import EventView
@@ -121,6 +122,8 @@ class AgentApp(App[None]):
         """Why the settings proved invalid after the first frame; the app has exited."""
         self.workdir = workdir
         self.agent: Agent | None = None
+        self.browser: BrowserSession | None = None
+        """The session's browser (the browser tools start it); agents share it."""
         self.session_id = (session.store.session_id if session
                            else session_id or paths.new_session_id())
         self._approver: TuiApprover | None = None
@@ -378,11 +381,17 @@ class AgentApp(App[None]):
 
             await asyncio.to_thread(load_litellm)
             opened = self.opened
-            self.agent = Agent(LitellmProvider(self.settings), ToolRegistry(builtin_tools()),
-                               self.settings, self.workdir, self.approver,
-                               EventBridge(self, settings_secrets(self.settings)),
+            tools = ToolRegistry(builtin_tools(self.settings))
+            self.agent = Agent(LitellmProvider(self.settings), tools, self.settings,
+                               self.workdir, self.approver, EventBridge(self, settings_secrets(self.settings)),
                                session_id=self.session_id,
                                session=opened.store if opened else None)
+            # The browser belongs to the session, not to one agent (/model makes a new one).
+            if self.browser is None:
+                from ..tools.browser.session import BrowserSession
+
+                self.browser = BrowserSession()
+            self.agent.tool_ctx.browser = self.browser
             if opened is not None and opened.log is not None:
                 self.agent.restore(opened.log)
                 opened.log = None  # restored once; later agents (e.g. /model) carry history
@@ -430,10 +439,18 @@ class AgentApp(App[None]):
             self._set_busy(False)
         self.notice(f"End of the replay of session {log.session_id}.")
 
+    def close_browser(self) -> None:
+        """End the session's browser, if one runs (a new session starts without one)."""
+        browser, self.browser = self.browser, None
+        if browser is not None:
+            self.run_worker(asyncio.to_thread(browser.close), group="browser",
+                            exit_on_error=False)
+
     async def reset_view(self, session_id: str) -> None:
         """Empty the panes and forget the agent; the next turn starts ``session_id``'s."""
         self.workers.cancel_group(self, "turn")
         self.agent = None
+        self.close_browser()
         self.session_id = session_id
         self.queue.clear()
         self.view.reset()

@@ -96,6 +96,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--net", action="store_true", default=None,
                         help="let tools reach the network (web_fetch, web_search, research); "
                         "off by default")
+    parser.add_argument("--webdriver", action="store_true", default=None,
+                        help="offer the webdriver_* browser tools (Chromium through Selenium; "
+                        "headless unless chrome_headless = false in config.toml)")
+    parser.add_argument("--chrome-headless", action="store_true", default=None,
+                        help="offer the browser tools with a headless Chromium")
+    parser.add_argument("--computer-control", action="store_true", default=None,
+                        help="offer the desktop tools that act on the screen (list_windows, "
+                        "mouse_click, type_text, find_element); each asks first")
     parser.add_argument("--sandbox", choices=("none", "bwrap"),
                         help="run shell and background commands under bubblewrap: read-only "
                         "system, the project and a private /tmp writable, no network unless "
@@ -183,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
         "tool_protocol": args.tool_protocol,
         "network": args.net,
         "sandbox": args.sandbox,
+        "webdriver": True if args.webdriver or args.chrome_headless else None,
+        "chrome_headless": True if args.chrome_headless else None,
+        "computer_control": args.computer_control,
     }
     try:
         sources = read_settings(workdir, overrides)

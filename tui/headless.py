@@ -8,6 +8,7 @@ are written as visible pictures (``␛``), never raw. JSON escapes control chara
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from collections.abc import Callable
@@ -153,8 +154,8 @@ async def run_headless(
     # stdout ends up in CI logs and pipes: it shows no key, as the workbench shows none.
     shown = RedactingSink(printer.handle, settings_secrets(settings))
     approver = HeadlessApprover(settings.approval_mode, preview=preview)
-    agent = Agent(provider, ToolRegistry(builtin_tools()), settings, workdir, approver, shown,
-                  session=session.store if session else None)
+    agent = Agent(provider, ToolRegistry(builtin_tools(settings)), settings, workdir, approver,
+                  shown, session=session.store if session else None)
     approver.emit = agent.emit
     if session is not None:
         for warning in session.warnings:
@@ -163,5 +164,8 @@ async def run_headless(
             agent.restore(session.log)
     printer.handle(SessionStart(agent.session_id, provider.model, str(workdir),
                                 settings.approval_mode, agent.tool_protocol))
-    result = await agent.run(prompt)
+    try:
+        result = await agent.run(prompt)
+    finally:
+        await asyncio.to_thread(agent.close)
     return 0 if result.ok else 1

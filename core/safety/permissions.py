@@ -171,7 +171,8 @@ def _decide_tool(invocation: Invocation[Any], mode: str, workspace: Workspace,
         if mode == "auto-edit" and not outside:
             return Decision(Verdict.ALLOW, "auto-edit mode")
         return Decision(Verdict.ASK, f"changes files{where}", rules=suggest)
-    return Decision(Verdict.ASK, f"{_KIND_REASONS.get(tool.kind, 'is not read-only')}{where}",
+    reason = tool.ask_reason or _KIND_REASONS.get(tool.kind, "is not read-only")
+    return Decision(Verdict.ASK, f"{reason}{where}",
                     rules=suggest)
 
 

@@ -15,7 +15,7 @@ from agent_tui.tools.names import (
     ToolName,
 )
 
-KINDS = {tool.name: tool.kind for tool in builtin_tools()}
+KINDS = {tool.name: tool.kind for tool in builtin_tools(every=True)}
 
 
 def test_every_built_in_tool_has_a_name_there_and_every_name_a_tool():

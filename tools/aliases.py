@@ -154,7 +154,7 @@ ALIASES: tuple[ToolAlias, ...] = (
     ToolAlias("activate_skill", "activate_skill", "gemini-cli"),
     # egirl (seed 001).
     ToolAlias("execute_command", ToolName.SHELL, "egirl"),
-    ToolAlias("screenshot", "take_screenshot", "egirl"),
+    ToolAlias("screenshot", ToolName.TAKE_SCREENSHOT, "egirl"),
     ToolAlias("memory_search", "memory_search", "egirl"),
     ToolAlias("memory_get", "memory_get", "egirl"),
     ToolAlias("memory_set", "memory_set", "egirl"),

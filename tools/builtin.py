@@ -9,6 +9,7 @@ from .base import Tool
 from .browser import browser_tools
 from .code_search import CodeSearchTool
 from .coverage import CoverageTool
+from .desktop import computer_control_tools, screen_tools
 from .diff_edit import StrReplaceTool
 from .edit_file import EditFileTool
 from .images import ReadImageTool
@@ -27,8 +28,8 @@ from .write_file import WriteFileTool
 
 def builtin_tools(settings: Any = None, *, every: bool = False) -> list[Tool]:
     """Fresh instances of the built-in tools, files first, then search, code, processes,
-    images, the web, the agent's own bookkeeping, and last the browser tools when the
-    settings offer them (``webdriver``).
+    images and the screen, the web, the agent's own bookkeeping, and last the browser
+    (``webdriver``) and desktop (``computer_control``) tools when the settings offer them.
 
     Args:
         settings: The run's settings (None: the defaults).
@@ -39,11 +40,13 @@ def builtin_tools(settings: Any = None, *, every: bool = False) -> list[Tool]:
         LsTool(), GlobFilesTool(), GrepTool(),
         CodeSearchTool(), CoverageTool(),
         ShellTool(), BackgroundProcessTool(),
-        ReadImageTool(),
+        ReadImageTool(), *screen_tools(),
         WebFetchTool(), WebSearchTool(), ResearchTool(),
         TodoReadTool(), TodoWriteTool(),
         RehydrateTool(), GetInternalDocsTool(),
     ]
     if every or getattr(settings, "webdriver", False):
         tools += browser_tools()
+    if every or getattr(settings, "computer_control", False):
+        tools += computer_control_tools()
     return tools

@@ -11,6 +11,7 @@ screen at once.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
@@ -28,6 +29,7 @@ from .widgets.panels import ContextGauge, TodoPane
 from .widgets.tool_log import ToolCallRecord, ToolLog
 
 if TYPE_CHECKING:
+    from textual.content import Content
     from textual.widget import Widget
 
     from .widgets.assistant_block import StreamedAnswer
@@ -81,7 +83,7 @@ class ToolBlockRecord(BlockRecord):
     """A resumed session's tool call, not built yet: reports change what it is built with."""
 
     __slots__ = ("call_id", "tool_name", "summary", "args", "status", "duration", "output",
-                 "note")
+                 "note", "images")
 
     def __init__(self, call_id: str, name: str, summary: str, args: Any) -> None:
         super().__init__(self._widget)
@@ -90,11 +92,15 @@ class ToolBlockRecord(BlockRecord):
         self.duration: float | None = None
         self.output = ""
         self.note = ""
+        self.images: Content | None = None
 
     def set_status(self, status: str, *, duration: float | None = None,
-                   output: str | None = None, note: str | None = None) -> None:
+                   output: str | None = None, note: str | None = None,
+                   images: Content | None = None) -> None:
         """As :meth:`ToolBlock.set_status`."""
         self.status = status
+        if images is not None:
+            self.images = images
         if duration is not None:
             self.duration = duration
         if output is not None:
@@ -109,7 +115,7 @@ class ToolBlockRecord(BlockRecord):
     def _widget(self) -> ToolBlock:
         return ToolBlock(self.call_id, self.tool_name, self.summary, self.args,
                          status=self.status, duration=self.duration, output=self.output,
-                         note=self.note)
+                         note=self.note, images=self.images)
 
 
 class RestoreBatch:
@@ -341,6 +347,12 @@ class EventView:
         self._update_tool(event.id, status="denied" if denied else (
             "ok" if event.ok else "error"), duration=event.duration, output=event.output,
             note=result_note(event))
+        if event.image_files and block is not None:
+            from .widgets.tool_image import render_previews
+
+            # Decoding and scaling a screenshot takes tens of milliseconds: not on the loop.
+            images = await asyncio.to_thread(render_previews, list(event.image_files))
+            block.set_status(block.status, images=images)
 
     @shows(ev.TodoUpdated)
     async def _todos(self, event: ev.TodoUpdated) -> None:

@@ -115,9 +115,11 @@ class ToolBlock(Block):
 
     def __init__(self, call_id: str, name: str, summary: str, args: Any, *,
                  status: str = "pending", duration: float | None = None,
-                 output: str = "", note: str = "") -> None:
+                 output: str = "", note: str = "", images: Content | None = None) -> None:
         super().__init__("")
         self.note = note
+        self.images = images
+        """Pictures the call saved (screenshots), shown under its line expanded or not."""
         self.call_id = call_id
         self.tool_name = name
         self.summary = summary or name
@@ -131,10 +133,13 @@ class ToolBlock(Block):
         self._refresh()
 
     def set_status(self, status: str, *, duration: float | None = None,
-                   output: str | None = None, note: str | None = None) -> None:
-        """Show a new status (and the final output, and a note such as how an edit
-        matched or a warning)."""
+                   output: str | None = None, note: str | None = None,
+                   images: Content | None = None) -> None:
+        """Show a new status (and the final output, a note such as how an edit matched or
+        a warning, and the pictures the call saved)."""
         self.status = status
+        if images is not None:
+            self.images = images
         if duration is not None:
             self.duration = duration
         if output is not None:
@@ -144,7 +149,8 @@ class ToolBlock(Block):
         self.set_class(status in ("error", "denied"), "failed")
         self._refresh()
         if self._revived is not None:
-            self._revived.set_status(status, duration=duration, output=output, note=note)
+            self._revived.set_status(status, duration=duration, output=output, note=note,
+                                     images=images)
 
     def add_output(self, text: str) -> None:
         """Live output of a running tool."""
@@ -158,7 +164,7 @@ class ToolBlock(Block):
         """A fresh, mountable copy in the latest state; later reports reach it too."""
         copy = ToolBlock(self.call_id, self.tool_name, self.summary, self.args,
                          status=self.status, duration=self.duration, output=self.output,
-                         note=self.note)
+                         note=self.note, images=self.images)
         if self.expanded:
             copy.action_toggle()
         self._revived = copy
@@ -184,6 +190,8 @@ class ToolBlock(Block):
                                 (took, "dim"),
                                 *(("  ", outside_content(self.note, "$warning")) if self.note
                                   else ()))
+        if self.images is not None:
+            head = Content.assemble(head, "\n", self.images)
         if not self.expanded:
             self.update(head)
             return

@@ -1,0 +1,241 @@
+"""take_screenshot (seed 000; egirl's ``screenshot``): a PNG of the screen, a window or a
+region, captured with mss, shown to the model and to the person."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from ...core.durable import write_atomically
+from ..base import (
+    Confirmation,
+    ImagePart,
+    Invocation,
+    OutputCallback,
+    Tool,
+    ToolContext,
+    ToolKind,
+    ToolParams,
+    ToolResult,
+)
+from ..images import MAX_IMAGE_BYTES, no_images_message
+from ..names import ToolName
+from .display import DisplayError, Screen, check_display
+from .windows import find_window
+
+
+class Region(BaseModel):
+    """A rectangle in pixels."""
+
+    x: int = Field(ge=0)
+    y: int = Field(ge=0)
+    width: int = Field(gt=0)
+    height: int = Field(gt=0)
+
+
+@dataclass(frozen=True, slots=True)
+class Capture:
+    """A captured image: PNG bytes, its size, where on the screen it came from."""
+
+    png: bytes
+    width: int
+    height: int
+    left: int
+    top: int
+    what: str
+
+
+def screenshot_path(path: str | None) -> Path:
+    """Where a screenshot goes: ``~`` expanded, absolute kept, relative paths and bare names
+    under the temp folder (seed 000: "Relative paths save to ~/tmp or $TMPDIR"); a name
+    with the time when none is given."""
+    name = path or f"screenshot-{time.strftime('%Y%m%d-%H%M%S')}.png"
+    p = Path(os.path.expanduser(name))
+    if not p.suffix:
+        p = p.with_suffix(".png")
+    return p if p.is_absolute() else Path(tempfile.gettempdir()) / p
+
+
+def grab(left: int, top: int, width: int, height: int, what: str) -> Capture:
+    """Capture a rectangle of the screen as PNG."""
+    import mss
+    import mss.tools
+
+    with mss.MSS() as screen:
+        shot = screen.grab({"left": left, "top": top, "width": width, "height": height})
+        png = mss.tools.to_png(shot.rgb, shot.size)
+    return Capture(png, shot.size.width, shot.size.height, left, top, what)
+
+
+def bounds(screen: Screen, display: str | None) -> tuple[int, int, int, int, str]:
+    """The rectangle of the monitor ``display`` names (1, 2… or "primary"/"all")."""
+    import mss
+
+    choice = (display or "primary").strip().lower()
+    with mss.MSS() as grabber:
+        monitors = grabber.monitors
+    if choice == "all":
+        whole = monitors[0]
+        return whole["left"], whole["top"], whole["width"], whole["height"], "the whole display"
+    if choice in ("primary", "", "0") and len(monitors) > 1:
+        index = 1
+    else:
+        try:
+            index = int(choice)
+        except ValueError:
+            raise DisplayError(f"display {display!r} is not a monitor number, 'primary' or "
+                               "'all'") from None
+    if not 1 <= index < len(monitors):
+        raise DisplayError(f"there is no monitor {index}; this display has "
+                           f"{len(monitors) - 1} (numbered from 1)")
+    m = monitors[index]
+    return m["left"], m["top"], m["width"], m["height"], f"monitor {index}"
+
+
+def capture(window_id: str | None, region: Region | None, display: str | None) -> Capture:
+    """Capture what the arguments name.
+
+    Raises:
+        DisplayError: no display, no such window, a region off the screen or the window.
+    """
+    screen = check_display()
+    if window_id:
+        window = find_window(window_id)
+        left, top, width, height = window.x, window.y, window.width, window.height
+        what = f"the window {window.title!r} ({window.id:#x})"
+    else:
+        left, top, width, height, what = bounds(screen, display)
+    if region is not None:
+        if region.x + region.width > width or region.y + region.height > height:
+            raise DisplayError(
+                f"the region {region.width}x{region.height} at ({region.x}, {region.y}) does "
+                f"not fit in {what}, which is {width}x{height}; regions are relative to it")
+        left, top = left + region.x, top + region.y
+        width, height = region.width, region.height
+        what = f"a {width}x{height} region of {what}"
+    # A window partly off the screen is captured where it is visible.
+    right, bottom = min(left + width, screen.width), min(top + height, screen.height)
+    left, top = max(left, 0), max(top, 0)
+    if right <= left or bottom <= top:
+        raise DisplayError(f"{what} is off the screen ({screen.width}x{screen.height})")
+    return grab(left, top, right - left, bottom - top, what)
+
+
+def smaller_png(png: bytes) -> tuple[bytes, tuple[int, int]]:
+    """The PNG scaled down until it fits MAX_IMAGE_BYTES, and its new size."""
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        scaled = image.convert("RGB")
+    while True:
+        scaled = scaled.resize((max(1, scaled.width * 3 // 4), max(1, scaled.height * 3 // 4)))
+        out = io.BytesIO()
+        scaled.save(out, format="PNG", optimize=True)
+        if out.tell() <= MAX_IMAGE_BYTES or scaled.width < 64:
+            return out.getvalue(), scaled.size
+
+
+def capture_result(ctx: ToolContext, shot: Capture, target: Path) -> ToolResult:
+    """Save ``shot`` to ``target`` and describe it; attach it for a model that sees images."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(target, shot.png)
+    text = (f"Captured {shot.what}: {shot.width}x{shot.height} pixels from screen position "
+            f"({shot.left}, {shot.top}), saved to {target} ({len(shot.png):,} bytes).")
+    result = ToolResult(llm_content=text, image_files=[str(target)])
+    if not ctx.supports_images:
+        result.llm_content += " " + no_images_message(ctx, "The screenshot was saved")
+        return result
+    png = shot.png
+    if len(png) > MAX_IMAGE_BYTES:
+        png, size = smaller_png(png)
+        result.llm_content += (f" The attached copy is scaled down to {size[0]}x{size[1]} to "
+                               "fit the model's image limit; multiply its coordinates by "
+                               f"{shot.width / size[0]:.2f} for the screen.")
+    else:
+        result.llm_content += " It is attached below."
+    result.images.append(ImagePart("image/png", base64.b64encode(png).decode("ascii")))
+    return result
+
+
+class TakeScreenshotParams(ToolParams):
+    """Arguments of take_screenshot (and of egirl's screenshot)."""
+
+    path: str | None = Field(
+        default=None, description="Where to save the PNG; relative paths and bare names go to "
+                                  "the temp folder ($TMPDIR). Default: screenshot-<time>.png.")
+    window_id: str | None = Field(
+        default=None, description="Optional: capture one window, by the id list_windows "
+                                  "shows or by a piece of its title or program name.")
+    region: Region | None = Field(
+        default=None, description="Optional: {x, y, width, height} to capture, relative to "
+                                  "the window when window_id is given, else to the screen.")
+    display: str | None = Field(
+        default=None, description="Optional: which monitor, 1, 2… (default: the primary) "
+                                  "or 'all'.")
+
+
+class TakeScreenshotTool(Tool):
+    """Captures the screen, a window or a region as a PNG."""
+
+    name = ToolName.TAKE_SCREENSHOT
+    kind = ToolKind.COMPUTER
+    ask_reason = "looks at the screen"
+    description = (
+        "Capture a PNG screenshot of the screen, of one window (window_id: an id from "
+        "list_windows or a title) or of a region {x, y, width, height}. You see the image "
+        "when the model takes images; the person sees it too. Coordinates in the image plus "
+        "the capture's screen position give screen coordinates for mouse_click.")
+    Params = TakeScreenshotParams
+
+    def create_invocation(self, params: TakeScreenshotParams,
+                          ctx: ToolContext) -> TakeScreenshotInvocation:
+        """Make the invocation."""
+        return TakeScreenshotInvocation(self, params, ctx)
+
+
+class TakeScreenshotInvocation(Invocation[TakeScreenshotParams]):
+    """One take_screenshot call."""
+
+    def target(self) -> Path:
+        """Where the PNG goes."""
+        return screenshot_path(self.params.path)
+
+    def describe(self) -> str:
+        """E.g. ``take_screenshot Firefox → /tmp/shot.png``."""
+        what = self.params.window_id or (f"monitor {self.params.display}"
+                                         if self.params.display else "screen")
+        return f"take_screenshot {what} → {self.target()}"
+
+    def locations(self) -> list[Path]:
+        """The PNG, unless it goes to the temp folder (scratch space)."""
+        target = self.target()
+        return [] if target.is_relative_to(Path(tempfile.gettempdir())) else [target]
+
+    def confirmation(self) -> Confirmation:
+        """What will be captured and where it goes."""
+        return Confirmation(title=f"Take a screenshot of the {self.describe()[16:]}",
+                            details="The image can show anything on the screen.")
+
+    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
+        """Capture and save in a worker thread."""
+        params = self.params
+        try:
+            shot = await asyncio.to_thread(capture, params.window_id, params.region,
+                                           params.display)
+        except DisplayError as exc:
+            return ToolResult.failure(str(exc))
+        except Exception as exc:  # noqa: BLE001 - mss's errors name the X failure
+            return ToolResult.failure(f"the screen could not be captured: {exc}")
+        try:
+            return await asyncio.to_thread(capture_result, self.ctx, shot, self.target())
+        except OSError as exc:
+            return ToolResult.failure(f"cannot save the screenshot to {self.target()}: "
+                                      f"{exc.strerror or exc}")

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from ..tools.base import Invocation, ToolArgumentError, ToolContext, ToolResult
-from ..tools.browser.session import browser_for
 from ..tools.registry import ToolRegistry
 from . import paths, text_protocol
 from .approval import Approver
@@ -476,7 +475,7 @@ class Agent:
         child = Agent(self.provider, registry, self.settings, self.workdir, self.approver,
                       forward, session_id=f"{self.session_id}-sub{self._subagents}")
         child.checkpoints = None  # its changes fall in this turn's checkpoints
-        child.tool_ctx.browser = browser_for(self.tool_ctx)  # one browser per session
+        child.tool_ctx.browser = self.tool_ctx.shared_browser()  # one browser per session
         child.gate.share_rules(self.gate)  # one session, one set of rules
         result = await child.run(prompt)
         self.usage = self.usage + result.usage

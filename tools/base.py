@@ -170,6 +170,15 @@ class ToolContext:
     reads: ReadLedger = field(default_factory=ReadLedger)
     browser: Any = None
 
+    def shared_browser(self) -> Any:
+        """The session's browser (``tools.browser.BrowserSession``), made now if no tool has
+        made it yet; hand it to a sub-agent's context so both drive one browser."""
+        if self.browser is None:
+            from .browser.session import BrowserSession
+
+            self.browser = BrowserSession()
+        return self.browser
+
     def close(self) -> None:
         """Release what the session's tools hold open (the browser); idempotent."""
         if self.browser is not None:

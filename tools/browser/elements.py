@@ -18,7 +18,7 @@ from pydantic import Field
 from ..base import Confirmation, Tool, ToolContext, ToolKind, ToolParams, ToolResult
 from ..names import ToolName
 from .calls import BrowserInvocation
-from .session import BrowserSession
+from .session import BrowserSession, page_line
 
 MAX_TEXT = 200
 """Characters of an element's text shown at most."""
@@ -198,48 +198,86 @@ class ClickInvocation(BrowserInvocation):
 
     def run(self, session: BrowserSession) -> ToolResult:
         """Scroll to the element and click it."""
-        from selenium.webdriver.common.by import By
 
-        driver = session.driver()
-        element = driver.find_element(By.CSS_SELECTOR, self.params.selector)
-        driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
-        before = driver.current_url
-        driver.execute_script("window.__agentTuiPage = true;")
+        element, before = mark_page(session, self.params.selector)
         element.click()
-        moved = " (the page changed)" if wait_for_navigation(session, before) else ""
-        after = f"Page: {driver.title or '(no title)'} — {driver.current_url}"
+        changed, after = wait_for_navigation(session, before)
+        moved = " (the page changed)" if changed else ""
         return ToolResult(llm_content=f"Clicked `{self.params.selector}`{moved}.\n{after}")
 
 
-def wait_for_navigation(session: BrowserSession, before: str, *, start_within: float = 0.5,
-                        load_within: float = 15.0) -> bool:
-    """After a click or Enter: wait for a page it started to load; True if one did.
+_MARK = """
+const el = arguments[0] ? document.querySelector(arguments[0]) : null;
+if (arguments[0] && !el) return null;
+window.__agentTuiPage = true;
+window.__agentTuiNavigating = false;
+if (window.navigation && !window.__agentTuiHooked) {
+  window.navigation.addEventListener('navigate', () => { window.__agentTuiNavigating = true; });
+  window.__agentTuiHooked = true;
+}
+if (el) el.scrollIntoView({block: 'center', inline: 'center'});
+return [el, location.href];
+"""
+_PROBE = ("return [window.__agentTuiPage === true, window.__agentTuiNavigating === true, "
+          "document.readyState, location.href, document.title]")
 
-    The page was marked (``window.__agentTuiPage``) before: a new document lacks the mark.
-    A navigation that has not begun within ``start_within`` seconds is taken as none.
+
+def mark_page(session: BrowserSession, selector: str | None = None) -> tuple[Any, str]:
+    """Before a click or Enter: mark the page, listen for a navigation starting (the
+    Navigation API's ``navigate`` event), and find the element ``selector`` names, scrolled
+    into view; return it (None without a selector) and the page's URL, in one round trip.
+
+    Raises:
+        selenium's NoSuchElementException or InvalidSelectorException.
+    """
+    from selenium.common.exceptions import (
+        InvalidSelectorException,
+        NoSuchElementException,
+        WebDriverException,
+    )
+
+    try:
+        marked = session.driver().execute_script(_MARK, selector)
+    except WebDriverException as exc:
+        if selector and "is not a valid selector" in str(exc):
+            raise InvalidSelectorException(f"{selector!r} is not a valid selector") from None
+        raise
+    if marked is None:
+        raise NoSuchElementException(selector)
+    return marked[0], marked[1]
+
+
+def wait_for_navigation(session: BrowserSession, before: str, *,
+                        load_within: float = 15.0, settle: float = 1.0) -> tuple[bool, str]:
+    """After a click or Enter on a marked page: if it started a navigation, wait until the
+    new page has loaded; return whether the page changed, and the ``Page: title — url``
+    line of the page now shown.
+
+    A click that starts no navigation costs one round trip. A new document lacks the mark;
+    a same-document navigation (a hash, ``history.pushState``) changes the URL only; a
+    navigation that was started but went nowhere (cancelled, a 204) is given ``settle``
+    seconds.
     """
     from selenium.common.exceptions import WebDriverException
 
     driver = session.driver()
-    probe = ("return [window.__agentTuiPage === true, document.readyState, "
-             "location.href]")
     started = time.monotonic()
-    navigating = False
     while True:
         try:
-            marked, state, url = driver.execute_script(probe)
+            marked, navigating, state, url, title = driver.execute_script(_PROBE)
         except WebDriverException:  # the old document is going away
-            marked, state, url = True, "loading", before
-            navigating = True
-        navigating = navigating or not marked or url != before
+            marked, navigating, state, url, title = True, True, "loading", before, ""
+        line = f"Page: {title or '(no title)'} — {url}"
+        if marked and not navigating and url == before:
+            return False, line
+        if not marked and state == "complete":
+            return True, line
+        if marked and url != before:
+            return True, line
         elapsed = time.monotonic() - started
-        if navigating and not marked and state == "complete":
-            return True
-        if not navigating and elapsed > start_within:
-            return False
-        if elapsed > start_within + load_within:
-            return navigating
-        time.sleep(0.03)
+        if marked and elapsed > settle or elapsed > load_within:
+            return url != before, page_line(session)
+        time.sleep(0.02)
 
 
 class SendKeysParams(SelectorParams):
@@ -301,9 +339,9 @@ class SendKeysInvocation(BrowserInvocation):
             text = text.rstrip("\n")
         if self.params.clear_first:
             element.clear()
-        driver.execute_script("window.__agentTuiPage = true;")
+        before = mark_page(session)[1] if enter else ""
         element.send_keys(text + (Keys.ENTER if enter else ""))
-        moved = enter and wait_for_navigation(session, driver.current_url)
+        moved = enter and wait_for_navigation(session, before)[0]
         typed = f"Typed {len(text)} characters into `{self.params.selector}`"
         if enter:
             typed += " and pressed Enter" + (" (the page changed)" if moved else "")
@@ -314,8 +352,7 @@ class SendKeysInvocation(BrowserInvocation):
                 ": e.innerText;", element)
             if isinstance(shown, str):
                 value = f"\nThe field now holds {len(shown)} characters."
-        return ToolResult(llm_content=f"{typed}.{value}\nPage: {driver.title or '(no title)'}"
-                                      f" — {driver.current_url}")
+        return ToolResult(llm_content=f"{typed}.{value}\n{page_line(session)}")
 
 
 async def page_for_approval(invocation: BrowserInvocation) -> str:

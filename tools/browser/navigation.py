@@ -18,7 +18,7 @@ from ..base import Tool, ToolArgumentError, ToolContext, ToolKind, ToolParams, T
 from ..names import ToolName
 from ..web import NETWORK_OFF_MESSAGE
 from .calls import BrowserInvocation, browser_options
-from .session import DEFAULT_PAGE_LOAD_TIMEOUT, BrowserSession
+from .session import DEFAULT_PAGE_LOAD_TIMEOUT, BrowserSession, page_line
 
 _ALWAYS_ALLOWED_SCHEMES = ("about", "data")
 _HOST_PORT = re.compile(r"[A-Za-z0-9.-]+:[0-9]+(?:[/?#]|$)")  # localhost:8000/x
@@ -66,13 +66,6 @@ def check_url(url: str, ctx: ToolContext) -> str:
         raise ToolArgumentError(
             f"{url} is not on this machine (loopback), and {NETWORK_OFF_MESSAGE}")
     return url
-
-
-def page_line(session: BrowserSession) -> str:
-    """``Page: <title> — <url>`` for the page the browser shows."""
-    driver = session.driver()
-    title = driver.title or "(no title)"
-    return f"Page: {title} — {driver.current_url}"
 
 
 # -- webdriver_start -----------------------------------------------------------------

@@ -243,6 +243,7 @@ class ScreenshotInvocation(BrowserInvocation):
         target = self.target()
         if problem := check_overwrite(session, target, self.ctx):
             return ToolResult.failure(problem)
+        session.fit_viewport()
         driver = session.driver()
         if self.params.selector:
             element = driver.find_element(By.CSS_SELECTOR, self.params.selector)

@@ -115,6 +115,7 @@ class BrowserSession:
         self._driver_pid: int | None = None
         self._watchdog: subprocess.Popen[bytes] | None = None
         self._exit_hook = False
+        self._viewport_fitted = False
         self.killed = False
         """:meth:`kill` ended the browser; the next call cleans up after it."""
         self.saved_files: set[Path] = set()
@@ -177,6 +178,7 @@ class BrowserSession:
                     "agent-tui where a display exists (e.g. under Xvfb: `Xvfb :99 &` and "
                     "DISPLAY=:99)")
             self.killed = False
+            self._viewport_fitted = False
             self._driver = self._launch(chromium, driver_path, options)
             self._options = options
             if not self._exit_hook:
@@ -222,15 +224,22 @@ class BrowserSession:
                 f"{DEBIAN_PACKAGES}`)") from None
         self._driver_pid = service.process.pid if service.process else None
         self._watchdog = _start_watchdog(self._driver_pid) if self._driver_pid else None
-        # --window-size counts the browser's own bars: grow the window until the page has it.
+        driver.set_page_load_timeout(options.page_load_timeout)
+        driver.set_script_timeout(DEFAULT_SCRIPT_TIMEOUT)
+        return driver
+
+    def fit_viewport(self) -> None:
+        """Make the page area WINDOW_SIZE (``--window-size`` counts the browser's own bars);
+        done once, before the first screenshot, so starting costs no round trip for it."""
+        if self._viewport_fitted:
+            return
+        driver = self.driver()
         inner = driver.execute_script("return [window.innerWidth, window.innerHeight]")
         if isinstance(inner, list) and tuple(inner) != WINDOW_SIZE:
             outer = driver.get_window_size()
             driver.set_window_size(outer["width"] + WINDOW_SIZE[0] - inner[0],
                                    outer["height"] + WINDOW_SIZE[1] - inner[1])
-        driver.set_page_load_timeout(options.page_load_timeout)
-        driver.set_script_timeout(DEFAULT_SCRIPT_TIMEOUT)
-        return driver
+        self._viewport_fitted = True
 
     def driver(self) -> WebDriver:
         """The running browser's driver.
@@ -293,9 +302,13 @@ class BrowserSession:
 
 def browser_for(ctx: Any) -> BrowserSession:
     """The browser of the session ``ctx`` (a ToolContext) belongs to, made on first use."""
-    if ctx.browser is None:
-        ctx.browser = BrowserSession()
-    return ctx.browser
+    return ctx.shared_browser()
+
+
+def page_line(session: BrowserSession) -> str:
+    """``Page: <title> — <url>`` for the page the browser shows (one round trip)."""
+    title, url = session.driver().execute_script("return [document.title, location.href]")
+    return f"Page: {title or '(no title)'} — {url}"
 
 
 def first_line(text: str) -> str:
@@ -345,15 +358,21 @@ def _signal_group(pgid: int, sig: int) -> bool:
 
 
 def _group_exists(pgid: int) -> bool:
+    """True while a live process of group ``pgid`` remains (zombies do not count: where
+    nobody reaps orphans, as in many containers, they linger after the browser is gone)."""
     with contextlib.suppress(ChildProcessError, OSError):
         os.waitpid(pgid, os.WNOHANG)
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != b"Z":
+            return True
+    return False
 
 
 def program_version(path: str) -> str:

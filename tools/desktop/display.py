@@ -44,11 +44,12 @@ class Screen:
         return 0 <= x < self.width and 0 <= y < self.height
 
 
-def check_display() -> Screen:
-    """Connect to the display named by DISPLAY and return its size.
+def check_environment() -> str:
+    """The display DISPLAY names, when the environment could reach one (no connection is
+    made: a cheap check before tools that connect by themselves).
 
     Raises:
-        DisplayError: DISPLAY unset, XAUTHORITY naming a missing file, or no X server there.
+        DisplayError: DISPLAY unset, or XAUTHORITY naming a missing file.
     """
     name = os.environ.get("DISPLAY")
     if not name:
@@ -61,6 +62,16 @@ def check_display() -> Screen:
             f"XAUTHORITY names {xauthority}, which does not exist, so the display {name} "
             "cannot be authenticated: point XAUTHORITY at the display's cookie file (an empty "
             "file will do for an Xvfb started without -auth), or unset it")
+    return name
+
+
+def check_display() -> Screen:
+    """Connect to the display named by DISPLAY and return its size.
+
+    Raises:
+        DisplayError: DISPLAY unset, XAUTHORITY naming a missing file, or no X server there.
+    """
+    name = check_environment()
     try:
         from Xlib import display as xdisplay
         from Xlib.error import DisplayError as XlibDisplayError

@@ -26,6 +26,9 @@ from ..base import (
 from ..names import ToolName
 from .display import DisplayError, check_display, need_program
 
+FAIL_SAFE = ("the mouse is in a corner of the screen, pyautogui's fail-safe: someone moved it "
+             "there to stop automation; ask the person before acting on the desktop again")
+"""The error when a person stopped automation by moving the mouse to a corner."""
 TYPING_INTERVAL = 0.01
 """Seconds between typed keys: fast, yet slow enough for toolkits that drop keys."""
 
@@ -47,14 +50,19 @@ def click(x: int, y: int, button: str, clicks: int) -> str:
     if not screen.contains(x, y):
         raise DisplayError(f"({x}, {y}) is off the screen, which is {screen.width}x"
                            f"{screen.height} (x 0-{screen.width - 1}, y 0-{screen.height - 1})")
+    corners = {(0, 0), (screen.width - 1, 0), (0, screen.height - 1),
+               (screen.width - 1, screen.height - 1)}
+    if (x, y) in corners:
+        # The mouse left there would stop every later action (pyautogui's fail-safe).
+        raise DisplayError(
+            f"({x}, {y}) is a corner of the screen, pyautogui's fail-safe position (a person "
+            "moves the mouse there to stop automation), so agent-tui does not click there; "
+            "click a pixel away from the corner")
     gui = _pyautogui()
     try:
         gui.click(x=x, y=y, clicks=clicks, interval=0.05, button=button)
     except gui.FailSafeException:
-        raise DisplayError(
-            f"pyautogui refused to click at ({x}, {y}): a screen corner is its fail-safe "
-            "position (a person moving the mouse there stops automation); click a pixel away "
-            "from the corner") from None
+        raise DisplayError(FAIL_SAFE) from None
     times = {1: "", 2: " twice", 3: " three times"}[clicks]
     return f"Clicked the {button} button{times} at ({x}, {y})."
 
@@ -84,7 +92,10 @@ def type_text(text: str) -> str:
                                "characters outside ASCII are typed with it")
     for plain, run in runs:
         if plain:
-            gui.write(run, interval=TYPING_INTERVAL)
+            try:
+                gui.write(run, interval=TYPING_INTERVAL)
+            except gui.FailSafeException:
+                raise DisplayError(FAIL_SAFE) from None
         else:
             done = subprocess.run([xdotool, "type", "--delay", "12", "--", run],
                                   capture_output=True, text=True, timeout=60)

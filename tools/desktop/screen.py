@@ -28,7 +28,7 @@ from ..base import (
 )
 from ..images import MAX_IMAGE_BYTES, no_images_message
 from ..names import ToolName
-from .display import DisplayError, Screen, check_display
+from .display import DisplayError, Screen, check_display, check_environment
 from .windows import find_window
 
 
@@ -67,21 +67,26 @@ def screenshot_path(path: str | None) -> Path:
 def grab(left: int, top: int, width: int, height: int, what: str) -> Capture:
     """Capture a rectangle of the screen as PNG."""
     import mss
+
+    with mss.MSS() as grabber:
+        return _grab(grabber, left, top, width, height, what)
+
+
+def _grab(grabber, left: int, top: int, width: int, height: int, what: str) -> Capture:  # noqa: ANN001
     import mss.tools
 
-    with mss.MSS() as screen:
-        shot = screen.grab({"left": left, "top": top, "width": width, "height": height})
-        png = mss.tools.to_png(shot.rgb, shot.size)
+    shot = grabber.grab({"left": left, "top": top, "width": width, "height": height})
+    png = mss.tools.to_png(shot.rgb, shot.size)
     return Capture(png, shot.size.width, shot.size.height, left, top, what)
 
 
-def bounds(screen: Screen, display: str | None) -> tuple[int, int, int, int, str]:
-    """The rectangle of the monitor ``display`` names (1, 2… or "primary"/"all")."""
-    import mss
+def monitor_bounds(monitors: list[dict], display: str | None) -> tuple[int, int, int, int, str]:
+    """The rectangle of the monitor ``display`` names (1, 2… or "primary"/"all").
 
+    Raises:
+        DisplayError: no such monitor.
+    """
     choice = (display or "primary").strip().lower()
-    with mss.MSS() as grabber:
-        monitors = grabber.monitors
     if choice == "all":
         whole = monitors[0]
         return whole["left"], whole["top"], whole["width"], whole["height"], "the whole display"
@@ -106,13 +111,28 @@ def capture(window_id: str | None, region: Region | None, display: str | None) -
     Raises:
         DisplayError: no display, no such window, a region off the screen or the window.
     """
-    screen = check_display()
+    import mss
+    from mss.exception import ScreenShotError
+
+    check_environment()
+    try:
+        with mss.MSS() as grabber:
+            return _capture(grabber, window_id, region, display)
+    except ScreenShotError as exc:
+        check_display()  # says why there is no display, when that is why
+        raise DisplayError(f"the screen could not be captured: {exc}") from None
+
+
+def _capture(grabber, window_id: str | None, region: Region | None,  # noqa: ANN001
+             display: str | None) -> Capture:
+    monitors = grabber.monitors
+    screen = Screen(monitors[0]["width"], monitors[0]["height"])
     if window_id:
         window = find_window(window_id)
         left, top, width, height = window.x, window.y, window.width, window.height
         what = f"the window {window.title!r} ({window.id:#x})"
     else:
-        left, top, width, height, what = bounds(screen, display)
+        left, top, width, height, what = monitor_bounds(monitors, display)
     if region is not None:
         if region.x + region.width > width or region.y + region.height > height:
             raise DisplayError(
@@ -126,7 +146,7 @@ def capture(window_id: str | None, region: Region | None, display: str | None) -
     left, top = max(left, 0), max(top, 0)
     if right <= left or bottom <= top:
         raise DisplayError(f"{what} is off the screen ({screen.width}x{screen.height})")
-    return grab(left, top, right - left, bottom - top, what)
+    return _grab(grabber, left, top, right - left, bottom - top, what)
 
 
 def smaller_png(png: bytes) -> tuple[bytes, tuple[int, int]]:

@@ -118,7 +118,7 @@ async def test_errors_name_the_window_and_the_screen(ctx, tk_app):
     off = await call(ctx, "mouse_click", x=5000, y=10)
     assert off.error == "(5000, 10) is off the screen, which is 1280x800 (x 0-1279, y 0-799)"
     corner = await call(ctx, "mouse_click", x=0, y=0)
-    assert "fail-safe" in corner.error
+    assert "is a corner of the screen, pyautogui's fail-safe" in corner.error
 
 
 async def test_without_a_display_every_tool_says_how_to_get_one(ctx, monkeypatch, tmp_path):

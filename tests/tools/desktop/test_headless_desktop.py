@@ -32,7 +32,7 @@ def test_the_model_finds_and_presses_a_button(fake_provider, tmp_path, tk_app):
     got = {e["id"]: e for e in events if e["type"] == "tool_result"}
     assert "agent-tui test app" in got["list"]["output"]
     assert got["shot"]["ok"] and got["shot"]["image_files"] == [str(tmp_path / "app.png")]
-    assert got["click"]["ok"]
+    assert got["click"]["ok"], got["click"]["output"]
     assert tk_app.expect("clicked") == "clicked"
     offered = {tool["function"]["name"] for tool in fake_provider.requests[0].tools}
     assert {"list_windows", "find_element", "mouse_click", "type_text"} <= offered

@@ -68,7 +68,9 @@ def click(x: int, y: int, button: str, clicks: int) -> str:
 
 
 def _typeable(char: str) -> bool:
-    return char == "\n" or char == "\t" or " " <= char <= "~"
+    # "<" shares the 102nd key (LSGT) of pc105 layouts, Xvfb's among them: pyautogui finds
+    # that keycode first, adds Shift because "<" is shifted on US keyboards and types ">".
+    return char == "\n" or char == "\t" or (" " <= char <= "~" and char != "<")
 
 
 def type_text(text: str) -> str:
@@ -89,7 +91,7 @@ def type_text(text: str) -> str:
     xdotool = None
     if any(not plain for plain, _ in runs):
         xdotool = need_program("xdotool", "xdotool",
-                               "characters outside ASCII are typed with it")
+                               "characters outside ASCII (and \"<\") are typed with it")
     for plain, run in runs:
         if plain:
             try:

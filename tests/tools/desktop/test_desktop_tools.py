@@ -90,10 +90,10 @@ async def test_mouse_click_presses_the_button(ctx, tk_app):
 async def test_type_text_fills_the_focused_entry_even_beyond_ascii(ctx, tk_app):
     x, y = tk_app.centre("entry")
     await call(ctx, "mouse_click", x=x, y=y)
-    typed = await call(ctx, "type_text", text="café 42")
+    typed = await call(ctx, "type_text", text="café <42>")
     assert typed.ok, typed.error
     line = ""
-    while line != "entry: café 42":
+    while line != "entry: café <42>":
         line = tk_app.expect("entry: ")
 
 

@@ -8,7 +8,7 @@
 - screenshot: ``take_screenshot`` of a 1920x1080 Xvfb display (capture, PNG, atomic save,
   the image attached for the model) beside a bare ``mss`` grab and ``mss.tools.to_png``.
 
-Rounds of ours and the baseline alternate. Goals: start and round trip within 1.2x of bare
+Rounds of ours and the baseline alternate, one browser running at a time. Goals: start and round trip within 1.2x of bare
 Selenium, the screenshot within 1.5x of bare mss.
 
 Usage: python3 benchmarks/browser.py [--rounds N]
@@ -98,25 +98,25 @@ async def bench_browser(rounds: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         ctx = ToolContext(workdir=Path(folder), output_dir=Path(folder) / "out")
         ours_start, bare_start, ours_trip, bare_trip = [], [], [], []
-        for _ in range(rounds):
+        for _ in range(rounds):  # one browser at a time: ours, then the bare one
             began = time.perf_counter()
             await call(ctx, "webdriver_start")
             ours_start.append(time.perf_counter() - began)
-            began = time.perf_counter()
-            driver = await asyncio.to_thread(bare_driver)
-            bare_start.append(time.perf_counter() - began)
             for _ in range(5):
                 began = time.perf_counter()
                 await call(ctx, "webdriver_navigate", url=url)
                 await call(ctx, "webdriver_find_element", selector="#h")
                 await call(ctx, "webdriver_click", selector="#b")
                 ours_trip.append(time.perf_counter() - began)
-
+            await call(ctx, "webdriver_quit")
+            began = time.perf_counter()
+            driver = await asyncio.to_thread(bare_driver)
+            bare_start.append(time.perf_counter() - began)
+            for _ in range(5):
                 began = time.perf_counter()
                 await asyncio.to_thread(bare_round_trip, driver, url)
                 bare_trip.append(time.perf_counter() - began)
             await asyncio.to_thread(driver.quit)
-            await call(ctx, "webdriver_quit")
         print(f"cold start   ours {ms(ours_start)}   bare selenium {ms(bare_start)}   "
               f"{verdict(ours_start, bare_start, START_GOAL)}")
         print(f"round trip   ours {ms(ours_trip)}   bare selenium {ms(bare_trip)}   "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -161,3 +162,22 @@ def test_pixels_of_a_capture_are_the_screens(display):
 def test_egirls_name_is_the_same_tool(alias, ctx):
     invocation = REGISTRY.build(alias, {"display": "1"}, ctx)
     assert invocation.tool.name == "take_screenshot"
+
+
+@pytest.mark.skipif(not (shutil.which("chromium") and shutil.which("chromedriver")),
+                    reason="Chromium and chromedriver are not installed")
+async def test_a_visible_browser_opens_on_the_display(ctx, display, tmp_path):
+    from agent_tui.tools.browser import browser_tools
+
+    tools = {tool.name: tool for tool in browser_tools()}
+    page = tmp_path / "page.html"
+    page.write_text("<title>Visible page</title><h1>hello</h1>")
+    try:
+        started = await tools["webdriver_start"].build(
+            {"headless": False, "url": page.as_uri()}, ctx).execute()
+        assert started.ok, started.error
+        assert "(visible, network off" in started.llm_content
+        listed = await call(ctx, "list_windows")
+        assert "Visible page" in listed.llm_content and "program chromium" in listed.llm_content
+    finally:
+        ctx.close()

@@ -32,9 +32,22 @@ def test_builtin_tools_in_order(registry: ToolRegistry) -> None:
     assert registry.names == [
         "read_file", "read_many_files", "write_file", "edit_file", "str_replace",
         "ls", "glob_files", "grep", "code_search", "code_coverage", "shell",
-        "background_process", "read_image", "web_fetch", "web_search", "research",
-        "todo_read", "todo_write", "rehydrate", "get_internal_docs",
+        "background_process", "read_image", "take_screenshot", "web_fetch", "web_search",
+        "research", "todo_read", "todo_write", "rehydrate", "get_internal_docs",
     ]
+
+
+def test_the_browser_and_desktop_tools_come_when_the_settings_offer_them() -> None:
+    from types import SimpleNamespace
+
+    offered = ToolRegistry(builtin_tools(SimpleNamespace(webdriver=True,
+                                                         computer_control=True))).names
+    assert offered[-19:] == [
+        "webdriver_start", "webdriver_navigate", "webdriver_get_url", "webdriver_get_title",
+        "webdriver_find_element", "webdriver_find_elements", "webdriver_click",
+        "webdriver_send_keys", "webdriver_execute_script", "webdriver_get_page_source",
+        "webdriver_screenshot", "webdriver_back", "webdriver_forward", "webdriver_refresh",
+        "webdriver_quit", "list_windows", "find_element", "mouse_click", "type_text"]
 
 
 def test_every_parameter_is_described_and_schemas_are_simple(registry: ToolRegistry) -> None:

@@ -11,8 +11,7 @@ screen at once.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -29,7 +28,6 @@ from .widgets.panels import ContextGauge, TodoPane
 from .widgets.tool_log import ToolCallRecord, ToolLog
 
 if TYPE_CHECKING:
-    from textual.content import Content
     from textual.widget import Widget
 
     from .widgets.assistant_block import StreamedAnswer
@@ -83,7 +81,7 @@ class ToolBlockRecord(BlockRecord):
     """A resumed session's tool call, not built yet: reports change what it is built with."""
 
     __slots__ = ("call_id", "tool_name", "summary", "args", "status", "duration", "output",
-                 "note", "images")
+                 "note", "image_files")
 
     def __init__(self, call_id: str, name: str, summary: str, args: Any) -> None:
         super().__init__(self._widget)
@@ -92,15 +90,12 @@ class ToolBlockRecord(BlockRecord):
         self.duration: float | None = None
         self.output = ""
         self.note = ""
-        self.images: Content | None = None
+        self.image_files: list[str] = []
 
     def set_status(self, status: str, *, duration: float | None = None,
-                   output: str | None = None, note: str | None = None,
-                   images: Content | None = None) -> None:
+                   output: str | None = None, note: str | None = None) -> None:
         """As :meth:`ToolBlock.set_status`."""
         self.status = status
-        if images is not None:
-            self.images = images
         if duration is not None:
             self.duration = duration
         if output is not None:
@@ -112,10 +107,14 @@ class ToolBlockRecord(BlockRecord):
         """As :meth:`ToolBlock.add_output`."""
         self.output = live_output(self.output, text)
 
+    def show_images(self, image_files: Sequence[str]) -> None:
+        """As :meth:`ToolBlock.show_images`: the files are read when the block is shown."""
+        self.image_files = list(image_files)
+
     def _widget(self) -> ToolBlock:
         return ToolBlock(self.call_id, self.tool_name, self.summary, self.args,
                          status=self.status, duration=self.duration, output=self.output,
-                         note=self.note, images=self.images)
+                         note=self.note, image_files=self.image_files)
 
 
 class RestoreBatch:
@@ -348,11 +347,9 @@ class EventView:
             "ok" if event.ok else "error"), duration=event.duration, output=event.output,
             note=result_note(event))
         if event.image_files and block is not None:
-            from .widgets.tool_image import render_previews
-
-            # Decoding and scaling a screenshot takes tens of milliseconds: not on the loop.
-            images = await asyncio.to_thread(render_previews, list(event.image_files))
-            block.set_status(block.status, images=images)
+            # Drawn under the call's line; the block reads the files, off the loop, once it
+            # is shown (a resumed session's deleted screenshot is named then).
+            block.show_images(event.image_files)
 
     @shows(ev.TodoUpdated)
     async def _todos(self, event: ev.TodoUpdated) -> None:

@@ -9,9 +9,10 @@ blocks never become widgets until then: they wait as ``BlockRecord``s.
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from textual import events, on
 from textual.await_remove import AwaitRemove
@@ -24,6 +25,9 @@ from textual.widgets import Static
 
 from ...tools.names import ToolName
 from ..outside_text import outside_content, outside_text, visible
+
+if TYPE_CHECKING:
+    from .tool_image import ToolImage
 
 COLOUR_OUTPUT_TOOLS = frozenset({ToolName.SHELL, ToolName.BACKGROUND_PROCESS})
 """Tools whose output is a command's: its colours are kept (every other escape is shown)."""
@@ -104,6 +108,9 @@ STATUS_ICONS = {"pending": "…", "approval": "?", "running": "⋯", "ok": "✓"
 class ToolBlock(Block):
     """One tool call: a one-line summary that expands (Enter) to its arguments and output.
 
+    Images the call saved (screenshots) are drawn under the summary, expanded or not: each
+    is read off the event loop when the block is first mounted, and fitted to its width.
+
     The app keeps this object to report the call's progress even after the conversation
     has unmounted it; a copy made by ``revive()`` receives those reports too.
     """
@@ -113,13 +120,14 @@ class ToolBlock(Block):
     class Toggled(Message):
         """The block was expanded or collapsed."""
 
+    class ImagesLoaded(Message):
+        """The block's images were read: it is taller now."""
+
     def __init__(self, call_id: str, name: str, summary: str, args: Any, *,
                  status: str = "pending", duration: float | None = None,
-                 output: str = "", note: str = "", images: Content | None = None) -> None:
+                 output: str = "", note: str = "", image_files: Sequence[str] = ()) -> None:
         super().__init__("")
         self.note = note
-        self.images = images
-        """Pictures the call saved (screenshots), shown under its line expanded or not."""
         self.call_id = call_id
         self.tool_name = name
         self.summary = summary or name
@@ -128,18 +136,20 @@ class ToolBlock(Block):
         self.duration: float | None = duration
         self.output = output
         self.expanded = False
+        self.images: list[ToolImage] = []
+        """Images the call saved, drawn under its summary (shared with revived copies)."""
         self._revived: ToolBlock | None = None
         self.set_class(status in ("error", "denied"), "failed")
-        self._refresh()
+        if image_files:
+            self.show_images(image_files)
+        else:
+            self._refresh()
 
     def set_status(self, status: str, *, duration: float | None = None,
-                   output: str | None = None, note: str | None = None,
-                   images: Content | None = None) -> None:
-        """Show a new status (and the final output, a note such as how an edit matched or
-        a warning, and the pictures the call saved)."""
+                   output: str | None = None, note: str | None = None) -> None:
+        """Show a new status (and the final output, and a note such as how an edit
+        matched or a warning)."""
         self.status = status
-        if images is not None:
-            self.images = images
         if duration is not None:
             self.duration = duration
         if output is not None:
@@ -149,8 +159,7 @@ class ToolBlock(Block):
         self.set_class(status in ("error", "denied"), "failed")
         self._refresh()
         if self._revived is not None:
-            self._revived.set_status(status, duration=duration, output=output, note=note,
-                                     images=images)
+            self._revived.set_status(status, duration=duration, output=output, note=note)
 
     def add_output(self, text: str) -> None:
         """Live output of a running tool."""
@@ -160,15 +169,46 @@ class ToolBlock(Block):
         if self._revived is not None:
             self._revived.add_output(text)
 
+    def show_images(self, image_files: Sequence[str]) -> None:
+        """Draw the images the call saved (absolute paths) under the summary."""
+        from .tool_image import ToolImage
+
+        self._set_images([ToolImage(path) for path in image_files])
+
+    def _set_images(self, images: list[ToolImage]) -> None:
+        self.images = images
+        self._refresh()
+        if self.is_mounted:
+            self._load_images()
+        if self._revived is not None:
+            self._revived._set_images(images)
+
     def revive(self) -> ToolBlock:
         """A fresh, mountable copy in the latest state; later reports reach it too."""
         copy = ToolBlock(self.call_id, self.tool_name, self.summary, self.args,
                          status=self.status, duration=self.duration, output=self.output,
-                         note=self.note, images=self.images)
+                         note=self.note)
+        if self.images:
+            copy._set_images(self.images)  # already read images are not read again
         if self.expanded:
             copy.action_toggle()
         self._revived = copy
         return copy
+
+    def on_mount(self) -> None:
+        self._load_images()
+
+    def _load_images(self) -> None:
+        if any(not image.loaded for image in self.images):
+            self.run_worker(self._read_images(self.images), group="tool-images")
+
+    async def _read_images(self, images: list[ToolImage]) -> None:
+        """Read the images in a thread (a screenshot takes tens of milliseconds), then
+        draw them."""
+        for image in images:
+            await asyncio.to_thread(image.load)
+        self._refresh()
+        self.post_message(self.ImagesLoaded())
 
     def action_toggle(self) -> None:
         self.expanded = not self.expanded
@@ -178,7 +218,8 @@ class ToolBlock(Block):
         self.action_toggle()
 
     def copy_text(self) -> str:
-        return visible(f"{self.summary}\n{self.output}")
+        images = "".join(f"\n{image.path}" for image in self.images)
+        return visible(f"{self.summary}{images}\n{self.output}")
 
     def _refresh(self) -> None:
         icon = STATUS_ICONS.get(self.status, "·")
@@ -190,15 +231,18 @@ class ToolBlock(Block):
                                 (took, "dim"),
                                 *(("  ", outside_content(self.note, "$warning")) if self.note
                                   else ()))
-        if self.images is not None:
-            head = Content.assemble(head, "\n", self.images)
-        if not self.expanded:
-            self.update(head)
-            return
-        args = json.dumps(self.args, indent=2, ensure_ascii=False) if not isinstance(
-            self.args, str) else self.args
-        body = tool_output_content(self.tool_name, self.output)
-        self.update(Content.assemble(head, "\n", outside_content(args, "dim"), "\n", body))
+        body = None
+        if self.expanded:
+            args = json.dumps(self.args, indent=2, ensure_ascii=False) if not isinstance(
+                self.args, str) else self.args
+            body = Content.assemble(outside_content(args, "dim"), "\n",
+                                    tool_output_content(self.tool_name, self.output))
+        if self.images:
+            from .tool_image import WithImages
+
+            self.update(WithImages(head, self.images, body))
+        else:
+            self.update(head if body is None else Content.assemble(head, "\n", body))
 
 
 class BlockRecord:
@@ -434,6 +478,12 @@ class ConversationView(VerticalScroll):
     @on(EarlierMarker.Pressed)
     async def _on_marker_pressed(self) -> None:
         await self.show_earlier()
+
+    @on(ToolBlock.ImagesLoaded)
+    def _on_images_loaded(self) -> None:
+        # A block grew after it was added: the newest stays in view if it was followed.
+        if self._following:
+            self.scroll_end(animate=False)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)

@@ -368,7 +368,10 @@ class Agent:
         reply = self._record_reply(reply)
         self.usage = self.usage + reply.usage
         self.emit(TurnUsage(reply.usage, self.usage))
-        tokens = reply.usage.total_tokens or self.provider.count_tokens(self.messages)
+        # A provider that sends no usage leaves counting to us: tens of milliseconds for a
+        # long conversation, not on the event loop the workbench draws with.
+        tokens = reply.usage.total_tokens or await asyncio.to_thread(
+            self.provider.count_tokens, self.messages)
         level = self.context.last_report.level if self.context.last_report else 0
         self.emit(ContextUpdated(tokens, self.provider.context_window(), level))
         return reply

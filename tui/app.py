@@ -34,7 +34,8 @@ from .change_actions import ChangeActions
 from .commands import COMMANDS, SLASH_COMMANDS
 from .outside_text import outside_text, visible
 from .pauses import (
-    collect_between_turns,
+    collect_everything,
+    freeze_between_turns,
     pause_collection,
     quick_thread_switches,
     settle_long_lived,
@@ -68,6 +69,22 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["NO_MODEL", "SLASH_COMMANDS", "AgentApp", "make_app"]
+
+AWAY_BEFORE_COLLECTING_ALL = 30.0
+"""Seconds without a key, after a turn, before everything is collected (a longer pause)."""
+
+
+def preload_highlighting() -> None:
+    """Load what highlighting a code fence loads on first use, off the event loop.
+
+    A fence streamed in pieces names a language pygments does not know (``pyt`` of
+    ``python``); pygments then imports every plugin lexer installed, IPython's among them:
+    300 ms on the loop in the middle of an answer. Once loaded, unknown names cost nothing.
+    """
+    from textual.highlight import highlight
+
+    highlight("", language="agent-tui-no-such-language")
+    highlight("x = 1", language="python")
 
 
 class AgentApp(App[None]):
@@ -288,6 +305,7 @@ class AgentApp(App[None]):
             from ..core import agent  # noqa: F401
             from ..tools import builtin, registry  # noqa: F401
             from .widgets import assistant_block  # noqa: F401  (Markdown, for the first answer)
+            preload_highlighting()
         finally:
             settle_long_lived()
 
@@ -354,8 +372,15 @@ class AgentApp(App[None]):
         await super().on_event(event)
 
     def _collect_if_idle(self) -> None:
-        if not self.busy:
-            collect_between_turns()
+        if self.busy:
+            return
+        freeze_between_turns()
+        self.set_timer(AWAY_BEFORE_COLLECTING_ALL, self._collect_all_if_away)
+
+    def _collect_all_if_away(self) -> None:
+        away = time.monotonic() - self.last_key_at
+        if not self.busy and away >= AWAY_BEFORE_COLLECTING_ALL:
+            collect_everything()
 
     def _next_in_queue(self) -> None:
         if self.busy or not self.queue:

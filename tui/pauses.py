@@ -5,7 +5,8 @@ the OpenAI SDK are imported that is about 1.5 million objects, and a stream's al
 set one off about once a second: a 250-450 ms freeze of the event loop each time, keys
 and all. So, once litellm is loaded, what exists is frozen (moved where collections never
 look: modules, classes and caches that live as long as the process), full collections are
-made rare, and one runs when a turn has ended instead, while the person reads.
+made rare; what a turn leaves is frozen when it ends, and everything is collected once the
+person has been away a while.
 
 Keys are read by Textual's input thread, frames written by its output thread; each waits
 for the GIL while the event loop runs Python. At the default switch interval (5 ms) a key
@@ -20,10 +21,11 @@ import sys
 SWITCH_INTERVAL = 0.001
 """Seconds a thread may hold the GIL while another waits (Python's default: 0.005)."""
 
-THRESHOLDS = (700, 10, 1_000)
+THRESHOLDS = (700, 10, 10_000)
 """Python's young and middle generations as they are (their pauses stay within a few ms),
-and an automatic full collection only after 1,000 middle ones (a minute or more of
-streaming, not a second)."""
+and an automatic full collection only after 10,000 middle ones. At 1,000 a 5 MB tool
+output set one off: 340 ms with the keys waiting, late in a long session. Full
+collections run between turns instead, once the person has stopped typing."""
 
 
 def quick_thread_switches() -> None:
@@ -48,6 +50,21 @@ def settle_long_lived() -> None:
     gc.enable()
 
 
-def collect_between_turns() -> None:
-    """A full collection at a quiet moment (a turn has ended), for the cycles of the turn."""
+def freeze_between_turns() -> None:
+    """Freeze what a turn left (a turn has ended): later collections do not walk it.
+
+    No collection here: the first one after a 10,000-word answer walked everything the turn
+    made, 520 ms, and a key pressed then waited for it. The young generations have freed the
+    turn's short-lived cycles already; what else died in cycles is freed by
+    :func:`collect_everything` once the person is away.
+    """
+    gc.freeze()
+
+
+def collect_everything() -> None:
+    """Unfreeze everything and collect: the cycles that died among frozen objects (widgets
+    of a conversation that was cleared, say) are freed. It walks every object (half a
+    second or more): run it only when the person has been away a while."""
+    gc.unfreeze()
     gc.collect()
+    gc.freeze()

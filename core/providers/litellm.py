@@ -153,7 +153,9 @@ class LitellmProvider:
         finally:
             if stream is not None:
                 await _close_stream(stream)
-        return self._assemble(litellm, chunks, messages)
+        # litellm rebuilds the reply from every chunk: 0.6 s for a 10,000-word answer, which
+        # would hold the event loop the workbench draws with.
+        return await asyncio.to_thread(self._assemble, litellm, chunks, messages)
 
     def _request_kwargs(
         self, messages: list[Message], tools: list[dict[str, Any]] | None

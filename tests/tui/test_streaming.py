@@ -138,3 +138,37 @@ async def test_a_5_mb_cat_streams_into_the_tool_log_and_the_run_goes_on(fake_pro
         record = app.query_one(ToolLog).records[block.call_id]
         assert "0159999 INFO" in record.output
         assert [b.answer.text for b in app.query(AssistantBlock)] == ["Read it."]
+
+
+def test_a_turn_is_frozen_without_a_pause_and_everything_collected_when_away() -> None:
+    # In a process of its own: freezing is for the whole process.
+    script = (
+        "import gc, weakref\n"
+        "from agent_tui.tui.pauses import *\n"
+        "settle_long_lived()\n"
+        "class Node: pass\n"
+        "a, b = Node(), Node(); a.b, b.a = b, a  # a cycle a turn left behind\n"
+        "gone = weakref.ref(a)\n"
+        "before = gc.get_freeze_count()\n"
+        "freeze_between_turns()\n"
+        "del a, b\n"
+        "gc.collect()\n"
+        "frozen_survives = gone() is not None and gc.get_freeze_count() > before\n"
+        "collect_everything()\n"
+        "print(frozen_survives, gone() is None, gc.get_freeze_count() > 0)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True, timeout=60)
+    assert done.stdout.split() == ["True", "True", "True"]
+
+
+def test_highlighting_a_half_streamed_fence_imports_nothing_once_preloaded() -> None:
+    script = ("import sys\n"
+              "from agent_tui.tui.app import preload_highlighting\n"
+              "from textual.highlight import highlight\n"
+              "preload_highlighting()\n"
+              "loaded = set(sys.modules)\n"
+              "highlight('x', language='pyt')\n"
+              "print(sorted(set(sys.modules) - loaded))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True, timeout=60)
+    assert done.stdout.strip() == "[]"

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import os
 import struct
+import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +41,23 @@ _FORMATS = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "image
 _JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 # Markers that stand alone, without a length: TEM, RST0-7, SOI.
 _JPEG_STANDALONE = frozenset({0x01, *range(0xD0, 0xD9)})
+
+
+def screenshot_path(path: str | None) -> Path:
+    """Where a screenshot goes: ``~`` expanded, absolute kept, relative paths and bare names
+    under the temp folder (seed 000: "Relative paths save to ~/tmp or $TMPDIR"), ``.png``
+    added to a name without a suffix; a name with the time when none is given."""
+    name = path or f"screenshot-{time.strftime('%Y%m%d-%H%M%S')}.png"
+    p = Path(os.path.expanduser(name))
+    if not p.suffix:
+        p = p.with_suffix(".png")
+    return p if p.is_absolute() else Path(tempfile.gettempdir()) / p
+
+
+def in_temp_folder(path: Path) -> bool:
+    """True for paths in the temp folder, where screenshots go by default (scratch space:
+    saving there asks nobody)."""
+    return path.is_relative_to(Path(tempfile.gettempdir()))
 
 
 def sniff_image(header: bytes) -> str | None:

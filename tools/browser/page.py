@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +13,13 @@ from pydantic import Field
 from ...core.durable import write_atomically
 from ..base import Confirmation, ImagePart, Tool, ToolContext, ToolKind, ToolParams, ToolResult
 from ..files import display_path
-from ..images import MAX_IMAGE_BYTES, image_size, no_images_message
+from ..images import (
+    MAX_IMAGE_BYTES,
+    image_size,
+    in_temp_folder,
+    no_images_message,
+    screenshot_path,
+)
 from ..names import ToolName
 from .calls import BrowserInvocation
 from .elements import page_for_approval
@@ -165,11 +169,6 @@ class PageSourceInvocation(BrowserInvocation):
         return ToolResult(llm_content=source)
 
 
-def in_temp_folder(path: Path) -> bool:
-    """True for paths in the temp folder, where screenshots go by default."""
-    return path.is_relative_to(Path(tempfile.gettempdir()))
-
-
 def check_overwrite(session: BrowserSession, target: Path, ctx: ToolContext) -> str | None:
     """Why ``target`` may not be written: a folder, or a file the browser tools did not save
     (files in the temp folder outside the project excepted: that is scratch space)."""
@@ -192,15 +191,6 @@ class ScreenshotParams(ToolParams):
                                   "to the temp folder ($TMPDIR), as take_screenshot does.")
     selector: str | None = Field(default=None, description="Optional: capture only the "
                                  "first element matching this CSS selector.")
-
-
-def screenshot_path(path: str) -> Path:
-    """Where a screenshot named ``path`` is saved: ``~`` expanded, absolute kept, relative
-    paths under the temp folder (seed 000: "Screenshots default to ~/tmp or $TMPDIR")."""
-    p = Path(os.path.expanduser(path))
-    if not p.suffix:
-        p = p.with_suffix(".png")
-    return p if p.is_absolute() else Path(tempfile.gettempdir()) / p
 
 
 class WebdriverScreenshotTool(Tool):

@@ -6,9 +6,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
-import os
-import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +23,7 @@ from ..base import (
     ToolParams,
     ToolResult,
 )
-from ..images import MAX_IMAGE_BYTES, no_images_message
+from ..images import MAX_IMAGE_BYTES, in_temp_folder, no_images_message, screenshot_path
 from ..names import ToolName
 from .display import DisplayError, Screen, check_display, check_environment
 from .windows import find_window
@@ -51,17 +48,6 @@ class Capture:
     left: int
     top: int
     what: str
-
-
-def screenshot_path(path: str | None) -> Path:
-    """Where a screenshot goes: ``~`` expanded, absolute kept, relative paths and bare names
-    under the temp folder (seed 000: "Relative paths save to ~/tmp or $TMPDIR"); a name
-    with the time when none is given."""
-    name = path or f"screenshot-{time.strftime('%Y%m%d-%H%M%S')}.png"
-    p = Path(os.path.expanduser(name))
-    if not p.suffix:
-        p = p.with_suffix(".png")
-    return p if p.is_absolute() else Path(tempfile.gettempdir()) / p
 
 
 def grab(left: int, top: int, width: int, height: int, what: str) -> Capture:
@@ -237,7 +223,7 @@ class TakeScreenshotInvocation(Invocation[TakeScreenshotParams]):
     def locations(self) -> list[Path]:
         """The PNG, unless it goes to the temp folder (scratch space)."""
         target = self.target()
-        return [] if target.is_relative_to(Path(tempfile.gettempdir())) else [target]
+        return [] if in_temp_folder(target) else [target]
 
     def confirmation(self) -> Confirmation:
         """What will be captured and where it goes."""

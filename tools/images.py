@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
 import os
 import struct
 import tempfile
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from pydantic import AliasChoices, Field
 
+from ..core.durable import write_atomically
 from .base import (
     ImagePart,
     Invocation,
@@ -182,6 +184,47 @@ def no_images_message(ctx: ToolContext, what: str) -> str:
     return (f"{what}, but {who} cannot take images, so nothing was sent; switch to a "
             f"multimodal model (e.g. {MULTIMODAL_EXAMPLES}) with /model NAME or --model, then "
             "read the image again")
+
+
+def smaller_png(png: bytes) -> tuple[bytes, tuple[int, int]]:
+    """The PNG scaled down until it fits MAX_IMAGE_BYTES, and its new size."""
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        scaled = image.convert("RGB")
+    while True:
+        scaled = scaled.resize((max(1, scaled.width * 3 // 4), max(1, scaled.height * 3 // 4)))
+        out = io.BytesIO()
+        scaled.save(out, format="PNG", optimize=True)
+        if out.tell() <= MAX_IMAGE_BYTES or scaled.width < 64:
+            return out.getvalue(), scaled.size
+
+
+def saved_screenshot(ctx: ToolContext, png: bytes, target: Path, text: str) -> ToolResult:
+    """Write a screenshot to ``target`` (atomically) and make its result: ``text`` for the
+    model, the file for people to see, and the picture attached when the model takes images
+    (a scaled-down copy over MAX_IMAGE_BYTES, with the factor back to the original's pixels).
+
+    Raises:
+        OSError: ``target`` cannot be written.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(target, png)
+    result = ToolResult(llm_content=text, image_files=[str(target)])
+    if not ctx.supports_images:
+        result.llm_content += " " + no_images_message(ctx, "The screenshot was saved")
+        return result
+    attached = png
+    if len(png) > MAX_IMAGE_BYTES:
+        attached, size = smaller_png(png)
+        width = image_size(png, "image/png") or size
+        result.llm_content += (f" The attached copy is scaled down to {size[0]}x{size[1]} to "
+                               "fit the model's image limit; multiply its coordinates by "
+                               f"{width[0] / size[0]:.2f} for the original.")
+    else:
+        result.llm_content += " It is attached below."
+    result.images.append(ImagePart("image/png", base64.b64encode(attached).decode("ascii")))
+    return result
 
 
 def read_images(ctx: ToolContext, paths: list[Path]) -> ToolResult:

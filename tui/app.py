@@ -364,14 +364,14 @@ class AgentApp(App[None]):
             self._set_busy(False)
             self._ring_if_away("The agent finished.")
             self.call_later(self._next_in_queue)
-            self.set_timer(1.0, self._collect_if_idle)
+            self.set_timer(1.0, self._freeze_if_idle)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
             self.last_key_at = time.monotonic()
         await super().on_event(event)
 
-    def _collect_if_idle(self) -> None:
+    def _freeze_if_idle(self) -> None:
         if self.busy:
             return
         freeze_between_turns()

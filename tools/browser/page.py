@@ -3,7 +3,6 @@ webdriver_get_page_source and webdriver_screenshot."""
 
 from __future__ import annotations
 
-import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -11,15 +10,9 @@ from typing import Any
 from pydantic import Field
 
 from ...core.durable import write_atomically
-from ..base import Confirmation, ImagePart, Tool, ToolContext, ToolKind, ToolParams, ToolResult
+from ..base import Confirmation, Tool, ToolContext, ToolKind, ToolParams, ToolResult
 from ..files import display_path
-from ..images import (
-    MAX_IMAGE_BYTES,
-    image_size,
-    in_temp_folder,
-    no_images_message,
-    screenshot_path,
-)
+from ..images import image_size, in_temp_folder, saved_screenshot, screenshot_path
 from ..names import ToolName
 from .calls import BrowserInvocation
 from .elements import page_for_approval
@@ -242,21 +235,11 @@ class ScreenshotInvocation(BrowserInvocation):
         else:
             png = driver.get_screenshot_as_png()
             what = "the page"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(target, png)
-        session.saved_files.add(target)
         size = image_size(png, "image/png")
         pixels = f"{size[0]}x{size[1]} pixels" if size else "size unknown"
         text = (f"Saved a screenshot of {what} ({driver.current_url}) to {target}: PNG, "
                 f"{pixels}, {len(png):,} bytes.")
-        result = ToolResult(llm_content=text, image_files=[str(target)])
-        if not self.ctx.supports_images:
-            result.llm_content += " " + no_images_message(self.ctx, "It was saved")
-        elif len(png) > MAX_IMAGE_BYTES:
-            result.llm_content += (" It is too large to attach; capture one element with "
-                                   "selector instead.")
-        else:
-            result.llm_content += " It is attached below."
-            result.images.append(ImagePart("image/png", base64.b64encode(png).decode("ascii")))
+        result = saved_screenshot(self.ctx, png, target, text)
+        session.saved_files.add(target)
         return result
 

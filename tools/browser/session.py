@@ -350,6 +350,8 @@ def _start_watchdog(pgid: int) -> subprocess.Popen[bytes] | None:
 
 
 def _signal_group(pgid: int, sig: int) -> bool:
+    # tools.shell has the same helper; importing it here would close an import cycle
+    # (shell -> base -> browser.session).
     try:
         os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
@@ -373,12 +375,3 @@ def _group_exists(pgid: int) -> bool:
         if int(fields[2]) == pgid and fields[0] != b"Z":
             return True
     return False
-
-
-def program_version(path: str) -> str:
-    """``path --version``'s first line, or "" (for error messages)."""
-    try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    return out.stdout.strip().splitlines()[0] if out.stdout.strip() else ""

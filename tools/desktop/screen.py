@@ -4,17 +4,13 @@ region, captured with mss, shown to the model and to the person."""
 from __future__ import annotations
 
 import asyncio
-import base64
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from ...core.durable import write_atomically
 from ..base import (
     Confirmation,
-    ImagePart,
     Invocation,
     OutputCallback,
     Tool,
@@ -23,7 +19,7 @@ from ..base import (
     ToolParams,
     ToolResult,
 )
-from ..images import MAX_IMAGE_BYTES, in_temp_folder, no_images_message, screenshot_path
+from ..images import in_temp_folder, saved_screenshot, screenshot_path
 from ..names import ToolName
 from .display import DisplayError, Screen, check_display, check_environment
 from .windows import find_window
@@ -135,40 +131,11 @@ def _capture(grabber, window_id: str | None, region: Region | None,  # noqa: ANN
     return _grab(grabber, left, top, right - left, bottom - top, what)
 
 
-def smaller_png(png: bytes) -> tuple[bytes, tuple[int, int]]:
-    """The PNG scaled down until it fits MAX_IMAGE_BYTES, and its new size."""
-    from PIL import Image
-
-    with Image.open(io.BytesIO(png)) as image:
-        scaled = image.convert("RGB")
-    while True:
-        scaled = scaled.resize((max(1, scaled.width * 3 // 4), max(1, scaled.height * 3 // 4)))
-        out = io.BytesIO()
-        scaled.save(out, format="PNG", optimize=True)
-        if out.tell() <= MAX_IMAGE_BYTES or scaled.width < 64:
-            return out.getvalue(), scaled.size
-
-
 def capture_result(ctx: ToolContext, shot: Capture, target: Path) -> ToolResult:
     """Save ``shot`` to ``target`` and describe it; attach it for a model that sees images."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(target, shot.png)
     text = (f"Captured {shot.what}: {shot.width}x{shot.height} pixels from screen position "
             f"({shot.left}, {shot.top}), saved to {target} ({len(shot.png):,} bytes).")
-    result = ToolResult(llm_content=text, image_files=[str(target)])
-    if not ctx.supports_images:
-        result.llm_content += " " + no_images_message(ctx, "The screenshot was saved")
-        return result
-    png = shot.png
-    if len(png) > MAX_IMAGE_BYTES:
-        png, size = smaller_png(png)
-        result.llm_content += (f" The attached copy is scaled down to {size[0]}x{size[1]} to "
-                               "fit the model's image limit; multiply its coordinates by "
-                               f"{shot.width / size[0]:.2f} for the screen.")
-    else:
-        result.llm_content += " It is attached below."
-    result.images.append(ImagePart("image/png", base64.b64encode(png).decode("ascii")))
-    return result
+    return saved_screenshot(ctx, shot.png, target, text)
 
 
 class TakeScreenshotParams(ToolParams):

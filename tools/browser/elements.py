@@ -211,8 +211,12 @@ const el = arguments[0] ? document.querySelector(arguments[0]) : null;
 if (arguments[0] && !el) return null;
 window.__agentTuiPage = true;
 window.__agentTuiNavigating = false;
-if (window.navigation && !window.__agentTuiHooked) {
-  window.navigation.addEventListener('navigate', () => { window.__agentTuiNavigating = true; });
+if (!window.__agentTuiHooked) {
+  const starting = () => { window.__agentTuiNavigating = true; };
+  if (window.navigation) window.navigation.addEventListener('navigate', starting);
+  // A form's navigation is queued after its submit event: the submit (unless a handler
+  // cancelled it) already says one is coming.
+  window.addEventListener('submit', (e) => { if (!e.defaultPrevented) starting(); });
   window.__agentTuiHooked = true;
 }
 if (el) el.scrollIntoView({block: 'center', inline: 'center'});
@@ -224,7 +228,7 @@ _PROBE = ("return [window.__agentTuiPage === true, window.__agentTuiNavigating =
 
 def mark_page(session: BrowserSession, selector: str | None = None) -> tuple[Any, str]:
     """Before a click or Enter: mark the page, listen for a navigation starting (the
-    Navigation API's ``navigate`` event), and find the element ``selector`` names, scrolled
+    Navigation API's ``navigate`` event, or a form's ``submit``), and find the element ``selector`` names, scrolled
     into view; return it (None without a selector) and the page's URL, in one round trip.
 
     Raises:

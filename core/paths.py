@@ -84,3 +84,45 @@ def checkpoints_dir(workdir: Path) -> Path:
     real = os.path.realpath(workdir)
     key = hashlib.sha256(os.fsencode(real)).hexdigest()[:16]
     return data_dir() / "checkpoints" / key
+
+
+def user_instructions_file() -> Path:
+    """The person's own ``AGENTS.md``, loaded into every session's system prompt."""
+    return config_dir() / "AGENTS.md"
+
+
+def user_skills_dir() -> Path:
+    """The person's own skills, one ``<name>/SKILL.md`` each."""
+    return config_dir() / "skills"
+
+
+def user_commands_dir() -> Path:
+    """The person's own slash commands, one ``<name>.md`` each."""
+    return config_dir() / "commands"
+
+
+def project_root(workdir: Path) -> Path:
+    """The top of the project ``workdir`` is in: the nearest folder at or above it holding
+    ``.git`` or ``.agent-tui``; ``workdir`` itself when there is none."""
+    start = Path(os.path.realpath(workdir))
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists() or (folder / PROJECT_DIR_NAME).is_dir():
+            if folder == Path.home() and folder != start:
+                break  # a dotfiles repository in $HOME is not every project's root
+            return folder
+    return start
+
+
+def project_bin_dir(workdir: Path) -> Path:
+    """Where skills' scripts are extracted for a project (``.agent-tui/bin``)."""
+    return project_root(workdir) / PROJECT_DIR_NAME / "bin"
+
+
+def memory_db() -> Path:
+    """The SQLite database of memories (every project's and the person's own)."""
+    return data_dir() / "memory.sqlite"
+
+
+def project_memory_file(workdir: Path) -> Path:
+    """The project's Markdown memory, which ``remember`` merges notes into."""
+    return project_root(workdir) / PROJECT_DIR_NAME / "memory.md"

@@ -341,7 +341,7 @@ def read_settings(workdir: Path, overrides: dict[str, Any] | None = None) -> Set
                          if k not in SETTING_KINDS and not isinstance(v, dict))
         if unknown:
             warnings.append(f"{source}: unknown setting(s) {', '.join(unknown)} ignored.")
-    trusted = str(workdir.resolve()) in user.get("trusted_projects", [])
+    trusted = _trusted(user, workdir)
     if not trusted:
         gated = sorted(TRUST_GATED_KEYS & project.keys())
         if gated:
@@ -356,6 +356,20 @@ def read_settings(workdir: Path, overrides: dict[str, Any] | None = None) -> Set
     flags = {k: v for k, v in (overrides or {}).items() if v is not None}
     return SettingsSources((user_layer, project_layer), flags, user_file, project_file,
                            warnings)
+
+
+def _trusted(user: Mapping[str, Any], workdir: Path) -> bool:
+    listed = user.get("trusted_projects", [])
+    return isinstance(listed, list) and str(workdir.resolve()) in listed
+
+
+def is_trusted(workdir: Path) -> bool:
+    """Whether the person trusts ``workdir`` (it is in the user file's ``trusted_projects``):
+    only then may its own files grant anything (rules, hooks, skills' allowed tools)."""
+    try:
+        return _trusted(read_toml(paths.user_config_file()), workdir)
+    except ConfigError:
+        return False
 
 
 def load_settings(workdir: Path, overrides: dict[str, Any] | None = None) -> LoadedSettings:

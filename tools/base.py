@@ -154,6 +154,11 @@ class ToolContext:
             not read, or changed on disk since, are refused. Each agent has its own.
         browser: The session's browser (``tools.browser.BrowserSession``), made by the first
             browser tool that needs it; a sub-agent shares its parent's.
+        memory: The memories this project's agent reads and writes
+            (``core.memory.ProjectMemory``), or None where the run keeps none.
+        skills: The skills this session may activate (``core.skills.SkillCatalog``), or None.
+        on_skill_activated: Called with a skill once ``activate_skill`` has loaded it (the
+            engine grants the skill's allowed tools for the session, where its source may).
     """
 
     workdir: Path
@@ -169,6 +174,9 @@ class ToolContext:
     run_subagent: Callable[[str, list[str]], Awaitable[str]] | None = None
     reads: ReadLedger = field(default_factory=ReadLedger)
     browser: Any = None
+    memory: Any = None
+    skills: Any = None
+    on_skill_activated: Callable[[Any], None] | None = None
 
     def shared_browser(self) -> Any:
         """The session's browser (``tools.browser.BrowserSession``), made now if no tool has

@@ -55,6 +55,12 @@ from .sessions.log import SessionLog, SessionStore, turn_starts
 from .sessions.resume import TRANSIENT_EVENTS, RestoredSession, restore, with_notes
 from .todos import TodoStore
 
+REPEATED_CALL = (
+    "this call is the same as the call just before it (same tool, same arguments, nothing "
+    "said between) and was not run again: its result is above. Use that result, or change "
+    "the arguments if you need something else.")
+"""What the model is told of a call that repeats the one before it (g3's duplicate check)."""
+
 
 class LimitsExceeded(Exception):
     """The run used all the turns it was allowed."""
@@ -65,6 +71,7 @@ class _PreparedCall:
     call: ToolCallRequest
     invocation: Invocation[Any] | None
     error: str | None
+    signature: tuple[str, str] | None = None
 
 
 
@@ -130,6 +137,7 @@ class Agent:
             }
         ]
         self._calls_made = 0
+        self._last_call: tuple[str, str] | None = None  # the last call run: name, arguments
         self._notes: list[str] = []
         self._escalations: list[str] = []  # why tools suggested a stronger model, this run
         self.gate = ApprovalGate(approver, registry, self.tool_ctx, workdir, self.emit)
@@ -209,6 +217,7 @@ class Agent:
         self._notes.clear()
         self.emit(UserMessage(prompt))
         self._escalations = []
+        self._last_call = None
         turns = 0
         usage = Usage()
         text = ""
@@ -226,6 +235,8 @@ class Agent:
                 text = reply.text
                 if not reply.tool_calls:
                     break
+                if reply.text.strip():
+                    self._last_call = None  # text between two same calls: not a blind repeat
                 await self._run_tools(reply.tool_calls)
         except asyncio.CancelledError:
             self._close_dangling_calls()
@@ -495,7 +506,12 @@ class Agent:
         name = invocation.tool.name
         self.emit(ToolCallStarted(call.id, name, _loads(call.arguments), invocation.describe(),
                                   called_as=call.name if call.name != name else None))
-        return _PreparedCall(call, invocation, None)
+        signature = (name, _canonical(call.arguments))
+        repeated = signature == self._last_call and not invocation.tool.repeatable
+        self._last_call = signature
+        if repeated:
+            return _PreparedCall(call, None, REPEATED_CALL)
+        return _PreparedCall(call, invocation, None, signature)
 
     async def _run_one(self, prepared: _PreparedCall) -> ToolResult:
         call, invocation = prepared.call, prepared.invocation
@@ -504,6 +520,8 @@ class Agent:
             result = ToolResult.failure(prepared.error or "invalid tool call")
         else:
             result = await self._approve_and_execute(call, invocation)
+            if not result.ok and self._last_call == prepared.signature:
+                self._last_call = None  # a failure may be passing (a timeout): a retry runs
         if result.suggest_escalation:
             self._escalations.append(
                 result.escalation_reason or f"{call.name} suggested a stronger model")
@@ -547,6 +565,14 @@ class Agent:
         if cleared.note:
             result.llm_content = cleared.note + result.llm_content
         return result
+
+
+def _canonical(arguments: str) -> str:
+    """The arguments in one spelling, so that key order and spacing make no new call."""
+    try:
+        return json.dumps(json.loads(arguments or "{}"), sort_keys=True)
+    except json.JSONDecodeError:
+        return arguments
 
 
 def _loads(arguments: str) -> Any:

@@ -212,6 +212,7 @@ class BackgroundProcessParams(ToolParams):
 class BackgroundProcessTool(Tool):
     """Starts a long-running command in the background and returns its pid and log."""
 
+    repeatable = True  # polling: the same call may see something new
     name = ToolName.BACKGROUND_PROCESS
     kind = ToolKind.EXECUTE
     description = (

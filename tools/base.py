@@ -252,6 +252,9 @@ class Tool(ABC):
     Params: ClassVar[type[ToolParams]]
     ask_reason: ClassVar[str | None] = None
     """Why a call asks first, said to people (default: by ``kind``, e.g. "runs a command")."""
+    repeatable: ClassVar[bool] = False
+    """Whether a call may usefully repeat right after the same call (polling a process, a
+    new screenshot); other tools' immediate repeats are not run again (g3)."""
 
     @property
     def read_only(self) -> bool:

@@ -189,6 +189,7 @@ class ScreenshotParams(ToolParams):
 class WebdriverScreenshotTool(Tool):
     """Saves a PNG of the browser's viewport (or of one element)."""
 
+    repeatable = True  # polling: the same call may see something new
     name = ToolName.WEBDRIVER_SCREENSHOT
     kind = ToolKind.READ
     description = ("Save a PNG screenshot of the browser's page as it shows (the 1280x800 "

@@ -158,6 +158,7 @@ class TakeScreenshotParams(ToolParams):
 class TakeScreenshotTool(Tool):
     """Captures the screen, a window or a region as a PNG."""
 
+    repeatable = True  # polling: the same call may see something new
     name = ToolName.TAKE_SCREENSHOT
     kind = ToolKind.COMPUTER
     ask_reason = "looks at the screen"

@@ -167,6 +167,7 @@ class ListWindowsParams(ToolParams):
 class ListWindowsTool(Tool):
     """Lists the desktop's windows."""
 
+    repeatable = True  # polling: the same call may see something new
     name = ToolName.LIST_WINDOWS
     kind = ToolKind.READ
     description = (

@@ -72,7 +72,8 @@ class MarkdownDocument:
 
     def names(self, key: str) -> tuple[str, ...]:
         """A list of names under ``key``: a YAML list, or one string of names separated by
-        commas or spaces (``allowed-tools: read_file, grep``); () when absent.
+        commas or spaces outside parentheses (``allowed-tools: read_file, shell(git log:*)``);
+        () when absent.
 
         Raises:
             FrontmatterError: the value is neither.
@@ -81,7 +82,7 @@ class MarkdownDocument:
         if value is None:
             return ()
         if isinstance(value, str):
-            return tuple(part for part in value.replace(",", " ").split() if part)
+            return tuple(_split_names(value))
         if isinstance(value, list) and all(isinstance(item, str) for item in value):
             return tuple(item.strip() for item in value if item.strip())
         raise FrontmatterError(self.path, 1, f"`{key}` must be a list of names, "
@@ -111,6 +112,9 @@ def parse_markdown(path: Path, text: str) -> MarkdownDocument:
         meta = yaml.safe_load(block) if block.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
+        if mark is not None and mark.line >= end - 1:
+            # Found only at the block's end (an unclosed bracket): where it opened says more.
+            mark = getattr(exc, "context_mark", None) or mark
         line = mark.line + 2 if mark is not None else 1  # +1 for 1-based, +1 for the fence
         problem = getattr(exc, "problem", None) or str(exc)
         raise FrontmatterError(path, line, f"the front matter is not valid YAML ({problem})"
@@ -135,6 +139,23 @@ def read_markdown(path: Path) -> MarkdownDocument:
     except OSError as exc:
         raise FrontmatterError(path, 0, f"cannot be read ({exc.strerror or exc})") from None
     return parse_markdown(path, text)
+
+
+def _split_names(text: str) -> list[str]:
+    names: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in text:
+        if char in ", \t\n" and depth == 0:
+            if current:
+                names.append("".join(current))
+                current = []
+            continue
+        depth += (char == "(") - (char == ")")
+        current.append(char)
+    if current:
+        names.append("".join(current))
+    return names
 
 
 def _kind(value: Any) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -161,6 +161,30 @@ def unredact(edited: str, original: str, secrets: Sequence[str]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class HookAnswer:
+    """What ``PreToolUse`` hooks decided of a call: ``allow``, ``deny`` or ``ask``, and why."""
+
+    decision: str
+    reason: str = ""
+
+
+def _with_hook(verdict: permissions.Decision, hook: HookAnswer) -> permissions.Decision:
+    said = f": {hook.reason}" if hook.reason else ""
+    if verdict.verdict == permissions.Verdict.DENY:
+        return verdict  # a hook cannot let through what the rules or the judge deny
+    if hook.decision == "deny":
+        return permissions.Decision(permissions.Verdict.DENY,
+                                    f"a PreToolUse hook denied it{said}", by="hook")
+    if hook.decision == "ask" and verdict.verdict == permissions.Verdict.ALLOW:
+        return replace(verdict, verdict=permissions.Verdict.ASK,
+                       reason=f"a PreToolUse hook asks first{said}", any_mode=True)
+    if hook.decision == "allow" and verdict.verdict == permissions.Verdict.ASK:
+        return permissions.Decision(permissions.Verdict.ALLOW,
+                                    f"allowed by a PreToolUse hook{said}", by="hook")
+    return verdict
+
+
+@dataclass(frozen=True, slots=True)
 class Cleared:
     """A call the gate lets through: what runs, and the note the model reads first."""
 
@@ -190,17 +214,28 @@ class ApprovalGate:
         """Allow rules the person gave for this session only (kept in memory)."""
         self.saved_rules: list[str] = []
         """Allow rules the person saved in the user config during this run."""
+        self.turn_rules: list[str] = []
+        """Allow rules for the current turn only (a custom command's allowed tools)."""
 
     def share_rules(self, other: ApprovalGate) -> None:
         """Keep the rules of ``other`` (a sub-agent's or a successor's gate): one set."""
         self.session_rules = other.session_rules
         self.saved_rules = other.saved_rules
 
-    async def clear(self, call_id: str, invocation: Invocation[Any],
-                    settings: Settings) -> Cleared | ToolResult:
-        """Let ``invocation`` through (perhaps as the person edited it), or refuse it."""
-        rules = RuleSet.from_settings(settings, [*self.saved_rules, *self.session_rules])
+    async def clear(self, call_id: str, invocation: Invocation[Any], settings: Settings,
+                    hook: HookAnswer | None = None) -> Cleared | ToolResult:
+        """Let ``invocation`` through (perhaps as the person edited it), or refuse it.
+
+        Args:
+            hook: What the ``PreToolUse`` hooks said, if any said something: ``deny``
+                refuses, ``ask`` asks even where the rules allow, ``allow`` lets through
+                what would ask — never what is denied.
+        """
+        rules = RuleSet.from_settings(
+            settings, [*self.saved_rules, *self.session_rules, *self.turn_rules])
         verdict = permissions.decide(invocation, settings.approval_mode, self.workdir, rules)
+        if hook is not None:
+            verdict = _with_hook(verdict, hook)
         if verdict.verdict == permissions.Verdict.ASK:
             outcome = await self._ask(call_id, invocation, verdict, settings)
         else:

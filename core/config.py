@@ -299,6 +299,11 @@ class CheckedSettings:
             return self.values[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
+    @property
+    def flags(self) -> dict[str, Any]:
+        """The command-line flags these settings were read with (none given left out)."""
+        return dict(self._sources.overrides)
+
     def model_copy(self, *, update: Mapping[str, Any]) -> CheckedSettings:
         """As ``Settings.model_copy(update=…)``: the same values, ``update`` changed."""
         return CheckedSettings(self._sources, self.values, {**self._update, **update})

@@ -159,7 +159,7 @@ class ApprovalDecided(Event):
     id: str
     decision: str  # "allow" | "deny"
     reason: str = ""
-    by: str = "policy"  # "policy" | "user" | "rule"
+    by: str = "policy"  # "policy" | "user" | "rule" | "hook"
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,8 +32,14 @@ def system_prompt(
     tool_schemas: list[dict[str, Any]] | None,
     approval_mode: str,
     network: bool = False,
+    knowledge: str = "",
 ) -> str:
-    """The system prompt; ``tool_schemas`` is given only for the text tool-call protocol."""
+    """The system prompt; ``tool_schemas`` is given only for the text tool-call protocol.
+
+    Args:
+        knowledge: The project's instructions and the skills on offer, as
+            :meth:`~agent_tui.core.knowledge.Knowledge.prompt_sections` writes them.
+    """
     env = (
         f"\nEnvironment:\n- Project folder (working directory): {workdir}\n"
         f"- Platform: {platform.system()} {platform.release()}\n"
@@ -47,6 +53,8 @@ def system_prompt(
             "\nYou are in plan mode: only read-only tools run. Investigate, then reply "
             "with a numbered plan of the changes you propose; do not make them.\n"
         )
+    if knowledge:
+        prompt += knowledge
     if tool_schemas:
         prompt += "\n" + tools_prompt(tool_schemas)
     return prompt

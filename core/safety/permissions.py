@@ -73,7 +73,7 @@ class Decision:
         reason: Why.
         parts: For a command, the verdict on each of its parts.
         rules: The rules "always allow" would save (one per part that needs one).
-        by: ``policy`` or ``rule`` (a rule decided).
+        by: ``policy``, ``rule`` (a rule decided) or ``hook`` (a ``PreToolUse`` hook).
         any_mode: It asks whatever the approval mode (a protected path, an ask rule): no
             mode would let it run without a person.
     """

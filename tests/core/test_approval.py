@@ -61,7 +61,8 @@ class ScriptedApprover:
 async def run_with(fake: FakeProvider, workdir: Path, approver: ScriptedApprover,
                    *calls: ToolCall, **settings: Any) -> tuple[list[Event], list[str], Agent]:
     """Run one call per model reply; return the events and what the model was told."""
-    fake.script(*(Reply(tool_calls=[call]) for call in calls), Reply(text="done"))
+    # Text before each call: the same call twice in a row is then not a blind repeat.
+    fake.script(*(Reply(text="Next.", tool_calls=[call]) for call in calls), Reply(text="done"))
     config = settings_for(fake, **settings)
     events: list[Event] = []
     agent = Agent(LitellmProvider(config), ToolRegistry(builtin_tools()), config, workdir,

@@ -41,7 +41,8 @@ ENV_PREFIX = "AGENT_TUI_"
 TRUST_GATED_KEYS = frozenset(
     {"approval_mode", "api_base", "api_key", "api_key_env", "trusted_projects", "allow_rules",
      "network", "web_search_url", "web_search_key_env", "sandbox", "bwrap_path",
-     "env_passthrough", "webdriver", "chromium_path", "chromedriver_path", "computer_control"}
+     "env_passthrough", "webdriver", "chromium_path", "chromedriver_path", "computer_control", "skill_paths",
+     "embedding_model", "embedding_api_base"}
 )
 
 
@@ -133,6 +134,9 @@ SETTING_KINDS: dict[str, SettingKind] = {
     "edit_syntax_guard": _choice("warn", "refuse", "off", default="warn"),
     "edit_correction": _choice("off", "model", default="off"),
     "review_compaction": SettingKind("bool", True),
+    "skill_paths": SettingKind("list", ()),
+    "embedding_model": _str(),
+    "embedding_api_base": _str(),
 }
 """Every setting of :class:`Settings`, in its order, with its type, bounds and default
 (``tests/core/test_config.py`` keeps the two equal)."""

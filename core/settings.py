@@ -150,6 +150,15 @@ class Settings(BaseSettings):
     review_compaction: bool = Field(
         True, description="In the workbench, show the compaction summary for editing before "
         "it replaces the history (headless runs always apply it).")
+    skill_paths: list[str] = Field(
+        default_factory=list, description="More folders of skills (each holding "
+        "<name>/SKILL.md), between your own skills and the project's.")
+    embedding_model: str | None = Field(
+        None, description="litellm embedding model for memory_search (e.g. "
+        "'openai/text-embedding-3-small'); unset: the local model when installed, else "
+        "keyword search alone.")
+    embedding_api_base: str | None = Field(
+        None, description="Base URL of the embedding model's server, when not the provider's.")
 
     @classmethod
     def settings_customise_sources(

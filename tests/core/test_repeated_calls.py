@@ -47,7 +47,7 @@ async def test_a_failed_call_may_be_retried_at_once(fake_provider, tmp_path):
         Reply(text="done"),
     )
 
-    outcome = await run(fake_provider, tmp_path)
+    await run(fake_provider, tmp_path)
 
     second = fake_provider.requests[2].tool_results()[-1]["content"]
     assert "same as the call just before it" not in second

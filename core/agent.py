@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from ..tools.base import Invocation, ToolArgumentError, ToolContext, ToolResult
 from ..tools.registry import ToolRegistry
 from . import paths, text_protocol
 from .approval import Approver
-from .approval_gate import ApprovalGate
+from .approval_gate import ApprovalGate, HookAnswer
 from .changes.checkpoints import CheckpointError, Checkpoints, checkpoints_off
 from .config import Settings
 from .context.oversized import cut_to_fit
@@ -45,6 +46,8 @@ from .events import (
     Usage,
     UserMessage,
 )
+from .hooks import HookRunner
+from .knowledge import Knowledge
 from .prompts import system_prompt
 from .providers.base import Message, ModelReply, Provider, ProviderError, ToolCallRequest
 from .retry import RetryPolicy
@@ -64,6 +67,10 @@ REPEATED_CALL = (
 
 class LimitsExceeded(Exception):
     """The run used all the turns it was allowed."""
+
+
+class HookStopped(Exception):
+    """A hook answered ``"continue": false``: the turn ends, with its message."""
 
 
 @dataclass(slots=True)
@@ -88,7 +95,16 @@ class Agent:
         on_event: EventSink,
         session_id: str | None = None,
         session: SessionStore | None = None,
+        knowledge: Knowledge | None = None,
+        memory: Any = None,
     ) -> None:
+        """An agent at ``workdir``.
+
+        Args:
+            knowledge: The project's instructions, skills and hooks (None: none).
+            memory: The project's memories the memory tools use
+                (``core.memory.ProjectMemory``; None: the run keeps none).
+        """
         self.provider = provider
         self.registry = registry
         self.settings = settings
@@ -118,7 +134,19 @@ class Agent:
             supports_images=provider.supports_images(),
             settings=settings,
             run_subagent=self._run_subagent,
+            memory=memory,
+            on_skill_activated=self._skill_activated,
         )
+        self.knowledge = knowledge or Knowledge(workdir)
+        self.tool_ctx.skills = self.knowledge.skills
+        self.hooks = HookRunner(self.knowledge.hooks, workdir, self.session_id,
+                                self.tool_ctx.env)
+        self.session_source = "startup"
+        """What ``SessionStart`` hooks are told started the session: ``startup``,
+        ``resume`` (a restored log) or ``clear`` (after /clear)."""
+        self._session_started = False
+        self.subagent = False
+        """A sub-agent's tool calls pass the hooks; its prompt and its stop do not."""
         self._subagents = 0
         self.context = ContextManager(provider.context_window(), provider.count_tokens,
                                       paths.fragments_dir(self.session_id))
@@ -133,6 +161,7 @@ class Agent:
                     None if self.native_tools else schemas,
                     settings.approval_mode,
                     settings.network,
+                    self.knowledge.prompt_sections(),
                 ),
             }
         ]
@@ -175,6 +204,7 @@ class Agent:
     def restore(self, log: SessionLog) -> RestoredSession:
         """Load a recorded session's history, usage and todos, to go on where it stopped."""
         restored = restore(log, native_tools=self.native_tools)
+        self.session_source = "resume"
         self.messages[1:] = restored.messages
         self.usage = restored.usage
         self._notes = list(restored.notes)
@@ -192,8 +222,28 @@ class Agent:
         """
         self.messages[1:] = previous.messages[1:]
         self.gate.share_rules(previous.gate)
+        self._session_started = previous._session_started
         self._notes = list(previous._notes)
         self._next_turn = previous._next_turn
+
+    def use_knowledge(self, knowledge: Knowledge) -> None:
+        """Go on with ``knowledge`` read anew (an AGENTS.md, a skill or the hooks changed):
+        the system prompt, the skills on offer and the hooks. Call it between turns."""
+        self.knowledge = knowledge
+        self.tool_ctx.skills = knowledge.skills
+        self.hooks = HookRunner(knowledge.hooks, self.workdir, self.session_id,
+                                self.tool_ctx.env)
+        self.messages[0] = {**self.messages[0], "content": system_prompt(
+            self.workdir, self.provider.model,
+            None if self.native_tools else self.registry.schemas(),
+            self.settings.approval_mode, self.settings.network, knowledge.prompt_sections())}
+
+    def _skill_activated(self, skill: Any) -> None:
+        """``activate_skill`` loaded ``skill``: its allowed tools are allowed for the session,
+        where its source may grant them (not an untrusted repository's)."""
+        if skill.may_grant:
+            rules = self.gate.session_rules
+            rules.extend(r for r in skill.allowed_tools if r not in rules)
 
     def add_note(self, text: str) -> None:
         """Tell the model ``text`` along with the person's next prompt.
@@ -206,18 +256,31 @@ class Agent:
 
     # -- the loop ----------------------------------------------------------------------
 
-    async def run(self, prompt: str) -> RunResult:
+    async def run(self, prompt: str, *, allowed_rules: Sequence[str] = ()) -> RunResult:
         """Work on ``prompt`` until the model answers without tool calls.
 
-        Failures (the provider giving up, the turn limit) end the run with ``ok=False``;
-        they are reported as events and in the result, never raised.
+        Failures (the provider giving up, the turn limit, a hook that blocks the prompt) end
+        the run with ``ok=False``; they are reported as events and in the result, never
+        raised.
+
+        Args:
+            allowed_rules: Permission rules allowed for this turn only (a custom command's
+                allowed tools).
         """
         await self._start_turn()
+        blocked = await self._prompt_hooks(prompt)
+        if blocked is not None:
+            self.emit(ErrorEvent(blocked, fatal=True))
+            result = RunResult("", 0, Usage(), self.session_id, ok=False, error=blocked)
+            self.emit(result)
+            return result
         self.messages.append({"role": "user", "content": with_notes(self._notes, prompt)})
         self._notes.clear()
         self.emit(UserMessage(prompt))
+        self.gate.turn_rules = list(allowed_rules)
         self._escalations = []
         self._last_call = None
+        self._stop_hook_active = False
         turns = 0
         usage = Usage()
         text = ""
@@ -234,26 +297,74 @@ class Agent:
                 usage = usage + reply.usage
                 text = reply.text
                 if not reply.tool_calls:
+                    if await self._stop_hooks_go_on(text):
+                        continue
                     break
                 if reply.text.strip():
                     self._last_call = None  # text between two same calls: not a blind repeat
                 await self._run_tools(reply.tool_calls)
         except asyncio.CancelledError:
+            self.gate.turn_rules = []
             self._close_dangling_calls()
             await self._end_turn_checkpoint()
             raise
-        except (ProviderError, LimitsExceeded, CompactionLoop) as exc:
+        except (ProviderError, LimitsExceeded, CompactionLoop, HookStopped) as exc:
+            if isinstance(exc, HookStopped):
+                self._close_dangling_calls()
             message = exc.message if isinstance(exc, ProviderError) else str(exc)
             self.emit(ErrorEvent(message, fatal=True))
             result = RunResult(text, turns, usage, self.session_id, ok=False, error=message)
         else:
             result = RunResult(text, turns, usage, self.session_id)
+        self.gate.turn_rules = []
         if self._escalations:
             result = replace(result, suggest_escalation=True,
                              escalation_reasons=list(self._escalations))
         await self._end_turn_checkpoint()
         self.emit(result)
         return result
+
+    # -- hooks -------------------------------------------------------------------------
+
+    def _hook_failures(self, failures: Sequence[str]) -> None:
+        """A hook that failed is shown, never silent; what it guarded goes on."""
+        for failure in failures:
+            self.emit(ErrorEvent(failure))
+
+    async def _prompt_hooks(self, prompt: str) -> str | None:
+        """``SessionStart`` (once) and ``UserPromptSubmit``: what they add reaches the model
+        with the prompt; returns why the prompt is blocked, or None."""
+        if self.subagent:
+            return None
+        if not self._session_started:
+            self._session_started = True
+            started = await self.hooks.session_start(self.session_source)
+            self._hook_failures(started.failures)
+            if started.context:
+                self._notes.append(f"SessionStart hook context:\n{started.context}")
+        verdict = await self.hooks.user_prompt_submit(prompt)
+        self._hook_failures(verdict.failures)
+        if verdict.blocked or verdict.stop:
+            why = verdict.reason or verdict.stop or "no reason given"
+            return (f"A UserPromptSubmit hook blocked this prompt: {why}. The prompt was not "
+                    "sent; change it, or the hook (config.toml [hooks]).")
+        if verdict.context:
+            self._notes.append(f"UserPromptSubmit hook context:\n{verdict.context}")
+        return None
+
+    async def _stop_hooks_go_on(self, answer: str) -> bool:
+        """``Stop`` hooks may send the model back to work with a reason (as Claude Code's
+        do); the turn limit still bounds it."""
+        if self.subagent:
+            return False
+        outcome = await self.hooks.stop(answer, self._stop_hook_active)
+        self._hook_failures(outcome.failures)
+        if outcome.stop or not outcome.go_on_reason:
+            return False
+        self._stop_hook_active = True
+        self.messages.append({"role": "user", "content": (
+            f"A Stop hook says the work is not finished: {outcome.go_on_reason}")})
+        return True
 
     # -- checkpoints -------------------------------------------------------------------
 
@@ -487,7 +598,9 @@ class Agent:
                 self.emit(event)
 
         child = Agent(self.provider, registry, self.settings, self.workdir, self.approver,
-                      forward, session_id=f"{self.session_id}-sub{self._subagents}")
+                      forward, session_id=f"{self.session_id}-sub{self._subagents}",
+                      knowledge=self.knowledge, memory=self.tool_ctx.memory)
+        child.subagent = True
         child.checkpoints = None  # its changes fall in this turn's checkpoints
         child.tool_ctx.browser = self.tool_ctx.shared_browser()  # one browser per session
         child.gate.share_rules(self.gate)  # one session, one set of rules
@@ -548,7 +661,13 @@ class Agent:
     ) -> ToolResult:
         with contextlib.suppress(Exception):  # best effort: execute reports what fails
             await invocation.prepare()
-        cleared = await self.gate.clear(call.id, invocation, self.settings)
+        arguments = _loads(call.arguments)
+        verdict = await self.hooks.pre_tool_use(invocation.tool.name, arguments, call.id)
+        self._hook_failures(verdict.failures)
+        if verdict.stop:
+            raise HookStopped(f"A PreToolUse hook stopped the work: {verdict.stop}")
+        hook = HookAnswer(verdict.decision, verdict.reason) if verdict.decision else None
+        cleared = await self.gate.clear(call.id, invocation, self.settings, hook)
         if isinstance(cleared, ToolResult):
             return cleared
         await self._before_change(cleared.invocation)
@@ -564,6 +683,13 @@ class Agent:
             )
         if cleared.note:
             result.llm_content = cleared.note + result.llm_content
+        after = await self.hooks.post_tool_use(invocation.tool.name, arguments, call.id,
+                                               result.ok, result.llm_content)
+        self._hook_failures(after.failures)
+        if after.stop:
+            raise HookStopped(f"A PostToolUse hook stopped the work: {after.stop}")
+        if after.feedback:
+            result.llm_content += f"\n\nPostToolUse hook: {after.feedback}"
         return result
 
 

@@ -23,6 +23,22 @@ Working rules:
 """
 
 
+INIT_PROMPT = """\
+Explore this project and write an AGENTS.md at its root: the instructions a coding agent \
+(you, next time) needs to work here well. Read the README, the build and test configuration, \
+the layout of the source tree and a few central modules before you write.
+
+Include, briefly and concretely:
+- what the project is, and its main folders and entry points;
+- how to install, build, run, test and lint it (exact commands you have checked exist);
+- the code style and conventions the code actually follows;
+- anything surprising a newcomer would trip on.
+
+Keep it under 120 lines. If an AGENTS.md (or CLAUDE.md) exists, improve it rather than \
+replace what is still true. Write the file with write_file (or edit_file for an existing one)."""
+"""What ``/init`` asks the agent to do."""
+
+
 NETWORK_OFF = "off (the user can turn them on with /net on or --net)"
 
 

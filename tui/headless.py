@@ -29,12 +29,15 @@ from ..core.events import (
     ToolCallStarted,
     ToolResultEvent,
 )
+from ..core.knowledge import load_knowledge
+from ..core.memory import open_project_memory
 from ..core.providers.litellm import LitellmProvider
 from ..core.safety.redaction import RedactingSink, settings_secrets
 from ..core.sessions.start import OpenedSession
 from ..tools.base import EDIT_TIER_NOTES
 from ..tools.builtin import builtin_tools
 from ..tools.registry import ToolRegistry
+from .commands import COMMANDS
 from .outside_text import visible
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -154,8 +157,14 @@ async def run_headless(
     # stdout ends up in CI logs and pipes: it shows no key, as the workbench shows none.
     shown = RedactingSink(printer.handle, settings_secrets(settings))
     approver = HeadlessApprover(settings.approval_mode, preview=preview)
+    knowledge = await asyncio.to_thread(load_knowledge, workdir, settings, COMMANDS.names,
+                                        settings_secrets(settings))
+    memory = await asyncio.to_thread(open_project_memory, workdir, settings)
+    for problem in knowledge.problems:
+        err.write(f"agent-tui: warning: {visible(problem)}\n")
     agent = Agent(provider, ToolRegistry(builtin_tools(settings)), settings, workdir, approver,
-                  shown, session=session.store if session else None)
+                  shown, session=session.store if session else None, knowledge=knowledge,
+                  memory=memory)
     approver.emit = agent.emit
     if session is not None:
         for warning in session.warnings:
@@ -164,8 +173,18 @@ async def run_headless(
             agent.restore(session.log)
     printer.handle(SessionStart(agent.session_id, provider.model, str(workdir),
                                 settings.approval_mode, agent.tool_protocol))
+    # `-p "/review 42"` runs a custom command as the workbench does.
+    command = knowledge.commands.get(prompt.strip().split(" ", 1)[0]) if prompt.startswith(
+        "/") else None
     try:
-        result = await agent.run(prompt)
+        if command is None:
+            result = await agent.run(prompt)
+        else:
+            if command.allowed_tools and not command.granted_rules:
+                err.write(f"agent-tui: warning: {command.name}: its allowed-tools are not "
+                          "granted: the project is not trusted.\n")
+            result = await agent.run(command.prompt(prompt.strip().partition(" ")[2]),
+                                     allowed_rules=command.granted_rules)
     finally:
         await asyncio.to_thread(agent.close)
     return 0 if result.ok else 1

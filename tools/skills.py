@@ -7,21 +7,44 @@ descriptions are in the system prompt until one is activated.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 from xml.sax.saxutils import quoteattr
 
 from pydantic import Field
 
+from ..core import paths
 from ..core.skills import Skill, extract_scripts
-from .base import Invocation, OutputCallback, Tool, ToolContext, ToolKind, ToolParams, ToolResult
+from .base import (
+    Invocation,
+    OutputCallback,
+    Tool,
+    ToolArgumentError,
+    ToolContext,
+    ToolKind,
+    ToolParams,
+    ToolResult,
+)
 from .names import ToolName
 
 MAX_FILES_LISTED = 100
+"""Files of a skill the result lists at most."""
 
 
 class ActivateSkillParams(ToolParams):
     """Arguments of activate_skill."""
 
-    name: str = Field(description="The skill's name, as <available_skills> lists it.")
+    name: str = Field(description="The skill's name, exactly as <available_skills> in the "
+                      "system prompt lists it.")
+
+
+def unknown_skill(name: str, catalog: Any) -> str:
+    """Why ``name`` cannot be activated, and what can."""
+    if catalog is None:
+        return "no skills are loaded in this run; do the task without one"
+    offered = ", ".join(catalog.names)
+    if not offered:
+        return f"there is no skill called {name!r}: this session has no skills"
+    return f"there is no skill called {name!r}; call activate_skill with one of: {offered}"
 
 
 class ActivateSkillInvocation(Invocation[ActivateSkillParams]):
@@ -32,41 +55,47 @@ class ActivateSkillInvocation(Invocation[ActivateSkillParams]):
 
     async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
         catalog = self.ctx.skills
-        if catalog is None:
-            return ToolResult.failure("no skills are loaded in this run")
-        skill = catalog.get(self.params.name.strip())
+        skill = catalog.get(self.params.name.strip()) if catalog is not None else None
         if skill is None:
-            offered = ", ".join(catalog.names) or "none"
-            return ToolResult.failure(f"there is no skill called {self.params.name!r}; the "
-                                      f"skills are: {offered}")
+            return ToolResult.failure(unknown_skill(self.params.name, catalog))
         try:
             files, scripts = await asyncio.to_thread(self._prepare, skill)
         except OSError as exc:
-            return ToolResult.failure(f"the skill {skill.name}'s scripts could not be copied "
-                                      f"to the project's .agent-tui/bin ({exc}); read them "
-                                      f"from {skill.folder}/scripts instead")
-        granted = ""
-        if skill.allowed_tools:
-            if skill.may_grant:
-                granted = ("\nAllowed without asking for the rest of the session: "
-                           f"{', '.join(skill.allowed_tools)}.")
-            else:
-                granted = ("\nIts allowed-tools were not granted (a skill of an untrusted "
-                           "project); such calls ask as usual.")
+            return ToolResult.failure(
+                f"the skill {skill.name}'s scripts could not be copied to the project's "
+                f".agent-tui/bin ({exc.strerror or exc}); run them from {skill.folder}/scripts "
+                "instead, or make that folder writable and activate the skill again")
         if self.ctx.on_skill_activated is not None:
             self.ctx.on_skill_activated(skill)
-        listing = "\n".join(f"- {f}" for f in files) or "(none)"
-        ran = "\n".join(f"- {s}" for s in scripts)
-        text = (f"<skill name={quoteattr(skill.name)} source={quoteattr(skill.source)} "
-                f"folder={quoteattr(str(skill.folder))}>\n{skill.body.strip()}\n</skill>\n\n"
-                f"Files of the skill (relative to {skill.folder}):\n{listing}\n")
-        if ran:
-            text += f"\nIts scripts, ready to run with shell:\n{ran}\n"
-        return ToolResult(text + granted, display=f"activated {skill.name} ({skill.source})")
+        return ToolResult(_text(skill, files, scripts),
+                          display=f"activated {skill.name} ({skill.source})")
 
     def _prepare(self, skill: Skill) -> tuple[list[str], list[str]]:
         return (skill.files(MAX_FILES_LISTED),
                 [str(p) for p in extract_scripts(skill, self.ctx.workdir)])
+
+
+def _text(skill: Skill, files: list[str], scripts: list[str]) -> str:
+    """What the model reads: the instructions, then the files, scripts and grants."""
+    parts = [f"<skill name={quoteattr(skill.name)} source={quoteattr(skill.source)} "
+             f"folder={quoteattr(str(skill.folder))}>\n{skill.body.strip()}\n</skill>"]
+    more = " (the first 100)" if len(files) >= MAX_FILES_LISTED else ""
+    listing = "\n".join(f"- {f}" for f in files) or "(none besides SKILL.md)"
+    parts.append(f"Files of the skill{more}, relative to {skill.folder} (read them with "
+                 f"read_file when the instructions refer to them):\n{listing}")
+    if scripts:
+        parts.append("Its scripts, extracted and executable; run them with shell:\n"
+                     + "\n".join(f"- {s}" for s in scripts))
+    if skill.allowed_tools:
+        rules = ", ".join(skill.allowed_tools)
+        if skill.may_grant:
+            parts.append(f"Granted for the rest of the session, without asking: {rules}.")
+        else:
+            parts.append(f"Its allowed tools ({rules}) were not granted: the skill is from "
+                         "an untrusted project, so those calls ask as usual. (The person can "
+                         "trust the project by adding it to trusted_projects in "
+                         f"{paths.user_config_file()}.)")
+    return "\n\n".join(parts) + "\n"
 
 
 class ActivateSkillTool(Tool):
@@ -78,6 +107,12 @@ class ActivateSkillTool(Tool):
                    "instructions, the list of its files and the paths of its scripts. Call it "
                    "before doing a task a skill describes, then follow the instructions.")
     Params = ActivateSkillParams
+
+    def validate(self, params: ActivateSkillParams, ctx: ToolContext) -> None:
+        """Reject a name that is not one of the session's skills."""
+        catalog = ctx.skills
+        if catalog is None or catalog.get(params.name.strip()) is None:
+            raise ToolArgumentError(unknown_skill(params.name, catalog))
 
     def create_invocation(self, params: ActivateSkillParams,
                           ctx: ToolContext) -> ActivateSkillInvocation:

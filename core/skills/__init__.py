@@ -10,8 +10,11 @@ loads a skill's instructions and extracts its scripts (:func:`extract_scripts`).
 
 from __future__ import annotations
 
-from .catalog import SOURCES, Skill, SkillCatalog, discover_skills, skill_folders
+from .catalog import GRANTING_SOURCES, SOURCES, Skill, SkillCatalog
+from .discovery import bundled_skills_folder, discover_skills, skill_folders, skill_sources
+from .reading import MAX_DESCRIPTION, MAX_NAME, read_skill
 from .scripts import extract_scripts
 
-__all__ = ["SOURCES", "Skill", "SkillCatalog", "discover_skills", "extract_scripts",
-           "skill_folders"]
+__all__ = ["GRANTING_SOURCES", "MAX_DESCRIPTION", "MAX_NAME", "SOURCES", "Skill",
+           "SkillCatalog", "bundled_skills_folder", "discover_skills", "extract_scripts",
+           "read_skill", "skill_folders", "skill_sources"]

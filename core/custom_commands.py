@@ -7,7 +7,7 @@ folder) becomes ``/review``; a file in a subfolder, ``git/pr.md``, becomes ``/gi
     description: Review a pull request
     argument-hint: PR-NUMBER
     model: openai/gpt-4.1            # optional: the turn runs on this model
-    allowed-tools: shell(gh pr view:*) read_file   # optional: allowed for the turn
+    allowed-tools: shell(gh pr view *), read_file   # optional: allowed for the turn
     ---
     Review pull request $1. Focus on: $ARGUMENTS
 

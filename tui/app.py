@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from rich.markup import escape
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -32,6 +33,7 @@ from ..core.config import APPROVAL_MODES, CheckedSettings, ConfigError
 from ..themes import STYLESHEET, THEMES
 from .change_actions import ChangeActions
 from .commands import COMMANDS, SLASH_COMMANDS
+from .knowledge_actions import KnowledgeActions
 from .outside_text import outside_text, visible
 from .pauses import (
     collect_everything,
@@ -52,6 +54,7 @@ if TYPE_CHECKING:
     from ..core.agent import Agent
     from ..core.changes.checkpoints import Checkpoints
     from ..core.config import Settings
+    from ..core.custom_commands import CustomCommand
     from ..core.sessions.log import SessionLog
     from ..core.sessions.start import OpenedSession
     from ..tools.browser.session import BrowserSession
@@ -144,11 +147,15 @@ class AgentApp(App[None]):
         self.session_id = (session.store.session_id if session
                            else session_id or paths.new_session_id())
         self._approver: TuiApprover | None = None
-        self.queue: deque[tuple[str, UserBlock]] = deque()
+        self.queue: deque[tuple[str, UserBlock, CustomCommand | None]] = deque()
         self.busy = False
         self._view: EventView | None = None
         self.sessions = SessionActions(self)
         self.changes = ChangeActions(self, self.sessions)
+        self.knowledge = KnowledgeActions(self, SLASH_COMMANDS)
+        self.session_source = "startup"
+        """What the next agent's ``SessionStart`` hooks are told: ``startup`` or ``clear``."""
+        self._session_changes: dict[str, Any] = {}
         self._load_litellm = load_litellm
         self._window_focused = True
         for theme in THEMES:
@@ -227,6 +234,7 @@ class AgentApp(App[None]):
         if self._load_litellm:
             # After the first frame: an import in a thread still competes for the GIL.
             self.call_after_refresh(self.preload_litellm)
+        self.call_after_refresh(self._load_knowledge)
         if not self.is_headless and (fd := watched_fd()) is not None:
             self.set_interval(CHECK_EVERY_S, lambda: self._leave_if_terminal_gone(fd))
 
@@ -246,6 +254,13 @@ class AgentApp(App[None]):
             if not gc.isenabled():
                 gc.freeze()  # start-up's objects live as long as the app: never walk them
                 gc.enable()
+
+    def _load_knowledge(self) -> None:
+        """Read AGENTS.md, skills, commands and hooks, then watch them (after the frame)."""
+        if self.config_error is None:
+            self.run_worker(self.knowledge.load(), group="knowledge", exit_on_error=False)
+            self.run_worker(self.knowledge.watch(), group="knowledge-watch",
+                            exit_on_error=False)
 
     def _leave_if_terminal_gone(self, fd: int) -> None:
         """Quit, saving the session, once the terminal has hung up without a SIGHUP."""
@@ -318,16 +333,23 @@ class AgentApp(App[None]):
     @on(PromptInput.Submitted)
     async def _on_prompt(self, message: PromptInput.Submitted) -> None:
         text = message.text
+        command = None
         if text.startswith("/"):
-            await self.run_slash_command(text.strip())
-            return
+            command = self.knowledge.custom_command(text.strip().split(" ", 1)[0])
+            if command is None:
+                await self.run_slash_command(text.strip())
+                return
         block = UserBlock(text, queued=self.busy)
         await self.conversation.add(block)
         if self.busy:
-            self.queue.append((text, block))
+            self.queue.append((text, block, command))
             self.status.queued = len(self.queue)
         else:
-            self.start_turn(text)
+            self.start_turn(text, command)
+
+    def offer_commands(self, commands: dict[str, str]) -> None:
+        """What the prompt's ``/`` completion offers: names to one-line help."""
+        self.query_one(PromptInput).commands = commands
 
     def edit_prompt(self, text: str) -> None:
         """Put ``text`` in the prompt box, to edit and send, and focus it."""
@@ -339,21 +361,25 @@ class AgentApp(App[None]):
         """Run ``/name args`` (see :data:`~agent_tui.tui.commands.COMMANDS`)."""
         await COMMANDS.run(self, line)
 
-    def start_turn(self, text: str) -> None:
-        """Run one prompt, already shown in the conversation, in a worker."""
+    def start_turn(self, text: str, command: CustomCommand | None = None) -> None:
+        """Run one prompt, already shown in the conversation, in a worker; a custom
+        command's line (``/review 42``) runs as the prompt its file makes of it."""
         if not self.settings.model:
             self.notice(NO_MODEL, error=True)
             return
         self._set_busy(True)
         self.view.prompt_shown = True
-        self.run_turn(text)
+        self.run_turn(text, command)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
-    async def run_turn(self, text: str) -> None:
+    async def run_turn(self, text: str, command: CustomCommand | None = None) -> None:
         """The worker of one turn; cancelling it cancels the stream and kills tools."""
         try:
             agent = await self.ensure_agent()
-            await agent.run(text)
+            if command is None:
+                await agent.run(text)
+            else:
+                await self.run_custom_command(agent, command, text)
         except asyncio.CancelledError:
             await self.view.finish_assistant()
             self.notice("Cancelled: the stream was stopped and running tools were killed.")
@@ -364,7 +390,29 @@ class AgentApp(App[None]):
             self._set_busy(False)
             self._ring_if_away("The agent finished.")
             self.call_later(self._next_in_queue)
+            self.call_later(self.knowledge.reload_pending)
             self.set_timer(1.0, self._freeze_if_idle)
+
+    async def run_custom_command(self, agent: Agent, command: CustomCommand,
+                                 line: str) -> None:
+        """Run a custom command's prompt, with its allowed tools for the turn and on its
+        model (a temporary agent that hands the conversation back)."""
+        arguments = line.strip().partition(" ")[2]
+        prompt = command.prompt(arguments)
+        rules = command.granted_rules
+        if command.allowed_tools and not rules:
+            self.notice(f"{command.name}: its allowed-tools are not granted: the project is "
+                        "not trusted (add it to trusted_projects in the user config.toml).")
+        if not command.model or command.model == agent.provider.model:
+            await agent.run(prompt, allowed_rules=rules)
+            return
+        self.notice(f"{command.name} runs on {command.model}.")
+        helper = await self.build_agent(self.settings.model_copy(update={"model": command.model}))
+        helper.adopt(agent)
+        try:
+            await helper.run(prompt, allowed_rules=rules)
+        finally:
+            agent.adopt(helper)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
@@ -385,38 +433,47 @@ class AgentApp(App[None]):
     def _next_in_queue(self) -> None:
         if self.busy or not self.queue:
             return
-        text, block = self.queue.popleft()
+        text, block, command = self.queue.popleft()
         block.mark_sent()
         self.status.queued = len(self.queue)
-        self.start_turn(text)
+        self.start_turn(text, command)
 
     def _set_busy(self, busy: bool) -> None:
         self.busy = busy
         self.status.busy = busy
 
+    async def build_agent(self, settings: Settings) -> Agent:
+        """An agent of this session with ``settings``: its log, its browser, the project's
+        knowledge and memory."""
+        from ..core.agent import Agent
+        from ..core.providers.litellm import LitellmProvider, load_litellm
+        from ..core.safety.redaction import settings_secrets
+        from ..tools.builtin import builtin_tools
+        from ..tools.registry import ToolRegistry
+        from .bridge import EventBridge
+
+        await asyncio.to_thread(load_litellm)
+        knowledge = await self.knowledge.ready()
+        opened = self.opened
+        agent = Agent(LitellmProvider(settings), ToolRegistry(builtin_tools(settings)),
+                      settings, self.workdir, self.approver,
+                      EventBridge(self, settings_secrets(settings)),
+                      session_id=self.session_id, session=opened.store if opened else None,
+                      knowledge=knowledge, memory=self.knowledge.memory)
+        agent.session_source = self.session_source
+        # The browser belongs to the session, not to one agent (/model makes a new one).
+        if self.browser is None:
+            from ..tools.browser.session import BrowserSession
+
+            self.browser = BrowserSession()
+        agent.tool_ctx.browser = self.browser
+        return agent
+
     async def ensure_agent(self) -> Agent:
         """The agent of this session, built on first use (from the resumed log, if any)."""
         if self.agent is None:
-            from ..core.agent import Agent
-            from ..core.providers.litellm import LitellmProvider, load_litellm
-            from ..core.safety.redaction import settings_secrets
-            from ..tools.builtin import builtin_tools
-            from ..tools.registry import ToolRegistry
-            from .bridge import EventBridge
-
-            await asyncio.to_thread(load_litellm)
             opened = self.opened
-            tools = ToolRegistry(builtin_tools(self.settings))
-            self.agent = Agent(LitellmProvider(self.settings), tools, self.settings,
-                               self.workdir, self.approver, EventBridge(self, settings_secrets(self.settings)),
-                               session_id=self.session_id,
-                               session=opened.store if opened else None)
-            # The browser belongs to the session, not to one agent (/model makes a new one).
-            if self.browser is None:
-                from ..tools.browser.session import BrowserSession
-
-                self.browser = BrowserSession()
-            self.agent.tool_ctx.browser = self.browser
+            self.agent = await self.build_agent(self.settings)
             if opened is not None and opened.log is not None:
                 self.agent.restore(opened.log)
                 opened.log = None  # restored once; later agents (e.g. /model) carry history
@@ -510,7 +567,27 @@ class AgentApp(App[None]):
 
     def update_settings(self, **changes: Any) -> None:
         """Change settings for the rest of the session (the agent's too)."""
+        self._session_changes.update(changes)
         self.settings = self.settings.model_copy(update=changes)
+        if self.agent is not None:
+            self.agent.settings = self.settings
+
+    def reload_settings(self) -> None:
+        """Read the config files again (one changed), keeping the flags and what the person
+        changed in this session (/mode, /net, /model…); an invalid file keeps the old
+        settings and says why."""
+        from ..core.config import read_settings
+
+        first = self._first_frame_settings
+        flags = first.flags if isinstance(first, CheckedSettings) else {}
+        try:
+            settings = read_settings(self.workdir, flags).validate()
+        except ConfigError as exc:
+            self.notice(f"config.toml not reloaded: {exc}", error=True)
+            return
+        # The session keeps its model: a new one in the file applies to the next session.
+        kept = {**self._session_changes, "model": self.settings.model}
+        self.settings = settings.model_copy(update=kept)
         if self.agent is not None:
             self.agent.settings = self.settings
 
@@ -561,6 +638,10 @@ class AgentApp(App[None]):
         for entry in COMMANDS.palette(self):
             yield SystemCommand(entry.line, entry.help, lambda line=entry.line: self.call_later(
                 self.run_slash_command, line))
+        for command in self.knowledge.knowledge.commands if self.knowledge.knowledge else ():
+            # The palette reads markup: the file's description is escaped.
+            yield SystemCommand(command.name, escape(visible(command.description)),
+                                lambda name=command.name: self.edit_prompt(name + " "))
         yield SystemCommand("Toggle side panel", "Show or hide the side panel (F2)",
                             self.action_toggle_side)
         yield SystemCommand("Toggle tool log", "Show or hide the tool log (F3)",

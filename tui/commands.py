@@ -31,6 +31,8 @@ class CommandHost(Workbench, Protocol):
 
     sessions: SessionActions
     changes: ChangeActions
+    knowledge: Any
+    """The session's knowledge actions (:class:`~agent_tui.tui.knowledge_actions.KnowledgeActions`)."""
     theme: str
 
     @property
@@ -43,6 +45,8 @@ class CommandHost(Workbench, Protocol):
     def available_themes(self) -> dict[str, Any]: ...
 
     def update_settings(self, **changes: Any) -> None: ...
+
+    def start_turn(self, text: str) -> None: ...
 
     def set_mode(self, mode: str) -> None: ...
 
@@ -187,6 +191,33 @@ def _theme_choices(app: CommandHost) -> Iterator[tuple[str, str]]:
         yield theme.name, f"Switch to the {theme.name} theme"
 
 
+# -- knowledge: instructions, memory, skills, hooks -------------------------------------
+
+
+async def _init(app: CommandHost, arg: str) -> None:
+    from ..core.prompts import INIT_PROMPT
+    from .widgets.conversation import UserBlock
+
+    if not app.settings.model:
+        app.notice(NO_MODEL, error=True)
+        return
+    prompt = f"{INIT_PROMPT}\n\n{arg}" if arg else INIT_PROMPT
+    await app.conversation.add(UserBlock("/init " + arg if arg else "/init"))
+    app.start_turn(prompt)
+
+
+async def _memory(app: CommandHost, arg: str) -> None:
+    await app.knowledge.show_memory()
+
+
+async def _skills(app: CommandHost, arg: str) -> None:
+    await app.knowledge.show_skills()
+
+
+async def _hooks(app: CommandHost, arg: str) -> None:
+    await app.knowledge.show_hooks()
+
+
 # -- sessions and changes --------------------------------------------------------------
 
 
@@ -251,6 +282,18 @@ COMMANDS = SlashRegistry([
     SlashCommand("/export", "Write the session as Markdown: /export [FILE]",
                  "write the session as Markdown (default: agent-tui-ID.md in the project)",
                  _export, args="[FILE]"),
+    SlashCommand("/init", "Have the agent explore the project and write AGENTS.md: /init [FOCUS]",
+                 "have the agent explore the project and write an AGENTS.md (you approve "
+                 "the write)", _init, args="[FOCUS]", wait_note="before /init"),
+    SlashCommand("/memory", "What is loaded into the prompt; browse, search, edit memories",
+                 "the AGENTS.md files loaded (with their tokens) and the memories: browse, "
+                 "search, edit, delete", _memory),
+    SlashCommand("/skills", "The skills on offer, where each comes from, what it shadows",
+                 "the skills on offer: source, description, shadowing; problems in them",
+                 _skills),
+    SlashCommand("/hooks", "The hooks in force and where they come from",
+                 "the hooks in force (PreToolUse, PostToolUse, UserPromptSubmit, Stop, "
+                 "SessionStart) and their files", _hooks),
     SlashCommand("/theme", "Switch the theme: /theme NAME",
                  "switch the theme (the choice is saved)", _theme, args="NAME",
                  in_palette=False, choices=_theme_choices),

@@ -38,6 +38,7 @@ class SessionActions:
         app = self.app
         app.workers.cancel_group(app, "turn")
         app.agent = None
+        app.session_source = "clear"  # what the new session's SessionStart hooks are told
         app.close_browser()
         if app.opened is not None:
             from ..core.sessions.start import close_session, open_session

@@ -34,6 +34,8 @@ class Workbench(Protocol):
     agent: Agent | None
     busy: bool
     """A turn runs."""
+    session_source: str
+    """What the next agent's ``SessionStart`` hooks are told: ``startup`` or ``clear``."""
 
     def notice(self, text: str, *, error: bool = False) -> None:
         """A line from agent-tui in the conversation."""

@@ -56,7 +56,7 @@ async def test_deny_with_a_reason_reaches_the_model(fake_provider, tmp_path):
 async def test_allow_always_saves_the_rule_and_stops_asking(fake_provider, tmp_path):
     fake_provider.script(
         Reply(tool_calls=[ToolCall("shell", {"command": "touch first.txt"})]),
-        Reply(tool_calls=[ToolCall("shell", {"command": "touch first.txt"})]),
+        Reply(text="Once more.", tool_calls=[ToolCall("shell", {"command": "touch first.txt"})]),
         Reply(text="done"),
     )
     app = app_for(fake_provider, tmp_path)

@@ -51,7 +51,7 @@ def test_basename_and_contiguous_matches_win() -> None:
 
 def test_rank_limits_drops_misses_and_keeps_order_among_ties() -> None:
     names = list(DEFAULT_COMMANDS)
-    assert rank("/mo", names) == ["/model", "/mode"]
+    assert rank("/mod", names) == ["/model", "/mode"]
     assert rank("/", names, limit=3) == names[:3]
     assert rank("/zz", names) == []
 
@@ -140,7 +140,7 @@ async def test_slash_opens_commands_and_tab_inserts(project: Path, size: tuple[i
     app = PromptHost(project)
     async with app.run_test(size=size) as pilot:
         prompt = app.query_one(PromptInput)
-        await pilot.press("/", "m", "o")
+        await pilot.press("/", "m", "o", "d")
         await pilot.pause()
         assert options(app) == ["/model", "/mode"]
         popup = app.query_one(CompletionList)

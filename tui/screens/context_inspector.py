@@ -14,6 +14,9 @@ from textual.widgets import DataTable, Label
 from ...core.context.window import ContextError
 from ..outside_text import outside_text, visible
 
+INSTRUCTION_ROW = -2
+"""The index of a row showing an instruction file inside the system prompt."""
+
 
 class ContextInspector(ModalScreen[None]):
     """The context of ``agent``: system prompt, tool schemas, each message and tool result.
@@ -75,12 +78,23 @@ class ContextInspector(ModalScreen[None]):
             table.add_row(str(item.index) if item.index >= 0 else "", item.kind,
                           f"{item.tokens:,}", marks, outside_text(item.preview[:200]))
             self._indices.append(item.index)
+            if item.kind == "system":
+                self._add_instruction_rows(table)
         total = sum(item.tokens for item in items)
         window = agent.provider.context_window()
         self.query_one("#context-total", Label).update(
             f"{total:,} tokens of {window:,} ({total / window:.0%}) in {len(items)} items")
         if items:
             table.move_cursor(row=min(row, len(items) - 1))
+
+    def _add_instruction_rows(self, table: DataTable[str | Text]) -> None:
+        """The files loaded into the system prompt (AGENTS.md…), each with its tokens."""
+        knowledge = getattr(self.agent, "knowledge", None)
+        for loaded in knowledge.instructions.files if knowledge else ():
+            tokens = self.agent.context.ledger.tokens({"role": "system", "content": loaded.text})
+            table.add_row("", "  file", f"{tokens:,}", "",
+                          outside_text(f"{loaded.label}: {loaded.path}"))
+            self._indices.append(INSTRUCTION_ROW)
 
     def _act(self, action: str) -> None:
         table = self.query_one(DataTable)
@@ -89,6 +103,9 @@ class ContextInspector(ModalScreen[None]):
         index = self._indices[table.cursor_row]
         context, messages = self.agent.context, self.agent.messages
         try:
+            if index == INSTRUCTION_ROW:
+                raise ContextError("this file is part of the system prompt: edit the file "
+                                   "itself; it is read again between turns")
             if index < 0:
                 raise ContextError("the tool schemas cannot be changed here")
             if action == "pin":

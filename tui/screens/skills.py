@@ -1,0 +1,85 @@
+"""``/skills``: the skills on offer, where each comes from, and what it shadows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Label, Static
+
+from ..outside_text import outside_text
+
+
+class SkillsScreen(ModalScreen[None]):
+    """Every skill of the session's catalog (``core.skills.SkillCatalog``): one row each
+    (name, source, allowed tools, description), then the skills another one shadows, then
+    the files that could not be loaded. The highlighted skill's file shows below."""
+
+    DEFAULT_CSS = """
+    SkillsScreen { align: center middle; }
+    SkillsScreen > Vertical {
+        width: 95%; height: 90%; border: round $primary; background: $surface; padding: 0 1;
+    }
+    SkillsScreen #skills-title { text-style: bold; }
+    SkillsScreen DataTable { height: 1fr; }
+    SkillsScreen #skill-detail { height: 8; color: $text-muted; }
+    SkillsScreen #skills-help { color: $text-muted; }
+    """
+
+    BINDINGS = [Binding("escape,q", "close", "close")]
+
+    def __init__(self, catalog: Any) -> None:
+        super().__init__()
+        self.catalog = catalog
+
+    def compose(self) -> ComposeResult:
+        catalog = self.catalog
+        count = len(catalog.skills)
+        with Vertical():
+            yield Label(f"{count} skill{'s' if count != 1 else ''} on offer; the agent loads "
+                        "one with activate_skill when a task calls for it", id="skills-title")
+            table: DataTable[str | Text] = DataTable(cursor_type="row", zebra_stripes=True)
+            table.add_columns("skill", "source", "allowed tools", "description")
+            yield table
+            with VerticalScroll(id="skill-detail"):
+                yield Static("", id="skill-file")
+            yield Label("Later sources shadow earlier ones: bundled < yours < skill_paths < "
+                        "the project's .agent-tui/skills < the repository's skills/ · "
+                        "Esc close", id="skills-help")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        # Everything in these rows comes from files: literal Text, never markup.
+        for skill in self.catalog.skills:
+            granted = " ".join(skill.allowed_tools)
+            if skill.allowed_tools and not skill.may_grant:
+                granted += " (not granted: untrusted project)"
+            table.add_row(outside_text(skill.name), skill.source, outside_text(granted),
+                          outside_text(skill.description[:200]), key=f"skill:{skill.name}")
+        for loser, winner in self.catalog.shadowed:
+            table.add_row(outside_text(loser.name), loser.source,
+                          "", Text(f"shadowed by the {winner.source} skill of the same name",
+                                   style="dim"), key=f"shadowed:{loser.path}")
+        for problem in self.catalog.problems:
+            table.add_row(Text("problem", style="bold red"), "", "", outside_text(problem))
+        table.focus()
+        self._show(0)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show(event.cursor_row)
+
+    def _show(self, row: int) -> None:
+        skills = list(self.catalog.skills) + [loser for loser, _ in self.catalog.shadowed]
+        detail = self.query_one("#skill-file", Static)
+        if 0 <= row < len(skills):
+            skill = skills[row]
+            detail.update(outside_text(f"{skill.path}\n\n{skill.body.strip()[:1500]}"))
+        else:
+            detail.update("")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -68,8 +68,10 @@ class LitellmEmbedder:
 
         litellm = load_litellm()
         try:
+            # max_retries=0: the OpenAI SDK would otherwise retry a failing server twice.
             response = litellm.embedding(model=self.model, input=texts, api_base=self.api_base,
-                                         api_key=self.api_key, timeout=self.timeout)
+                                         api_key=self.api_key, timeout=self.timeout,
+                                         max_retries=0)
         except Exception as exc:  # litellm raises its own family per provider
             raise EmbeddingError(
                 f"the embedding model {self.model} failed ({type(exc).__name__}: "

@@ -46,6 +46,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
     key, value, content='memories', content_rowid='id',
     tokenize='porter unicode61 remove_diacritics 2'
 );
+CREATE VIRTUAL TABLE IF NOT EXISTS memories_vocab USING fts5vocab(memories_fts, row);
 CREATE TRIGGER IF NOT EXISTS memories_ai AFTER INSERT ON memories BEGIN
     INSERT INTO memories_fts(rowid, key, value) VALUES (new.id, new.key, new.value);
 END;
@@ -100,17 +101,33 @@ class SearchResults:
     note: str = ""
 
 
-def fts_query(text: str) -> str:
-    """``text`` as an FTS5 query that matches any of its words: each word quoted, so nothing
-    the person or model types is read as FTS5 syntax (``AND``, ``*``, ``NEAR(``…).
+COMMON_SHARE = 0.1
+"""A query word found in more than this share of the memories is left out of the keyword
+search (``the``, ``how``): it tells nothing apart and makes bm25 score most rows."""
+
+
+def query_words(text: str) -> list[str]:
+    """The words of a query, each once, in order.
 
     Raises:
         ValueError: the text has no words.
     """
-    words = re.findall(r"\w+", text)
+    words = list(dict.fromkeys(word.lower() for word in re.findall(r"\w+", text)))
     if not words:
         raise ValueError("the query has no words to search for; give a word or a phrase")
-    return " OR ".join('"' + word.replace('"', '""') + '"' for word in dict.fromkeys(words))
+    return words
+
+
+def fts_query(text: str | list[str]) -> str:
+    """A query (or its words) as an FTS5 query that matches any of its words: each word
+    quoted, so nothing the person or model types is read as FTS5 syntax (``AND``, ``*``,
+    ``NEAR(``…).
+
+    Raises:
+        ValueError: the text has no words.
+    """
+    words = query_words(text) if isinstance(text, str) else text
+    return " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
 
 
 class MemoryStore:
@@ -231,10 +248,10 @@ class MemoryStore:
         Raises:
             ValueError: the query has no words.
         """
-        match = fts_query(query)
+        db = self._db()
+        match = fts_query(self._telling_words(db, query_words(query)))
         pool = max(50, 5 * limit)
         marks = ",".join("?" * len(scopes))
-        db = self._db()
         keyword_rows = db.execute(
             f"SELECT m.id, -bm25(memories_fts) FROM memories_fts JOIN memories m "
             f"ON m.id = memories_fts.rowid WHERE memories_fts MATCH ? AND m.scope IN ({marks}) "
@@ -254,9 +271,7 @@ class MemoryStore:
                 best = np.argpartition(-similarities, min(pool, len(ids) - 1))[:pool]
                 vector = {int(ids[i]): float(similarities[i]) for i in best}
                 if keyword:  # keyword candidates get their meaning score too
-                    where = {int(row_id): i for i, row_id in enumerate(ids)}
-                    vector.update({row_id: float(similarities[where[row_id]])
-                                   for row_id in keyword if row_id in where})
+                    vector.update(self._similarities_of(list(keyword), ids, similarities))
         if note:
             scored = {row_id: (k, k, 0.0) for row_id, k in keyword.items()}
         else:
@@ -269,6 +284,19 @@ class MemoryStore:
         found = [Found(memories[row_id], *scored[row_id]) for row_id in best_ids
                  if row_id in memories and scored[row_id][0] > 0]
         return SearchResults(found, "keyword" if note else "hybrid", note)
+
+    @staticmethod
+    def _telling_words(db: sqlite3.Connection, words: list[str]) -> list[str]:
+        """``words`` without those too common to tell memories apart (the rarest is kept
+        when all are common)."""
+        total = db.execute("SELECT count(*) FROM memories").fetchone()[0]
+        if total < 100 or len(words) == 1:
+            return words
+        marks = ",".join("?" * len(words))
+        counts = dict(db.execute(f"SELECT term, doc FROM memories_vocab WHERE term IN ({marks})",
+                                 words).fetchall())
+        telling = [w for w in words if counts.get(w, 0) <= COMMON_SHARE * total]
+        return telling or [min(words, key=lambda w: counts.get(w, 0))]
 
     def _by_id(self, ids: list[int]) -> dict[int, Memory]:
         if not ids:
@@ -333,6 +361,20 @@ class MemoryStore:
                 self._matrices.clear()
             done += len(rows)
 
+    @staticmethod
+    def _similarities_of(wanted: list[int], ids: np.ndarray,
+                         similarities: np.ndarray) -> dict[int, float]:
+        """The similarities of the rows ``wanted`` (ids), for those that have vectors."""
+        order = np.argsort(ids, kind="stable") if len(ids) < 2 or np.any(ids[1:] < ids[:-1]) \
+            else None
+        sorted_ids = ids if order is None else ids[order]
+        want = np.asarray(wanted, dtype=np.int64)
+        at = np.clip(np.searchsorted(sorted_ids, want), 0, max(len(ids) - 1, 0))
+        hit = sorted_ids[at] == want
+        rows = at if order is None else order[at]
+        return {int(w): float(similarities[r]) for w, r, h in zip(want, rows, hit, strict=True)
+                if h}
+
     def _matrix(self, scopes: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
         """The ids and vectors of ``scopes``' memories, loaded once, then kept current."""
         with self._matrix_lock:
@@ -342,8 +384,8 @@ class MemoryStore:
         name = self.embedder.name if self.embedder else ""
         marks = ",".join("?" * len(scopes))
         rows = self._db().execute(
-            f"SELECT id, embedding FROM memories WHERE scope IN ({marks}) AND embedder = ?",
-            (*scopes, name)).fetchall()
+            f"SELECT id, embedding FROM memories WHERE scope IN ({marks}) AND embedder = ? "
+            "ORDER BY id", (*scopes, name)).fetchall()
         ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
         if rows:
             matrix = np.frombuffer(b"".join(row[1] for row in rows), dtype="<f4").reshape(
@@ -363,7 +405,8 @@ class MemoryStore:
                 keep = ids != row_id
                 ids, matrix = ids[keep], matrix[keep] if len(matrix) else matrix
                 if vector is not None and (not len(matrix) or matrix.shape[1] == len(vector)):
-                    ids = np.append(ids, row_id)
+                    at = int(np.searchsorted(ids, row_id))  # ids stay sorted
+                    ids = np.insert(ids, at, row_id)
                     rows = matrix if len(matrix) else np.zeros((0, len(vector)), np.float32)
-                    matrix = np.vstack([rows, vector[None, :].astype(np.float32)])
+                    matrix = np.insert(rows, at, vector.astype(np.float32), axis=0)
                 self._matrices[scopes] = (ids, matrix)

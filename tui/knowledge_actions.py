@@ -9,6 +9,7 @@ to each agent it builds.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,9 @@ from .outside_text import visible
 if TYPE_CHECKING:
     from ..core.custom_commands import CustomCommand
     from ..core.knowledge import Knowledge
+
+WARM_MEMORY_AFTER_S = 5.0
+"""Seconds after the first read before the embedding model and vectors are loaded."""
 
 RELOAD_QUIET_S = 0.3
 """Changes within this long of each other are reloaded once (an editor saves in steps)."""
@@ -62,6 +66,8 @@ class KnowledgeActions:
             settings_secrets(settings))
         if self.memory is None:
             self.memory = await asyncio.to_thread(_open_memory, self.app.workdir, settings)
+            # Once start-up's imports are done: the first memory_search then answers at once.
+            self.app.set_timer(WARM_MEMORY_AFTER_S, self._warm_memory)
         self.knowledge = knowledge
         self._offer_commands(knowledge)
         for problem in knowledge.problems:
@@ -70,6 +76,12 @@ class KnowledgeActions:
                 self.app.notice(problem, error=True)
         self._loaded.set()
         return knowledge
+
+    def _warm_memory(self) -> None:
+        memory = self.memory
+        if memory is not None:
+            self.app.run_worker(asyncio.to_thread(_warm, memory), group="memory-warm",
+                                exit_on_error=False)
 
     def _offer_commands(self, knowledge: Knowledge) -> None:
         """The custom commands in the prompt's completion (the palette asks each time)."""
@@ -142,6 +154,13 @@ class KnowledgeActions:
         lines = [f"{len(hooks)} hook{'s' if len(hooks) > 1 else ''}:"]
         lines += [f"  {hook.describe()}" for hook in hooks]
         self.app.notice("\n".join(lines))
+
+
+def _warm(memory: Any) -> None:
+    """Load the memory's embedder and vectors; a failure waits for the search that needs
+    them, which reports it."""
+    with contextlib.suppress(Exception):  # the first search says what fails
+        memory.warm()
 
 
 def _open_memory(workdir: Path, settings: Any) -> Any:

@@ -60,6 +60,16 @@ class ProjectMemory:
         """Hybrid search over the project's and the person's memories."""
         return self.store.search(query, self.scopes, limit)
 
+    def warm(self) -> int:
+        """Get the first search ready ahead of time (in a worker thread): load the embedding
+        model and this project's vectors, and embed memories stored without a vector (before
+        an embedder was set up); returns how many were embedded."""
+        embedded = self.store.embed_missing()
+        if self.store.embedder is not None:
+            self.store.embedder.embed_query("warm up")
+            self.store.vectors_of(self.scopes)
+        return embedded
+
     def remember(self, notes: str) -> Remembered:
         """Merge Markdown notes (redacted) into the project's memory file."""
         return remember(self.workdir, redact_text(notes, self.secrets))

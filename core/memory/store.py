@@ -375,6 +375,11 @@ class MemoryStore:
         return {int(w): float(similarities[r]) for w, r, h in zip(want, rows, hit, strict=True)
                 if h}
 
+    def vectors_of(self, scopes: Sequence[str]) -> int:
+        """Load the vectors searches of ``scopes`` use (the first search does it otherwise);
+        returns how many there are."""
+        return len(self._matrix(tuple(scopes))[0])
+
     def _matrix(self, scopes: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
         """The ids and vectors of ``scopes``' memories, loaded once, then kept current."""
         with self._matrix_lock:

@@ -9,7 +9,7 @@ import textwrap
 from agent_tui.core.memory import open_project_memory
 from agent_tui.tui.screens.memory import MemoryScreen
 from agent_tui.tui.screens.skills import SkillsScreen
-from agent_tui.tui.widgets.conversation import NoticeBlock, ToolBlock, UserBlock
+from agent_tui.tui.widgets.conversation import ToolBlock, UserBlock
 from agent_tui.tui.widgets.prompt import PromptInput
 from tests.fakes.providers import Reply, ToolCall
 from tests.tui.test_app import SIZE, app_for, type_prompt, until
@@ -114,11 +114,13 @@ async def test_skills_screen_shows_sources_and_shadowing(fake_provider, tmp_path
         names = {(r[0], r[1]) for r in rows}
         assert ("review-diff", "repository") in names
         assert ("commit-message", "bundled") in names
-        assert any(r[0] == "review-diff" and r[1] == "bundled" and "shadowed" in r[3]
+        assert any(r[0] == "review-diff" and r[1] == "bundled" and "shadowed" in r[2]
                    for r in rows)
-        assert any(r[0] == "problem" and "never closed" in r[3] for r in rows)
-    notices = [str(n.text) for n in app.query(NoticeBlock)] if app.is_running else []
-    del notices
+        problem = next(i for i, r in enumerate(rows) if r[0] == "problem")
+        table.move_cursor(row=problem)
+        await pilot.pause(0.1)
+        detail = str(app.screen.query_one("#skill-file").render())
+        assert "broken/SKILL.md:1: " in detail and "never closed" in detail
 
 
 async def test_a_custom_command_runs_its_prompt_with_its_allowed_tools(
@@ -183,3 +185,27 @@ async def test_init_asks_the_agent_to_write_agents_md(fake_provider, tmp_path):
         await type_prompt(pilot, "/init")
         await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1)
         assert "write an AGENTS.md" in fake_provider.requests[0].last_user_text()
+
+
+async def test_changes_during_a_turn_wait_for_its_end_and_config_toml_reloads(
+        fake_provider, tmp_path, agent_tui_home):
+    root = _project(tmp_path)
+    (root / "AGENTS.md").write_text("Version one of the rules.\n")
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "sleep 2"})]),
+        Reply(text="slept"))
+    app = app_for(fake_provider, root, approval_mode="yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(pilot)
+        await type_prompt(pilot, "sleep a little")
+        await until(pilot, lambda: app.busy and app.agent is not None)
+        (root / "AGENTS.md").write_text("Version two of the rules.\n")
+        (agent_tui_home / "config.toml").write_text(
+            '[[hooks.UserPromptSubmit]]\ncommand = "echo from the hook"\n')
+        await until(pilot, lambda: len(app.knowledge._pending) >= 2)
+        assert app.busy  # seen mid-turn, not applied
+        assert "Version one" in app.agent.messages[0]["content"]
+
+        await until(pilot, lambda: not app.busy)
+        await until(pilot, lambda: "Version two" in app.agent.messages[0]["content"])
+        assert [h.event for h in app.knowledge.knowledge.hooks.hooks] == ["UserPromptSubmit"]

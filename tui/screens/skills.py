@@ -13,6 +13,21 @@ from textual.widgets import DataTable, Label, Static
 
 from ..outside_text import outside_text
 
+DESCRIPTION_CHARS = 48
+TOOLS_CHARS = 26
+
+
+def _cut(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _granted(skill: Any) -> str:
+    tools = ", ".join(skill.allowed_tools)
+    if tools and not skill.may_grant:
+        tools += " (not granted: untrusted project)"
+    return tools
+
 
 class SkillsScreen(ModalScreen[None]):
     """Every skill of the session's catalog (``core.skills.SkillCatalog``): one row each
@@ -26,7 +41,7 @@ class SkillsScreen(ModalScreen[None]):
     }
     SkillsScreen #skills-title { text-style: bold; }
     SkillsScreen DataTable { height: 1fr; }
-    SkillsScreen #skill-detail { height: 8; color: $text-muted; }
+    SkillsScreen #skill-detail { height: 10; color: $text-muted; }
     SkillsScreen #skills-help { color: $text-muted; }
     """
 
@@ -43,29 +58,28 @@ class SkillsScreen(ModalScreen[None]):
             yield Label(f"{count} skill{'s' if count != 1 else ''} on offer; the agent loads "
                         "one with activate_skill when a task calls for it", id="skills-title")
             table: DataTable[str | Text] = DataTable(cursor_type="row", zebra_stripes=True)
-            table.add_columns("skill", "source", "allowed tools", "description")
+            table.add_columns("skill", "source", "description", "allowed tools")
             yield table
             with VerticalScroll(id="skill-detail"):
                 yield Static("", id="skill-file")
-            yield Label("Later sources shadow earlier ones: bundled < yours < skill_paths < "
-                        "the project's .agent-tui/skills < the repository's skills/ · "
-                        "Esc close", id="skills-help")
+            yield Label("A later source wins: bundled < yours < skill_paths < "
+                        ".agent-tui/skills < the repository's skills/ · Esc close",
+                        id="skills-help")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         # Everything in these rows comes from files: literal Text, never markup.
         for skill in self.catalog.skills:
-            granted = " ".join(skill.allowed_tools)
-            if skill.allowed_tools and not skill.may_grant:
-                granted += " (not granted: untrusted project)"
-            table.add_row(outside_text(skill.name), skill.source, outside_text(granted),
-                          outside_text(skill.description[:200]), key=f"skill:{skill.name}")
+            table.add_row(outside_text(skill.name), skill.source,
+                          outside_text(_cut(skill.description, DESCRIPTION_CHARS)),
+                          outside_text(_cut(_granted(skill), TOOLS_CHARS)))
         for loser, winner in self.catalog.shadowed:
             table.add_row(outside_text(loser.name), loser.source,
-                          "", Text(f"shadowed by the {winner.source} skill of the same name",
-                                   style="dim"), key=f"shadowed:{loser.path}")
+                          Text(f"shadowed by the {winner.source} skill of the same name",
+                               style="dim"), "")
         for problem in self.catalog.problems:
-            table.add_row(Text("problem", style="bold red"), "", "", outside_text(problem))
+            table.add_row(Text("problem", style="bold red"), "",
+                          outside_text(_cut(problem, DESCRIPTION_CHARS)), "")
         table.focus()
         self._show(0)
 
@@ -73,11 +87,17 @@ class SkillsScreen(ModalScreen[None]):
         self._show(event.cursor_row)
 
     def _show(self, row: int) -> None:
+        """The highlighted row in full below the table: a skill's file, description,
+        allowed tools and instructions; a problem's whole message."""
         skills = list(self.catalog.skills) + [loser for loser, _ in self.catalog.shadowed]
         detail = self.query_one("#skill-file", Static)
         if 0 <= row < len(skills):
             skill = skills[row]
-            detail.update(outside_text(f"{skill.path}\n\n{skill.body.strip()[:1500]}"))
+            granted = f"\nallowed tools: {_granted(skill)}" if skill.allowed_tools else ""
+            detail.update(outside_text(f"{skill.path}\n{skill.description}{granted}\n\n"
+                                       f"{skill.body.strip()[:1500]}"))
+        elif 0 <= row - len(skills) < len(self.catalog.problems):
+            detail.update(outside_text(self.catalog.problems[row - len(skills)]))
         else:
             detail.update("")
 

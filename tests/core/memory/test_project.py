@@ -101,3 +101,20 @@ def _database_bytes(store: MemoryStore) -> bytes:
     folder = store.path.parent
     return b"".join((folder / name).read_bytes() for name in os.listdir(folder)
                     if name.startswith(store.path.name))
+
+
+def test_warm_gives_vectors_to_memories_stored_before_an_embedder(tmp_path):
+    from agent_tui.core.memory import MemoryStore, ProjectMemory
+
+    from .concepts import ConceptEmbedder
+
+    plain = ProjectMemory(MemoryStore(tmp_path / "m.sqlite"), tmp_path)
+    plain.set("tests", "run the test suite with pytest")
+    plain.store.close()
+    store = MemoryStore(tmp_path / "m.sqlite", ConceptEmbedder())
+    memory = ProjectMemory(store, tmp_path)
+
+    assert memory.warm() == 1
+    assert memory.warm() == 0
+    assert memory.search("how do I check my code works").mode == "hybrid"
+    store.close()

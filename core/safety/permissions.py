@@ -301,8 +301,11 @@ def _judge(part: Part, analysis: ShellAnalysis, mode: str, workspace: Workspace,
             if rule := rules.inside("deny", READ_TOOLS, folder, workspace):
                 return verdict(Verdict.ASK, _searches_denied(folder, rule, workspace),
                                firm=True, by_rule=True)
-    protected = next(filter(None, (workspace.protected(p) for p in (*writes, *touches) if p)),
-                     None)
+    # A program run by its path is not written by running it: a skill's script in
+    # .agent-tui/bin runs as any other script does (its arguments still count).
+    program = set(_paths(workspace, part.cwd, part.command[:1])) if part.command else set()
+    protected = next(filter(None, (workspace.protected(p) for p in (*writes, *touches)
+                                   if p and (p not in program or p in writes))), None)
     if protected:
         if mode == "plan":
             return verdict(Verdict.DENY, f"plan mode does not write files, and {protected}")

@@ -140,6 +140,25 @@ def test_protected_files_are_never_written_without_a_person(build, project, targ
     assert shell.verdict == Verdict.ASK and "protected" in shell.reason and shell.any_mode
 
 
+def test_a_skill_script_in_the_protected_folder_runs_as_any_script(build, project):
+    script = project / ".agent-tui" / "bin" / "diff-summary"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\necho hi\n")
+    script.chmod(0o755)
+
+    ran = decide(build("shell", command=".agent-tui/bin/diff-summary --all"), "yolo", project)
+    asked = decide(build("shell", command=".agent-tui/bin/diff-summary"), "default", project)
+    overwritten = decide(build("shell", command="cp /dev/null .agent-tui/bin/diff-summary"),
+                         "yolo", project)
+    given_config = decide(build("shell", command=".agent-tui/bin/diff-summary "
+                                                 ".agent-tui/config.toml"), "yolo", project)
+
+    assert ran.verdict == Verdict.ALLOW
+    assert asked.verdict == Verdict.ASK and not asked.any_mode
+    assert overwritten.verdict == Verdict.ASK and overwritten.any_mode
+    assert given_config.verdict == Verdict.ASK and "protected" in given_config.reason
+
+
 def test_the_user_config_folder_is_protected(build, project):
     config = paths.user_config_file()
     decision = decide(build("write_file", file_path=str(config), content="x"), "yolo", project)

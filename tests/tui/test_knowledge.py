@@ -209,3 +209,26 @@ async def test_changes_during_a_turn_wait_for_its_end_and_config_toml_reloads(
         await until(pilot, lambda: not app.busy)
         await until(pilot, lambda: "Version two" in app.agent.messages[0]["content"])
         assert [h.event for h in app.knowledge.knowledge.hooks.hooks] == ["UserPromptSubmit"]
+
+
+async def test_the_context_inspector_lists_the_instruction_files(fake_provider, tmp_path):
+    from agent_tui.tui.screens.context_inspector import ContextInspector
+
+    root = _project(tmp_path)
+    (root / "AGENTS.md").write_text("Rules of the house.\n" * 20)
+    fake_provider.script(Reply(text="hi"))
+    app = app_for(fake_provider, root)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(pilot)
+        await type_prompt(pilot, "hello")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1)
+        await type_prompt(pilot, "/context")
+        await until(pilot, lambda: isinstance(app.screen, ContextInspector))
+        table = app.screen.query_one("DataTable")
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        assert rows[0][1] == "system"
+        assert rows[1][1].strip() == "file" and "project AGENTS.md" in rows[1][4]
+        assert int(rows[1][2].replace(",", "")) > 50
+        await pilot.press("x")  # a file row cannot be dropped: it says what to do instead
+        await pilot.pause(0.1)
+        assert table.row_count == len(rows)

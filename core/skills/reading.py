@@ -6,7 +6,7 @@ import os
 import re
 from pathlib import Path
 
-from ..frontmatter import FENCE, FrontmatterError, MarkdownDocument, parse_markdown
+from ..frontmatter import FrontmatterError, MarkdownDocument, read_markdown
 from .catalog import SKIPPED_FOLDERS, Skill
 
 MAX_NAME = 64
@@ -31,7 +31,7 @@ def read_skill(path: Path, source: str, may_grant: bool, problems: list[str]) ->
         kept; both are noted.
     """
     try:
-        document = _read_front_matter(path)
+        document = read_markdown(path)
         name = document.text("name", required=True)
         description = document.text("description", required=True)
         allowed = document.names("allowed-tools")
@@ -59,41 +59,6 @@ def read_skill(path: Path, source: str, may_grant: bool, problems: list[str]) ->
     return Skill(name, description, document.body, path, source,
                  _valid_rules(allowed, document, problems), may_grant, _scripts(path.parent),
                  license_text)
-
-
-def _read_front_matter(path: Path) -> MarkdownDocument:
-    """The file split by ``core.frontmatter``, with libyaml's fast loader when it is there.
-
-    Discovery reads every skill at start-up; the pure-Python YAML parser takes ~0.3 ms a
-    file. A block the fast loader rejects is parsed again by ``parse_markdown``, which says
-    where it is wrong.
-
-    Raises:
-        FrontmatterError: the file cannot be read or its front matter is malformed.
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise FrontmatterError(path, 0, "not UTF-8 text; save it as UTF-8") from None
-    except OSError as exc:
-        raise FrontmatterError(path, 0, f"cannot be read ({exc.strerror or exc})") from None
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", None)
-    lines = text.removeprefix("\ufeff").splitlines(keepends=True)
-    if loader is None or not lines or lines[0].strip() != FENCE:
-        return parse_markdown(path, text)
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() == FENCE), None)
-    if end is None:
-        return parse_markdown(path, text)
-    try:
-        meta = yaml.load("".join(lines[1:end]), Loader=loader)  # noqa: S506 (a safe loader)
-    except yaml.YAMLError:
-        return parse_markdown(path, text)
-    if not isinstance(meta, dict):
-        return parse_markdown(path, text)
-    return MarkdownDocument(path, {str(k): v for k, v in meta.items()},
-                            "".join(lines[end + 1:]), end + 2)
 
 
 def _valid_rules(texts: tuple[str, ...], document: MarkdownDocument,

@@ -8,6 +8,7 @@ Writes (``remember``, ``memory_set``) change what later sessions read, so they a
 from __future__ import annotations
 
 import asyncio
+from abc import abstractmethod
 from typing import Literal
 
 from pydantic import Field
@@ -53,8 +54,15 @@ class MemorySearchParams(ToolParams):
 
 
 class _MemoryInvocation(Invocation[ToolParams]):
-    def _memory(self) -> ProjectMemory | None:
-        return self.ctx.memory
+    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
+        memory: ProjectMemory | None = self.ctx.memory
+        if memory is None:
+            return ToolResult.failure(NO_MEMORY)
+        return await self.run(memory)
+
+    @abstractmethod
+    async def run(self, memory: ProjectMemory) -> ToolResult:
+        """The call, on the project's memory."""
 
 
 class RememberInvocation(_MemoryInvocation):
@@ -64,10 +72,7 @@ class RememberInvocation(_MemoryInvocation):
         first = self.params.notes.strip().splitlines()[0] if self.params.notes.strip() else ""
         return f"remember {first[:60]}"
 
-    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
-        memory = self._memory()
-        if memory is None:
-            return ToolResult.failure(NO_MEMORY)
+    async def run(self, memory: ProjectMemory) -> ToolResult:
         try:
             done = await asyncio.to_thread(memory.remember, self.params.notes)
         except (ValueError, OSError) as exc:
@@ -88,10 +93,7 @@ class MemorySetInvocation(_MemoryInvocation):
         return f"memory_set {self.params.key}" + (
             " (user)" if self.params.scope == "user" else "")
 
-    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
-        memory = self._memory()
-        if memory is None:
-            return ToolResult.failure(NO_MEMORY)
+    async def run(self, memory: ProjectMemory) -> ToolResult:
         try:
             await asyncio.to_thread(memory.set, self.params.key, self.params.value,
                                     self.params.scope)
@@ -107,10 +109,7 @@ class MemoryGetInvocation(_MemoryInvocation):
     def describe(self) -> str:
         return f"memory_get {self.params.key}"
 
-    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
-        memory = self._memory()
-        if memory is None:
-            return ToolResult.failure(NO_MEMORY)
+    async def run(self, memory: ProjectMemory) -> ToolResult:
         try:
             found = await asyncio.to_thread(memory.get, self.params.key)
         except MemoryStoreError as exc:
@@ -127,10 +126,7 @@ class MemorySearchInvocation(_MemoryInvocation):
     def describe(self) -> str:
         return f"memory_search {self.params.query[:60]}"
 
-    async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
-        memory = self._memory()
-        if memory is None:
-            return ToolResult.failure(NO_MEMORY)
+    async def run(self, memory: ProjectMemory) -> ToolResult:
         try:
             results = await asyncio.to_thread(memory.search, self.params.query,
                                               self.params.limit)

@@ -71,6 +71,34 @@ async def test_thousands_of_pieces_are_shown_in_a_few_appends(fake_provider, tmp
             assert first.border_title == "agent"
 
 
+async def test_a_streamed_code_block_of_thousands_of_lines_is_many_pages(fake_provider,
+                                                                          tmp_path):
+    from textual.widgets._markdown import MarkdownFence
+
+    code = "\n".join(f"def handler_{n}(event):\n    return {n}" for n in range(800))
+    text = f"The whole module:\n\n```python\n{code}\n```\n\nTHE END"
+    fake_provider.script(Reply(text=text, chunk_size=50))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "show me the module")
+        await until(pilot, lambda: not app.busy, timeout=60)
+        await pilot.pause(0.3)
+        pages = list(app.query(AssistantBlock))
+        answer = pages[-1].answer
+        assert answer.text == text  # what `c` copies: no fence added between pages
+        assert len(answer.pages) >= 8
+        assert answer.openers[0] == "" and set(answer.openers[1:]) == {"```python"}
+        # Every mounted page draws its piece of the code as a code block, reopened and
+        # closed with the same fence.
+        for page in pages:
+            if page.page < len(answer.pages) - 1:
+                assert page.source.endswith("```\n")
+                assert page.query(MarkdownFence)
+            if page.page:
+                assert page.source.startswith("```python\n")
+        assert pages[-1].source.endswith("THE END")
+
+
 async def test_the_end_of_a_long_answer_is_in_view(fake_provider, tmp_path):
     fake_provider.script(Reply(text=ANSWER, chunk_size=40))
     app = app_for(fake_provider, tmp_path)

@@ -32,7 +32,7 @@ from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Markdown
 
-from ..answer_pages import split_pages, split_stream
+from ..answer_pages import Page, closer, shown, split_pages, split_stream
 from ..outside_text import visible
 
 if TYPE_CHECKING:
@@ -57,10 +57,29 @@ HOLD_MAX = 0.1
 class Answer:
     """The text of one answer, page by page (a short answer is one page)."""
 
-    __slots__ = ("pages",)
+    __slots__ = ("openers", "pages")
 
-    def __init__(self, pages: list[str] | None = None) -> None:
-        self.pages: list[str] = pages if pages is not None else []
+    def __init__(self, pages: list[Page] | None = None) -> None:
+        self.pages: list[str] = [page.text for page in pages or []]
+        """Each page's text, as the model wrote it."""
+        self.openers: list[str] = [page.opener for page in pages or []]
+        """The fence line each page starts inside of ("" for none)."""
+
+    def shown(self, index: int) -> str:
+        """The Markdown page ``index`` is drawn from (a code block cut across pages is
+        closed at the end of one and reopened at the start of the next)."""
+        after = self.openers[index + 1] if index + 1 < len(self.openers) else ""
+        return shown(Page(self.pages[index], self.openers[index]), after)
+
+    def append(self, page: Page) -> None:
+        """One more page."""
+        self.pages.append(page.text)
+        self.openers.append(page.opener)
+
+    def replace(self, pages: list[Page]) -> None:
+        """Other pages instead of these."""
+        self.pages[:] = [page.text for page in pages]
+        self.openers[:] = [page.opener for page in pages]
 
     @property
     def text(self) -> str:
@@ -80,9 +99,9 @@ class AssistantBlock(Markdown, can_focus=True):
     BINDINGS = [Binding("c", "copy", "Copy", show=False)]
 
     def __init__(self, text: str = "", *, answer: Answer | None = None, page: int = 0) -> None:
-        self.answer = answer if answer is not None else Answer([text])
+        self.answer = answer if answer is not None else Answer([Page(text)])
         self.page = page
-        super().__init__(visible(self.text), open_links=False)
+        super().__init__(visible(self.answer.shown(page)), open_links=False)
         self._last: Widget | None = None
         self.set_class(page > 0, "-continued")
         self.set_class(page < len(self.answer.pages) - 1, "-continues")
@@ -114,7 +133,12 @@ class AssistantBlock(Markdown, can_focus=True):
     async def replace_text(self, text: str) -> None:
         """Show ``text`` instead of what the page shows."""
         self.answer.pages[self.page] = text
-        await self.update(visible(text))
+        await self.update(visible(self.answer.shown(self.page)))
+
+    async def close_code(self, opener: str) -> None:
+        """The next page goes on inside this page's last code block: close it here."""
+        tail = "" if self.text.endswith("\n") else "\n"
+        await self.append(visible(f"{tail}{closer(opener)}\n"))
 
     def update_frame(self) -> None:
         """Open the frame at the bottom: another page follows this one."""
@@ -189,7 +213,7 @@ class StreamedAnswer:
         self.last_key_at = last_key_at
         self._pending_since = 0.0
         self._last_flush_chars = 0
-        self.answer = Answer([""])
+        self.answer = Answer([Page("")])
         self.pages: list[AssistantBlock] = []
         self._pending: list[str] = []
         self._timer: Timer | None = None
@@ -252,11 +276,14 @@ class StreamedAnswer:
 
     async def _show(self, text: str) -> None:
         self._pending.clear()
-        here, *later = split_stream(self.answer.pages[-1], text)
-        if here:
-            await self.pages[-1].add_text(here)
+        here, *later = split_stream(self.answer.pages[-1], text,
+                                    opener=self.answer.openers[-1])
+        if here.text:
+            await self.pages[-1].add_text(here.text)
         for piece in later:
-            self.answer.pages.append(piece)
+            if piece.opener:
+                await self.pages[-1].close_code(piece.opener)
+            self.answer.append(piece)
             self.pages[-1].update_frame()
             await self._add_page()
         self.conversation.follow()
@@ -279,7 +306,7 @@ class StreamedAnswer:
         """Show ``text`` as the whole answer, in as many pages as it needs."""
         await self.conversation.discard(self.pages)
         self.pages.clear()
-        self.answer.pages[:] = split_pages(text)
+        self.answer.replace(split_pages(text))
         for _ in self.answer.pages:
             await self._add_page()
 

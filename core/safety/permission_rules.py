@@ -2,7 +2,8 @@
 
 A rule names a tool and, in parentheses, what it covers: ``shell(git status)``,
 ``shell(npm run test:*)``, ``edit_file(src/**)``, ``read_file(.env)``,
-``web_fetch(domain:docs.python.org)``; a bare ``web_search`` covers every call of the tool.
+``web_fetch(domain:docs.python.org)``; a bare ``web_search`` covers every call of the tool,
+and a ``*`` in a tool's name covers every tool it matches (``mcp__github__*``).
 Deny beats ask beats allow.
 
 - ``shell(...)`` patterns match each simple command of a command line, with wrappers
@@ -30,6 +31,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -53,7 +55,7 @@ Scope = Literal["once", "session", "project", "user"]
 SCOPES: tuple[Scope, ...] = ("once", "session", "project", "user")
 
 
-_RULE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(?:\((.*)\))?\s*$", re.S)
+_RULE = re.compile(r"^\s*([A-Za-z_][\w.*-]*)\s*(?:\((.*)\))?\s*$", re.S)
 
 
 class RuleError(ValueError):
@@ -89,6 +91,11 @@ class Rule:
                 "'web_fetch(domain:docs.python.org)' or 'web_search'")
         pattern = match.group(2)
         return cls(text.strip(), match.group(1), pattern.strip() if pattern else None)
+
+    def covers_tool(self, name: str) -> bool:
+        """Whether this rule names the tool ``name``: exactly, or by a ``*`` in its name
+        (``mcp__github__*`` names every tool of the MCP server github)."""
+        return self.tool == name or ("*" in self.tool and fnmatchcase(name, self.tool))
 
     def matches_command(self, line: str) -> bool:
         """Whether this ``shell`` pattern covers one simple command's line."""
@@ -185,8 +192,8 @@ class RuleSet:
 
     def call(self, kind: Kind, tool: str, subject: str | None) -> Rule | None:
         """The first ``kind`` rule naming ``tool`` that covers a call about ``subject``."""
-        return next((r for r in self.of(kind) if r.tool == tool and r.matches_call(subject)),
-                    None)
+        return next((r for r in self.of(kind) if r.covers_tool(tool)
+                     and r.matches_call(subject)), None)
 
 
 @lru_cache(maxsize=256)

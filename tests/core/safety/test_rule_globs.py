@@ -162,3 +162,14 @@ def test_a_search_of_a_folder_the_rule_may_cover_does_not_run(
         assert (decision.verdict != Verdict.ALLOW) is asks, decision.reason
         if asks:
             assert f"read_file({pattern})" in decision.reason
+
+
+def test_a_star_in_a_tool_name_covers_every_tool_it_matches() -> None:
+    from agent_tui.core.safety.permission_rules import RuleSet, parse_rules
+
+    rules = RuleSet(allow=parse_rules(["mcp__github__*"]), deny=parse_rules(["mcp__*__delete*"]))
+
+    assert rules.call("allow", "mcp__github__create_issue", None) is not None
+    assert rules.call("allow", "mcp__gitlab__create_issue", None) is None
+    assert rules.call("deny", "mcp__github__delete_repo", None) is not None
+    assert rules.call("allow", "web_search", "x") is None

@@ -159,6 +159,12 @@ class Settings(BaseSettings):
         "keyword search alone.")
     embedding_api_base: str | None = Field(
         None, description="Base URL of the embedding model's server, when not the provider's.")
+    http_allowed_domains: list[str] = Field(
+        default_factory=list, description="Domains (and their subdomains) http_request and "
+        "gif_search may GET without asking.")
+    gif_search_url: str = Field(
+        "https://api.giphy.com/v1/gifs/search",
+        description="The Giphy-compatible search endpoint gif_search asks (key: GIPHY_API_KEY).")
 
     @classmethod
     def settings_customise_sources(

@@ -125,6 +125,16 @@ def _include_paths(args: Arguments) -> Arguments:
     return args
 
 
+def _url_then_body(args: Arguments) -> Arguments:
+    """GLTCH's ``[ACTION:api|METHOD|url|body]``: the tag's last part holds the url, then,
+    after a ``|``, the body."""
+    url = args.get("url")
+    if isinstance(url, str) and "|" in url and args.get("body") is None:
+        url, body = url.split("|", 1)
+        return {**args, "url": url.strip(), "body": body}
+    return args
+
+
 # --------------------------------------------------------------------------- the table
 
 _DIR = {"dir_path": "path"}
@@ -165,6 +175,9 @@ ALIASES: tuple[ToolAlias, ...] = (
     ToolAlias("run", ToolName.SHELL, "GLTCH"),
     ToolAlias("search", ToolName.WEB_SEARCH, "GLTCH"),
     ToolAlias("fetch", ToolName.WEB_FETCH, "GLTCH"),
+    ToolAlias("api", ToolName.HTTP_REQUEST, "GLTCH", convert=_url_then_body),
+    ToolAlias("http_request", ToolName.HTTP_REQUEST, "GLTCH", convert=_url_then_body),
+    ToolAlias("gif", ToolName.GIF_SEARCH, "GLTCH"),
 )
 """Every alias. A name agent-tui's own tools use (``read_file``) is listed when another
 agent gives that tool other parameters: the translation applies to every call of it."""

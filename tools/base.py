@@ -230,6 +230,12 @@ class Invocation(ABC, Generic[P]):
         """What a person must see to approve this call, or None if nothing needs showing."""
         return None
 
+    def harmless(self) -> str | None:
+        """Why this call needs nobody's approval although its tool's kind would ask (a GET
+        to a domain the person allowed), or None. Rules, plan mode and denials still
+        apply first."""
+        return None
+
     @abstractmethod
     async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
         """Run the call. Failures are returned as a ``ToolResult`` with ``error``, never raised."""

@@ -12,6 +12,8 @@ from .coverage import CoverageTool
 from .desktop import computer_control_tools, screen_tools
 from .diff_edit import StrReplaceTool
 from .edit_file import EditFileTool
+from .gif_search import GifSearchTool
+from .http_request import HttpRequestTool
 from .images import ReadImageTool
 from .internal_docs import GetInternalDocsTool
 from .memory import memory_tools
@@ -43,7 +45,7 @@ def builtin_tools(settings: Any = None, *, every: bool = False) -> list[Tool]:
         CodeSearchTool(), CoverageTool(),
         ShellTool(), BackgroundProcessTool(),
         ReadImageTool(), *screen_tools(),
-        WebFetchTool(), WebSearchTool(), ResearchTool(),
+        WebFetchTool(), WebSearchTool(), ResearchTool(), HttpRequestTool(), GifSearchTool(),
         TodoReadTool(), TodoWriteTool(),
         *memory_tools(), ActivateSkillTool(),
         RehydrateTool(), GetInternalDocsTool(),

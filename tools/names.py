@@ -37,6 +37,8 @@ class ToolName(StrEnum):
     MEMORY_SET = "memory_set"
     MEMORY_GET = "memory_get"
     MEMORY_SEARCH = "memory_search"
+    HTTP_REQUEST = "http_request"
+    GIF_SEARCH = "gif_search"
     GET_INTERNAL_DOCS = "get_internal_docs"
     TAKE_SCREENSHOT = "take_screenshot"
     LIST_WINDOWS = "list_windows"

@@ -162,6 +162,8 @@ def _decide_tool(invocation: Invocation[Any], mode: str, workspace: Workspace,
         return Decision(Verdict.ALLOW, f"allowed by the rule {rule.text}", by="rule")
     if mode == "yolo":
         return Decision(Verdict.ALLOW, "yolo mode")
+    if not writes and (harmless := invocation.harmless()):
+        return Decision(Verdict.ALLOW, harmless)
     suggest = _suggest_for_tool(invocation, workspace, located, subject)
     if tool.read_only:
         if not outside:

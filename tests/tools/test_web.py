@@ -86,7 +86,7 @@ class LocalSite:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
-            do_GET = do_POST = _answer
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _answer
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..tools.base import Invocation, ToolArgumentError, ToolContext, ToolResult
+from ..tools.base import Invocation, Tool, ToolArgumentError, ToolContext, ToolResult
 from ..tools.registry import ToolRegistry
 from . import paths, text_protocol
 from .approval import Approver
@@ -166,6 +166,7 @@ class Agent:
             }
         ]
         self._calls_made = 0
+        self._external: dict[str, list[str]] = {}  # tools from outside, by group
         self._last_call: tuple[str, str] | None = None  # the last call run: name, arguments
         self._notes: list[str] = []
         self._escalations: list[str] = []  # why tools suggested a stronger model, this run
@@ -233,10 +234,34 @@ class Agent:
         self.tool_ctx.skills = knowledge.skills
         self.hooks = HookRunner(knowledge.hooks, self.workdir, self.session_id,
                                 self.tool_ctx.env)
+        self._rewrite_system_prompt()
+
+    def use_external_tools(self, group: str, tools: Sequence[Tool]) -> bool:
+        """Offer ``tools`` instead of the tools this agent was last given for ``group``
+        (``mcp``: the MCP servers' tools as they are now; ``discovered``: the project's
+        discovery command's). Call it between turns; returns whether anything changed.
+        A tool whose name a built-in tool has is left out."""
+        old = self._external.get(group, [])
+        fresh = [tool for tool in tools if tool.name not in self.registry
+                 or tool.name in old]
+        if sorted(old) == sorted(tool.name for tool in fresh):
+            return False
+        for name in old:
+            self.registry.remove(name)
+        for tool in fresh:
+            self.registry.register(tool)
+        self._external[group] = [tool.name for tool in fresh]
+        self._specs = text_protocol.tool_specs(self.registry.schemas())
+        if not self.native_tools:
+            self._rewrite_system_prompt()  # the text protocol lists the tools in it
+        return True
+
+    def _rewrite_system_prompt(self) -> None:
         self.messages[0] = {**self.messages[0], "content": system_prompt(
             self.workdir, self.provider.model,
             None if self.native_tools else self.registry.schemas(),
-            self.settings.approval_mode, self.settings.network, knowledge.prompt_sections())}
+            self.settings.approval_mode, self.settings.network,
+            self.knowledge.prompt_sections())}
 
     def _skill_activated(self, skill: Any) -> None:
         """``activate_skill`` loaded ``skill``: its allowed tools are allowed for the session,

@@ -42,7 +42,8 @@ TRUST_GATED_KEYS = frozenset(
     {"approval_mode", "api_base", "api_key", "api_key_env", "trusted_projects", "allow_rules",
      "network", "web_search_url", "web_search_key_env", "sandbox", "bwrap_path",
      "env_passthrough", "webdriver", "chromium_path", "chromedriver_path", "computer_control", "skill_paths",
-     "embedding_model", "embedding_api_base", "http_allowed_domains", "gif_search_url"}
+     "embedding_model", "embedding_api_base", "http_allowed_domains", "gif_search_url",
+     "tool_discovery_command", "tool_call_command"}
 )
 
 
@@ -138,6 +139,8 @@ SETTING_KINDS: dict[str, SettingKind] = {
     "embedding_model": _str(),
     "embedding_api_base": _str(),
     "http_allowed_domains": SettingKind("list", ()),
+    "tool_discovery_command": _str(),
+    "tool_call_command": _str(),
     "gif_search_url": _str("https://api.giphy.com/v1/gifs/search"),
 }
 """Every setting of :class:`Settings`, in its order, with its type, bounds and default

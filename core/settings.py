@@ -162,6 +162,12 @@ class Settings(BaseSettings):
     http_allowed_domains: list[str] = Field(
         default_factory=list, description="Domains (and their subdomains) http_request and "
         "gif_search may GET without asking.")
+    tool_discovery_command: str | None = Field(
+        None, description="A command printing the project's tool declarations as JSON "
+        "(gemini-cli's discovered tools).")
+    tool_call_command: str | None = Field(
+        None, description="A command that runs one discovered tool: NAME is appended, the "
+        "arguments come as JSON on stdin.")
     gif_search_url: str = Field(
         "https://api.giphy.com/v1/gifs/search",
         description="The Giphy-compatible search endpoint gif_search asks (key: GIPHY_API_KEY).")

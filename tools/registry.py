@@ -28,6 +28,11 @@ class ToolRegistry:
         self._tools[tool.name] = tool
         self._schemas_json = None
 
+    def remove(self, name: str) -> None:
+        """Take the tool ``name`` out (an MCP server's tool that is gone); no error if absent."""
+        if self._tools.pop(name, None) is not None:
+            self._schemas_json = None
+
     def get(self, name: str) -> Tool | None:
         """The tool called ``name``, or None."""
         return self._tools.get(name)

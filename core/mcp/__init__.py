@@ -1,0 +1,39 @@
+"""agent-tui's MCP client: the servers the person configures, their tools for the model.
+
+Servers are configured as ``[mcp_servers.NAME]`` tables in the user's ``config.toml`` and,
+once the person trusts the project, its ``.agent-tui/config.toml`` and ``.mcp.json``
+(Claude Code's format); see :mod:`.loading` for the keys.
+
+Use::
+
+    configs, warnings = load_mcp_config(workdir)
+    manager = McpManager(configs, log_dir, on_change=refresh)
+    await manager.start()                        # never delays the first frame
+    for info in manager.tools(): ...             # tools of the servers ready now
+    result = await manager.call(info.server, info.name, {"q": "x"})   # McpError on failure
+    await manager.close()                        # ends every server's process group
+
+Stdio servers run in their own process group with stderr in ``log_dir/<name>.log``. A
+server that stops while in use is restarted in the background (1 s, 2 s, 4 s... at most
+60 s apart, 5 tries in a row); ``on_change`` is called on every change of state.
+"""
+
+from __future__ import annotations
+
+from .errors import McpError
+from .loading import load_mcp_config
+from .manager import McpManager
+from .results import McpCallResult, McpToolInfo
+from .server import McpServer, ServerState
+from .server_config import McpServerConfig
+
+__all__ = [
+    "McpCallResult",
+    "McpError",
+    "McpManager",
+    "McpServer",
+    "McpServerConfig",
+    "McpToolInfo",
+    "ServerState",
+    "load_mcp_config",
+]

@@ -35,6 +35,7 @@ from .change_actions import ChangeActions
 from .commands import COMMANDS, SLASH_COMMANDS
 from .knowledge_actions import KnowledgeActions
 from .outside_text import outside_text, visible
+from .outside_tools import OutsideTools
 from .pauses import (
     collect_everything,
     freeze_between_turns,
@@ -153,6 +154,7 @@ class AgentApp(App[None]):
         self.sessions = SessionActions(self)
         self.changes = ChangeActions(self, self.sessions)
         self.knowledge = KnowledgeActions(self, SLASH_COMMANDS)
+        self.outside_tools = OutsideTools(self)
         self.session_source = "startup"
         """What the next agent's ``SessionStart`` hooks are told: ``startup`` or ``clear``."""
         self._session_changes: dict[str, Any] = {}
@@ -261,6 +263,12 @@ class AgentApp(App[None]):
             self.run_worker(self.knowledge.load(), group="knowledge", exit_on_error=False)
             self.run_worker(self.knowledge.watch(), group="knowledge-watch",
                             exit_on_error=False)
+            self.run_worker(self.outside_tools.start(), group="outside-tools",
+                            exit_on_error=False)
+
+    async def on_unmount(self) -> None:
+        """agent-tui is closing: end the MCP servers it started."""
+        await self.outside_tools.close()
 
     def _leave_if_terminal_gone(self, fd: int) -> None:
         """Quit, saving the session, once the terminal has hung up without a SIGHUP."""
@@ -376,6 +384,7 @@ class AgentApp(App[None]):
         """The worker of one turn; cancelling it cancels the stream and kills tools."""
         try:
             agent = await self.ensure_agent()
+            self.outside_tools.offer_tools(agent)
             if command is None:
                 await agent.run(text)
             else:

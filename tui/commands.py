@@ -32,6 +32,8 @@ class CommandHost(Workbench, Protocol):
     sessions: SessionActions
     changes: ChangeActions
     knowledge: Any
+    outside_tools: Any
+    """MCP servers and discovered tools (:class:`~agent_tui.tui.outside_tools.OutsideTools`)."""
     """The session's knowledge actions (:class:`~agent_tui.tui.knowledge_actions.KnowledgeActions`)."""
     theme: str
 
@@ -218,6 +220,10 @@ async def _hooks(app: CommandHost, arg: str) -> None:
     await app.knowledge.show_hooks()
 
 
+async def _mcp(app: CommandHost, arg: str) -> None:
+    app.outside_tools.show_mcp()
+
+
 # -- sessions and changes --------------------------------------------------------------
 
 
@@ -294,6 +300,9 @@ COMMANDS = SlashRegistry([
     SlashCommand("/hooks", "The hooks in force and where they come from",
                  "the hooks in force (PreToolUse, PostToolUse, UserPromptSubmit, Stop, "
                  "SessionStart) and their files", _hooks),
+    SlashCommand("/mcp", "The MCP servers: state, tools, errors; reconnect or disable one",
+                 "the MCP servers: each one's state, tools and log; reconnect or disable",
+                 _mcp),
     SlashCommand("/theme", "Switch the theme: /theme NAME",
                  "switch the theme (the choice is saved)", _theme, args="NAME",
                  in_palette=False, choices=_theme_choices),

@@ -39,6 +39,7 @@ from ..tools.builtin import builtin_tools
 from ..tools.registry import ToolRegistry
 from .commands import COMMANDS
 from .outside_text import visible
+from .outside_tools import DISCOVERED_GROUP, MCP_GROUP
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -173,6 +174,17 @@ async def run_headless(
             agent.restore(session.log)
     printer.handle(SessionStart(agent.session_id, provider.model, str(workdir),
                                 settings.approval_mode, agent.tool_protocol))
+    from ..tools.discovered import discover_tools
+
+    discovered, problems = await discover_tools(settings, workdir)
+    for problem in problems:
+        err.write(f"agent-tui: warning: {visible(problem)}\n")
+    agent.use_external_tools(DISCOVERED_GROUP, discovered)
+    mcp = await _start_mcp(workdir, err)
+    if mcp is not None:
+        from ..tools.mcp import mcp_tools
+
+        agent.use_external_tools(MCP_GROUP, mcp_tools(mcp))
     # `-p "/review 42"` runs a custom command as the workbench does.
     command = knowledge.commands.get(prompt.strip().split(" ", 1)[0]) if prompt.startswith(
         "/") else None
@@ -187,4 +199,32 @@ async def run_headless(
                                      allowed_rules=command.granted_rules)
     finally:
         await asyncio.to_thread(agent.close)
+        if mcp is not None:
+            await mcp.close()
     return 0 if result.ok else 1
+
+
+MCP_START_S = 30.0
+"""How long a headless run waits for its MCP servers before it starts without the slow ones."""
+
+
+async def _start_mcp(workdir: Path, err: TextIO) -> Any:
+    """The project's MCP servers, started and (within :data:`MCP_START_S`) ready; None when
+    none are configured. What fails is said on stderr; the run goes on without it."""
+    from ..core import paths
+    from ..core.mcp import McpManager, load_mcp_config
+
+    configs, warnings = await asyncio.to_thread(load_mcp_config, workdir)
+    for warning in warnings:
+        err.write(f"agent-tui: warning: {visible(warning)}\n")
+    if not configs:
+        return None
+    manager = McpManager(configs, paths.data_dir() / "mcp-logs")
+    await manager.start()
+    await manager.wait_ready(MCP_START_S)
+    for server in manager.servers.values():
+        if server.state != "ready":
+            why = server.error or f"not ready after {MCP_START_S:.0f} s"
+            err.write(f"agent-tui: warning: MCP server {visible(server.name)}: {visible(why)}; "
+                      f"its log: {server.log_path}\n")
+    return manager

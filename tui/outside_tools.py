@@ -1,0 +1,86 @@
+"""Tools from outside agent-tui: the MCP servers' and the project's discovered tools, found
+in the background after the first frame and offered to the agent before each turn; the MCP
+servers' state on the ``/mcp`` screen."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..core import paths
+
+MCP_GROUP = "mcp"
+"""What the agent calls the MCP servers' tools (see ``Agent.use_external_tools``)."""
+DISCOVERED_GROUP = "discovered"
+"""What the agent calls the tools ``tool_discovery_command`` declares."""
+
+
+class OutsideTools:
+    """The session's MCP servers (``core.mcp.McpManager``) and discovered tools.
+
+    Args:
+        app: The workbench (:class:`~agent_tui.tui.app.AgentApp`).
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.manager: Any = None
+        self.warnings: list[str] = []
+        self.discovered: list[Any] = []
+        self._told: set[tuple[str, str]] = set()
+
+    async def start(self) -> None:
+        """Find the project's discovered tools, then start the MCP servers; report what
+        fails. Runs in the background: the first frame never waits."""
+        from ..tools.discovered import discover_tools
+
+        self.discovered, problems = await discover_tools(self.app.settings, self.app.workdir)
+        for problem in problems:
+            self.app.notice(problem, error=True)
+        await self._start_mcp()
+
+    async def _start_mcp(self) -> None:
+        from ..core.mcp import McpManager, load_mcp_config
+
+        configs, self.warnings = await asyncio.to_thread(load_mcp_config, self.app.workdir)
+        for warning in self.warnings:
+            self.app.notice(warning, error=True)
+        if not configs:
+            return
+        self.manager = McpManager(configs, paths.data_dir() / "mcp-logs",
+                                  on_change=self._changed)
+        await self.manager.start()
+
+    def _changed(self) -> None:
+        """A server changed state: say when one failed; redraw /mcp if it is open."""
+        from .screens.mcp import McpScreen
+
+        for server in self.manager.servers.values():
+            key = (server.name, server.error)
+            if server.state == "failed" and server.error and key not in self._told:
+                self._told.add(key)
+                self.app.notice(f"MCP server {server.name} failed: {server.error} (/mcp shows "
+                                "its log)", error=True)
+        if isinstance(self.app.screen, McpScreen):
+            self.app.screen.refresh_servers()
+
+    def offer_tools(self, agent: Any) -> None:
+        """Give ``agent`` the discovered tools and those of the servers ready now (before
+        each turn)."""
+        agent.use_external_tools(DISCOVERED_GROUP, self.discovered)
+        if self.manager is None:
+            return
+        from ..tools.mcp import mcp_tools
+
+        agent.use_external_tools(MCP_GROUP, mcp_tools(self.manager))
+
+    def show_mcp(self) -> None:
+        """``/mcp``: the servers, their state and tools; reconnect or disable one."""
+        from .screens.mcp import McpScreen
+
+        self.app.push_screen(McpScreen(self.manager, self.warnings))
+
+    async def close(self) -> None:
+        """End every server (on quit)."""
+        if self.manager is not None:
+            await self.manager.close()

@@ -15,7 +15,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..tools.base import Invocation, Tool, ToolArgumentError, ToolContext, ToolResult
+from ..tools.base import (
+    ImagePart,
+    Invocation,
+    Tool,
+    ToolArgumentError,
+    ToolContext,
+    ToolResult,
+)
 from ..tools.registry import ToolRegistry
 from . import paths, text_protocol
 from .approval import Approver
@@ -57,6 +64,9 @@ from .safety.subprocess_env import subprocess_env
 from .sessions.log import SessionLog, SessionStore, turn_starts
 from .sessions.resume import TRANSIENT_EVENTS, RestoredSession, restore, with_notes
 from .todos import TodoStore
+
+MULTIMODAL_MODELS = "anthropic/claude-sonnet-4-20250514, openai/gpt-4o or gemini/gemini-2.5-flash"
+"""Models to suggest to a person who attached an image to a model that takes none."""
 
 REPEATED_CALL = (
     "this call is the same as the call just before it (same tool, same arguments, nothing "
@@ -281,7 +291,8 @@ class Agent:
 
     # -- the loop ----------------------------------------------------------------------
 
-    async def run(self, prompt: str, *, allowed_rules: Sequence[str] = ()) -> RunResult:
+    async def run(self, prompt: str, *, allowed_rules: Sequence[str] = (),
+                  images: Sequence[tuple[str, ImagePart]] = ()) -> RunResult:
         """Work on ``prompt`` until the model answers without tool calls.
 
         Failures (the provider giving up, the turn limit, a hook that blocks the prompt) end
@@ -291,17 +302,27 @@ class Agent:
         Args:
             allowed_rules: Permission rules allowed for this turn only (a custom command's
                 allowed tools).
+            images: Images the prompt attaches: each one's name and its part for the model.
         """
         await self._start_turn()
         blocked = await self._prompt_hooks(prompt)
+        if blocked is None and images and not self.provider.supports_images():
+            blocked = (f"The model {self.provider.model} does not take images, so the prompt "
+                       f"was not sent. Switch to one that does (e.g. {MULTIMODAL_MODELS}) with "
+                       "/model NAME or --model, or send the prompt without the image.")
         if blocked is not None:
             self.emit(ErrorEvent(blocked, fatal=True))
             result = RunResult("", 0, Usage(), self.session_id, ok=False, error=blocked)
             self.emit(result)
             return result
-        self.messages.append({"role": "user", "content": with_notes(self._notes, prompt)})
+        text = with_notes(self._notes, prompt)
+        self.messages.append({"role": "user", "content": text if not images else [
+            {"type": "text", "text": text},
+            *({"type": "image_url",
+               "image_url": {"url": f"data:{part.media_type};base64,{part.data_base64}"}}
+              for _name, part in images)]})
         self._notes.clear()
-        self.emit(UserMessage(prompt))
+        self.emit(UserMessage(prompt, tuple(name for name, _part in images)))
         self.gate.turn_rules = list(allowed_rules)
         self._escalations = []
         self._last_call = None

@@ -81,10 +81,12 @@ class SessionStart(Event):
 
 @dataclass(frozen=True, slots=True)
 class UserMessage(Event):
-    """The person's prompt, as sent to the model."""
+    """The person's prompt, as sent to the model, and the names of the images it attaches
+    (their bytes go to the model, not into the log)."""
 
     type: ClassVar[str] = "user_message"
     text: str
+    images: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

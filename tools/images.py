@@ -11,6 +11,7 @@ import asyncio
 import base64
 import io
 import os
+import re
 import struct
 import tempfile
 import time
@@ -301,3 +302,42 @@ class ReadImageInvocation(Invocation[ReadImageParams]):
     async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
         """Read the images in a worker thread."""
         return await asyncio.to_thread(read_images, self.ctx, self.paths)
+
+
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
+"""The file names a prompt's images are recognised by."""
+_MENTION = re.compile(r"""(?:^|\s)@?(?:'([^']+)'|"([^"]+)"|((?:\\ |\S)+))""")
+
+
+def prompt_images(text: str, workdir: Path) -> tuple[list[LoadedImage], list[str]]:
+    """The images a prompt attaches: each ``@path`` (or bare path, as a terminal pastes a
+    dropped file, quoted or with escaped spaces) naming a PNG, JPEG, GIF or WebP file,
+    relative to ``workdir`` or absolute; and why any such path could not be attached."""
+    images: list[LoadedImage] = []
+    problems: list[str] = []
+    seen: set[Path] = set()
+    for match in _MENTION.finditer(text):
+        written = next(group for group in match.groups() if group is not None)
+        written = written.replace("\\ ", " ").rstrip(".,;:!?)]}")  # the sentence's, not the path's
+        mentioned = match.group(0).lstrip().startswith("@")
+        if Path(written).suffix.lower() not in IMAGE_SUFFIXES:
+            continue
+        path = Path(os.path.expanduser(written))
+        path = path if path.is_absolute() else workdir / path
+        if not mentioned and not path.is_file():
+            continue  # a bare word that merely ends in .png: not an attachment
+        if path in seen:
+            continue
+        seen.add(path)
+        loaded = load_image(path, written)
+        if isinstance(loaded, str):
+            problems.append(loaded)
+        else:
+            images.append(loaded)
+    return images, problems
+
+
+def image_parts(images: list[LoadedImage]) -> list[ImagePart]:
+    """The images as the parts a model is sent."""
+    return [ImagePart(image.media_type, base64.b64encode(image.data).decode("ascii"))
+            for image in images]

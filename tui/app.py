@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from ..core.custom_commands import CustomCommand
     from ..core.sessions.log import SessionLog
     from ..core.sessions.start import OpenedSession
+    from ..tools.base import ImagePart
     from ..tools.browser.session import BrowserSession
     from .approver import ApprovalNeeded, RulesRemembered, TuiApprover
     from .bridge import AgentEvent
@@ -148,7 +149,8 @@ class AgentApp(App[None]):
         self.session_id = (session.store.session_id if session
                            else session_id or paths.new_session_id())
         self._approver: TuiApprover | None = None
-        self.queue: deque[tuple[str, UserBlock, CustomCommand | None]] = deque()
+        self.queue: deque[tuple[str, UserBlock, CustomCommand | None,
+                                tuple[tuple[str, ImagePart], ...]]] = deque()
         self.busy = False
         self._view: EventView | None = None
         self.sessions = SessionActions(self)
@@ -347,13 +349,20 @@ class AgentApp(App[None]):
             if command is None:
                 await self.run_slash_command(text.strip())
                 return
-        block = UserBlock(text, queued=self.busy)
+        from ..tools.images import image_parts, prompt_images
+
+        loaded, problems = await asyncio.to_thread(prompt_images, text, self.workdir)
+        for problem in problems:
+            self.notice(f"Not attached: {problem}", error=True)
+        images = tuple(zip((image.shown for image in loaded), image_parts(loaded),
+                           strict=True))
+        block = UserBlock(text, queued=self.busy, images=tuple(name for name, _ in images))
         await self.conversation.add(block)
         if self.busy:
-            self.queue.append((text, block, command))
+            self.queue.append((text, block, command, images))
             self.status.queued = len(self.queue)
         else:
-            self.start_turn(text, command)
+            self.start_turn(text, command, images)
 
     def offer_commands(self, commands: dict[str, str]) -> None:
         """What the prompt's ``/`` completion offers: names to one-line help."""
@@ -369,24 +378,27 @@ class AgentApp(App[None]):
         """Run ``/name args`` (see :data:`~agent_tui.tui.commands.COMMANDS`)."""
         await COMMANDS.run(self, line)
 
-    def start_turn(self, text: str, command: CustomCommand | None = None) -> None:
+    def start_turn(self, text: str, command: CustomCommand | None = None,
+                   images: tuple[tuple[str, ImagePart], ...] = ()) -> None:
         """Run one prompt, already shown in the conversation, in a worker; a custom
-        command's line (``/review 42``) runs as the prompt its file makes of it."""
+        command's line (``/review 42``) runs as the prompt its file makes of it; ``images``
+        are the images it attaches (name, part)."""
         if not self.settings.model:
             self.notice(NO_MODEL, error=True)
             return
         self._set_busy(True)
         self.view.prompt_shown = True
-        self.run_turn(text, command)
+        self.run_turn(text, command, images)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
-    async def run_turn(self, text: str, command: CustomCommand | None = None) -> None:
+    async def run_turn(self, text: str, command: CustomCommand | None = None,
+                       images: tuple[tuple[str, ImagePart], ...] = ()) -> None:
         """The worker of one turn; cancelling it cancels the stream and kills tools."""
         try:
             agent = await self.ensure_agent()
             self.outside_tools.offer_tools(agent)
             if command is None:
-                await agent.run(text)
+                await agent.run(text, images=images)
             else:
                 await self.run_custom_command(agent, command, text)
         except asyncio.CancelledError:
@@ -442,10 +454,10 @@ class AgentApp(App[None]):
     def _next_in_queue(self) -> None:
         if self.busy or not self.queue:
             return
-        text, block, command = self.queue.popleft()
+        text, block, command, images = self.queue.popleft()
         block.mark_sent()
         self.status.queued = len(self.queue)
-        self.start_turn(text, command)
+        self.start_turn(text, command, images)
 
     def _set_busy(self, busy: bool) -> None:
         self.busy = busy

@@ -112,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with -p: before refusing a shell or background command that "
                         "needs approval, run it in a sandbox over a scratch copy of the "
                         "project and print what it would change (a preview event)")
+    parser.add_argument("--image", action="append", default=[], metavar="FILE",
+                        help="with -p: attach an image (PNG, JPEG, GIF or WebP) to the prompt; "
+                        "repeat for more (the model must take images)")
     parser.add_argument("-c", "--continue", dest="continue_latest", action="store_true",
                         help="go on with the latest session of this project")
     parser.add_argument("--resume", nargs="?", const="", metavar="ID",
@@ -256,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
         from .headless import run_headless
 
         return asyncio.run(run_headless(settings, workdir, prompt, args.output_format,
-                                        session=session, preview=args.preview))
+                                        session=session, preview=args.preview,
+                                        images=args.image))
     except KeyboardInterrupt:
         sys.stderr.write("agent-tui: interrupted\n")
         return 130

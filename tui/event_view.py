@@ -292,7 +292,7 @@ class EventView:
         if self.prompt_shown:
             self.prompt_shown = False
             return
-        await self._add(partial(UserBlock, event.text))
+        await self._add(partial(UserBlock, event.text, images=tuple(event.images)))
 
     @shows(ev.TextDelta)
     async def _text_delta(self, event: ev.TextDelta) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -36,6 +36,7 @@ from ..core.safety.redaction import RedactingSink, settings_secrets
 from ..core.sessions.start import OpenedSession
 from ..tools.base import EDIT_TIER_NOTES
 from ..tools.builtin import builtin_tools
+from ..tools.images import image_parts, load_image
 from ..tools.registry import ToolRegistry
 from .commands import COMMANDS
 from .outside_text import visible
@@ -145,14 +146,23 @@ async def run_headless(
     *,
     session: OpenedSession | None = None,
     preview: bool = False,
+    images: Sequence[str] = (),
 ) -> int:
     """Run one prompt to the end; return the exit code (0 done, 1 failure).
 
     With ``session`` the run is recorded in that session's log (and goes on from its
     history when it was resumed); without, nothing is written. With ``preview`` each shell
     or background_process call that needs approval is first previewed in a sandbox (a
-    ``preview`` event), then refused as without it.
+    ``preview`` event), then refused as without it.  ``images`` are image files (``--image``) the
+    prompt attaches; one that cannot be read ends the run before it starts (exit code 2).
     """
+    attached = []
+    for name in images:  # --image FILE: read before anything starts, or say why not
+        loaded = load_image(workdir / Path(name).expanduser(), name)
+        if isinstance(loaded, str):
+            err.write(f"agent-tui: error: --image {visible(name)}: {visible(loaded)}\n")
+            return 2
+        attached.append((loaded.shown, image_parts([loaded])[0]))
     printer = HeadlessPrinter(output_format, out, err)
     provider = LitellmProvider(settings)
     # stdout ends up in CI logs and pipes: it shows no key, as the workbench shows none.
@@ -190,7 +200,7 @@ async def run_headless(
         "/") else None
     try:
         if command is None:
-            result = await agent.run(prompt)
+            result = await agent.run(prompt, images=attached)
         else:
             if command.allowed_tools and not command.granted_rules:
                 err.write(f"agent-tui: warning: {command.name}: its allowed-tools are not "

@@ -56,8 +56,11 @@ def restore(log: SessionLog, *, native_tools: bool) -> RestoredSession:
             notes.append(record.get("text", ""))
         elif kind == "user_message":
             flush_text_results()
-            messages.append({"role": "user",
-                             "content": with_notes(notes, record.get("text", ""))})
+            text = with_notes(notes, record.get("text", ""))
+            if attached := record.get("images"):
+                # The log keeps the images' names, not their bytes.
+                text += f"\n[the person attached: {', '.join(attached)}]"
+            messages.append({"role": "user", "content": text})
             notes.clear()
         elif kind == "assistant_message":
             flush_text_results()

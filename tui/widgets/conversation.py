@@ -64,11 +64,14 @@ class Block(Static, can_focus=True):
 
 
 class UserBlock(Block):
-    """What the person typed."""
+    """What the person typed, and a line per image it attaches (``📎 name``)."""
 
-    def __init__(self, text: str, *, queued: bool = False) -> None:
-        super().__init__(outside_text(text), classes="queued" if queued else "")
+    def __init__(self, text: str, *, queued: bool = False,
+                 images: tuple[str, ...] = ()) -> None:
+        chips = "".join(f"\n📎 {name}" for name in images)
+        super().__init__(outside_text(text + chips), classes="queued" if queued else "")
         self.text = text
+        self.images = images
         self.border_title = "you (queued)" if queued else "you"
         self._revived: UserBlock | None = None
 
@@ -81,7 +84,8 @@ class UserBlock(Block):
 
     def revive(self) -> UserBlock:
         """A fresh, mountable copy; later changes to this block reach it too."""
-        self._revived = UserBlock(self.text, queued=self.has_class("queued"))
+        self._revived = UserBlock(self.text, queued=self.has_class("queued"),
+                                  images=self.images)
         return self._revived
 
     def copy_text(self) -> str:

@@ -345,7 +345,12 @@ class AgentApp(App[None]):
         text = message.text
         command = None
         if text.startswith("/"):
-            command = self.knowledge.custom_command(text.strip().split(" ", 1)[0])
+            name, _, typed = text.strip().partition(" ")
+            command = self.knowledge.custom_command(name)
+            prompt = self.outside_tools.prompt_named(name)
+            if prompt is not None:
+                await self._run_mcp_prompt(prompt, text, typed)
+                return
             if command is None:
                 await self.run_slash_command(text.strip())
                 return
@@ -367,6 +372,24 @@ class AgentApp(App[None]):
     def offer_commands(self, commands: dict[str, str]) -> None:
         """What the prompt's ``/`` completion offers: names to one-line help."""
         self.query_one(PromptInput).commands = commands
+
+    async def _run_mcp_prompt(self, prompt: Any, line: str, typed: str) -> None:
+        """Send an MCP server's prompt (``/mcp__server__prompt ARGS``) as the next prompt."""
+        from ..core.mcp import McpError
+
+        try:
+            text = await self.outside_tools.manager.get_prompt(
+                prompt.server, prompt.name, prompt.bind(typed))
+        except (McpError, ValueError) as exc:
+            self.notice(str(exc), error=True)
+            return
+        block = UserBlock(line, queued=self.busy)
+        await self.conversation.add(block)
+        if self.busy:
+            self.queue.append((text, block, None, ()))
+            self.status.queued = len(self.queue)
+        else:
+            self.start_turn(text)
 
     def edit_prompt(self, text: str) -> None:
         """Put ``text`` in the prompt box, to edit and send, and focus it."""
@@ -398,7 +421,7 @@ class AgentApp(App[None]):
             agent = await self.ensure_agent()
             self.outside_tools.offer_tools(agent)
             if command is None:
-                await agent.run(text, images=images)
+                await agent.run(await self.outside_tools.expand(text), images=images)
             else:
                 await self.run_custom_command(agent, command, text)
         except asyncio.CancelledError:

@@ -69,7 +69,7 @@ class KnowledgeActions:
             # Once start-up's imports are done: the first memory_search then answers at once.
             self.app.set_timer(WARM_MEMORY_AFTER_S, self._warm_memory)
         self.knowledge = knowledge
-        self._offer_commands(knowledge)
+        self.offer_commands()
         for problem in knowledge.problems:
             if problem not in self._told_problems:
                 self._told_problems.add(problem)
@@ -83,10 +83,12 @@ class KnowledgeActions:
             self.app.run_worker(asyncio.to_thread(_warm, memory), group="memory-warm",
                                 exit_on_error=False)
 
-    def _offer_commands(self, knowledge: Knowledge) -> None:
-        """The custom commands in the prompt's completion (the palette asks each time)."""
+    def offer_commands(self) -> None:
+        """The custom commands and the MCP servers' prompts in the prompt's completion (the
+        palette asks each time)."""
         offered = dict(self.builtin_commands)
-        for command in knowledge.commands:
+        offered.update(self.app.outside_tools.prompt_commands())
+        for command in self.knowledge.commands if self.knowledge else ():
             hint = f" {command.argument_hint}" if command.argument_hint else ""
             offered[command.name] = f"{command.description}{hint} ({command.source})"
         self.app.offer_commands(offered)

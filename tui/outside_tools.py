@@ -5,12 +5,15 @@ servers' state on the ``/mcp`` screen."""
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from ..core import paths
 
 MCP_GROUP = "mcp"
 """What the agent calls the MCP servers' tools (see ``Agent.use_external_tools``)."""
+RESOURCE = re.compile(r"(?:^|\s)@([A-Za-z0-9_-]+):(\S+)")
+"""``@server:uri``: an MCP server's resource attached to a prompt."""
 DISCOVERED_GROUP = "discovered"
 """What the agent calls the tools ``tool_discovery_command`` declares."""
 
@@ -63,6 +66,7 @@ class OutsideTools:
                                 "its log)", error=True)
         if isinstance(self.app.screen, McpScreen):
             self.app.screen.refresh_servers()
+        self.app.knowledge.offer_commands()
 
     def offer_tools(self, agent: Any) -> None:
         """Give ``agent`` the discovered tools and those of the servers ready now (before
@@ -73,6 +77,39 @@ class OutsideTools:
         from ..tools.mcp import mcp_tools
 
         agent.use_external_tools(MCP_GROUP, mcp_tools(self.manager))
+
+    def prompt_commands(self) -> dict[str, str]:
+        """The MCP servers' prompts as slash commands: name to one-line help."""
+        if self.manager is None:
+            return {}
+        return {prompt.command: f"{prompt.description or prompt.name} {prompt.hint}".strip()
+                + f" (MCP {prompt.server})" for prompt in self.manager.prompts()}
+
+    def prompt_named(self, command: str) -> Any:
+        """The MCP prompt a slash command names (``/mcp__server__prompt``), or None."""
+        if self.manager is None:
+            return None
+        return next((p for p in self.manager.prompts() if p.command == command), None)
+
+    async def expand(self, text: str) -> str:
+        """``text`` with each ``@server:uri`` of a configured MCP server's resource
+        attached after it; what cannot be read is said and left out."""
+        if self.manager is None:
+            return text
+        from ..core.mcp import McpError
+
+        attached = []
+        for match in RESOURCE.finditer(text):
+            server, uri = match.group(1), match.group(2).rstrip(".,;:!?)")
+            if server not in self.manager.servers:
+                continue
+            try:
+                body = await self.manager.read_resource(server, uri)
+            except McpError as exc:
+                self.app.notice(f"Not attached: @{server}:{uri}: {exc}", error=True)
+                continue
+            attached.append(f'<resource server="{server}" uri="{uri}">\n{body}\n</resource>')
+        return "\n\n".join([text, *attached]) if attached else text
 
     def show_mcp(self) -> None:
         """``/mcp``: the servers, their state and tools; reconnect or disable one."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 from .errors import McpError
 from .loading import load_mcp_config
 from .manager import McpManager
+from .prompts import McpPromptInfo
 from .results import McpCallResult, McpToolInfo
 from .server import McpServer, ServerState
 from .server_config import McpServerConfig
@@ -31,6 +32,7 @@ __all__ = [
     "McpCallResult",
     "McpError",
     "McpManager",
+    "McpPromptInfo",
     "McpServer",
     "McpServerConfig",
     "McpToolInfo",

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import McpError
+from .prompts import McpPromptInfo
 from .results import McpCallResult, McpToolInfo
 from .server import McpServer
 from .server_config import McpServerConfig
@@ -92,6 +93,19 @@ class McpManager:
             raise McpError(f"the tool {tool} of the MCP server {server} is not enabled; add it "
                            f"to enabled_tools in {live.config.source} to use it")
         return await live.call(tool, arguments, timeout)
+
+    def prompts(self) -> list[McpPromptInfo]:
+        """The prompts of the servers ready now."""
+        return [prompt for server in self.servers.values() if server.state == "ready"
+                for prompt in server.prompts]
+
+    async def get_prompt(self, server: str, name: str, arguments: dict[str, str]) -> str:
+        """The text of one server's prompt. Raises ``McpError``."""
+        return await self._server(server).get_prompt(name, arguments)
+
+    async def read_resource(self, server: str, uri: str) -> str:
+        """The text of one server's resource. Raises ``McpError``."""
+        return await self._server(server).read_resource(uri)
 
     async def reconnect(self, name: str) -> None:
         """Stop the server ``name`` if it runs and start it again (also when disabled or

@@ -17,6 +17,7 @@ from mcp.shared.exceptions import MCPError
 
 from .connection import Connection, describe_exception, list_all_tools, open_connection
 from .errors import McpError
+from .prompts import McpPromptInfo, list_all_prompts, prompt_text, resource_text
 from .results import McpCallResult, McpToolInfo, call_result, tool_info
 from .server_config import McpServerConfig, subprocess_env
 
@@ -54,6 +55,8 @@ class McpServer:
         self.state: ServerState = "starting" if config.enabled else "disabled"
         self.error = ""
         self.tools: list[McpToolInfo] = []
+        self.prompts: list[McpPromptInfo] = []
+        """The prompts it offers (slash commands in the workbench)."""
         self.log_path = log_path
         self._env = env
         self._startup_timeout = startup_timeout
@@ -111,6 +114,7 @@ class McpServer:
             self._stopping = True
             self._task.cancel()
         self.tools = []
+        self.prompts = []
         self._set("disabled")
 
     async def stop(self) -> None:
@@ -178,11 +182,13 @@ class McpServer:
                     with anyio.fail_after(self._startup_timeout):
                         await connection.session.initialize()
                         listed = await list_all_tools(connection.session)
+                        prompts = await list_all_prompts(connection.session, self.name)
                 except TimeoutError:
                     return None, self._hung_message()
                 except Exception as exc:
                     return None, await self._lost_message(connection, exc)
                 self.tools = [tool_info(self.name, tool) for tool in listed]
+                self.prompts = prompts
                 self._connection = connection
                 ready_at = asyncio.get_running_loop().time()
                 self._set("ready")
@@ -303,6 +309,41 @@ class McpServer:
                 await ended.wait()
         raise McpError(self.error or f"the MCP server {self.name} stopped during the call to "
                        f"{tool}; see {self.log_path}")
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> str:
+        """The text of the prompt ``name`` with ``arguments``.
+
+        Raises:
+            McpError: the server is not usable, or refused.
+        """
+        return prompt_text(await self._ask(f"the prompt {name}", lambda session:
+                                           session.get_prompt(name, arguments)))
+
+    async def read_resource(self, uri: str) -> str:
+        """The text of the resource at ``uri``.
+
+        Raises:
+            McpError: the server is not usable, or refused.
+        """
+        return resource_text(await self._ask(f"the resource {uri}", lambda session:
+                                             session.read_resource(uri)), uri)
+
+    async def _ask(self, what: str, request: Any) -> Any:
+        limit = self.config.timeout
+        if self.state == "starting":
+            await self.wait_settled(limit)
+        connection = self._connection
+        if self.state != "ready" or connection is None:
+            raise McpError(self._unusable_message())
+        try:
+            with anyio.fail_after(limit):
+                return await request(connection.session)
+        except TimeoutError:
+            raise McpError(f"the MCP server {self.name} did not give {what} within "
+                           f"{limit:g} s; try again") from None
+        except Exception as exc:
+            raise McpError(f"the MCP server {self.name} could not give {what}: "
+                           f"{describe_exception(exc)}") from None
 
     def _timeout_message(self, tool: str, limit: float) -> str:
         return (f"the MCP server {self.name} did not answer {tool} within {limit:g} s, so the "

@@ -85,3 +85,46 @@ async def test_a_server_that_fails_is_reported_and_the_run_goes_on(fake_provider
     assert code == 0
     assert "MCP server broken" in err.getvalue()
     assert "fine without it" in out.getvalue()
+
+
+PROMPTS_SERVER = '''
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("docs")
+
+@server.prompt()
+def review(path: str, focus: str = "bugs") -> str:
+    """Review a file."""
+    return f"Review {path}, looking for {focus}."
+
+@server.resource("notes://today")
+def today() -> str:
+    """Today's notes."""
+    return "ship the release at noon"
+
+server.run()
+'''
+
+
+async def test_server_prompts_are_slash_commands_and_resources_attach(
+        fake_provider, tmp_path, agent_tui_home):
+    script = tmp_path / "docs_server.py"
+    script.write_text(PROMPTS_SERVER)
+    (agent_tui_home / "config.toml").write_text(
+        f'[mcp_servers.docs]\ncommand = "{sys.executable}"\nargs = ["{script}"]\n')
+    fake_provider.script(Reply(text="Reviewed."), Reply(text="Noted."))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: "/mcp__docs__review" in app.query_one(PromptInput).commands,
+                    timeout=30)
+        assert "PATH [FOCUS]" in app.query_one(PromptInput).commands["/mcp__docs__review"]
+
+        await type_prompt(pilot, "/mcp__docs__review app.py security holes")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1)
+        assert fake_provider.requests[0].last_user_text() == \
+            "Review app.py, looking for security holes."
+
+        await type_prompt(pilot, "what is planned? @docs:notes://today")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
+        sent = fake_provider.requests[1].last_user_text()
+        assert 'uri="notes://today"' in sent and "ship the release at noon" in sent

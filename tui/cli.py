@@ -166,6 +166,10 @@ def main(argv: list[str] | None = None) -> int:
         return sessions_main(argv[1:])
     if argv[:1] == ["replay"]:
         return replay_main(argv[1:])
+    if argv[:1] == ["serve"]:
+        from .serve import serve_main
+
+        return serve_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     workdir = Path(args.path or os.getcwd()).expanduser().resolve()

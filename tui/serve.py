@@ -1,0 +1,179 @@
+"""``agent-tui serve [PATH]``: the workbench in a browser, through textual-serve.
+
+Each browser connection runs its own workbench process (``python -m agent_tui.tui.cli``
+on PATH with the settings flags given to ``serve``), drawn by xterm.js in the page.
+
+The server listens on 127.0.0.1 only and answers nobody without its token: the printed URL
+carries it (``?token=…``), the first page sets it as an HttpOnly, SameSite=Strict cookie,
+and the page's websocket and static files then pass with the cookie. Anything else gets
+403. The token is what keeps other local users and web pages (DNS rebinding, cross-site
+requests) from driving an agent that can run commands in PATH.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import secrets
+import shlex
+import socket
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from aiohttp import web
+from textual_serve.server import Server
+
+from .cli import EXIT_OK, _usage_error, build_parser
+
+HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+PORTS_TRIED = 100
+"""Without ``--port``, ports from DEFAULT_PORT on are tried until one is free."""
+
+FORWARDED_OPTIONS: tuple[tuple[str, str], ...] = (
+    ("model", "--model"),
+    ("api_base", "--api-base"),
+    ("api_key", "--api-key"),
+    ("approval_mode", "--approval-mode"),
+    ("max_turns", "--max-turns"),
+    ("context_window", "--context-window"),
+    ("tool_protocol", "--tool-protocol"),
+    ("sandbox", "--sandbox"),
+)
+"""Workbench flags with a value that every browser connection's workbench gets: (dest, flag)."""
+FORWARDED_SWITCHES: tuple[tuple[str, str], ...] = (
+    ("net", "--net"),
+    ("webdriver", "--webdriver"),
+    ("chrome_headless", "--chrome-headless"),
+    ("computer_control", "--computer-control"),
+)
+"""Workbench on/off flags passed on when given: (dest, flag)."""
+
+REFUSED = "Open the URL agent-tui serve printed (it carries ?token=…).\n"
+"""The body of every 403: what to do instead."""
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def token_middleware(token: str, cookie: str) -> Callable[[web.Request, Handler],
+                                                          Awaitable[web.StreamResponse]]:
+    """An aiohttp middleware that lets through only requests carrying ``token``.
+
+    The token may come as the ``token`` query parameter (the printed URL) or as the cookie
+    named ``cookie``; a request with the right query token gets the cookie set, so the
+    page's own websocket and asset requests (which carry no query token) pass.
+
+    Args:
+        token: The secret of this server.
+        cookie: The cookie's name (one per port: cookies do not tell ports apart).
+    """
+
+    def matches(given: str | None) -> bool:
+        return given is not None and secrets.compare_digest(given.encode(), token.encode())
+
+    @web.middleware
+    async def check_token(request: web.Request, handler: Handler) -> web.StreamResponse:
+        from_query = matches(request.query.get("token"))
+        if not (from_query or matches(request.cookies.get(cookie))):
+            return web.Response(status=403, text=REFUSED)
+        response = await handler(request)
+        if from_query and not response.prepared:  # a websocket's headers are already sent
+            response.set_cookie(cookie, token, httponly=True, samesite="Strict", path="/")
+        return response
+
+    return check_token
+
+
+class WorkbenchServer(Server):
+    """textual-serve's Server on a socket already bound, behind :func:`token_middleware`,
+    printing one line (the URL) instead of its banner and request log."""
+
+    def __init__(self, command: str, listener: socket.socket, title: str) -> None:
+        port = listener.getsockname()[1]
+        super().__init__(command, host=HOST, port=port, title=title,
+                         public_url=f"http://{HOST}:{port}")
+        self.listener = listener
+        self.token = secrets.token_urlsafe(24)
+        self.url = f"{self.public_url}/?token={self.token}"
+
+    async def _make_app(self) -> web.Application:
+        app = await super()._make_app()
+        app.middlewares.append(token_middleware(self.token, f"agent_tui_token_{self.port}"))
+        return app
+
+    async def on_startup(self, app: web.Application) -> None:
+        # Only the URL: textual-serve's banner would print the command, API key and all.
+        print(f"agent-tui serve: open {self.url}  (Ctrl+C stops)", flush=True)
+
+    def serve(self, debug: bool = False) -> None:
+        """Serve until Ctrl+C or SIGTERM."""
+        web.run_app(self._make_app(), sock=self.listener, print=None, access_log=None)
+
+
+def bind(port: int | None) -> socket.socket:
+    """A listening socket on 127.0.0.1: ``port`` (0: any free one), or without it
+    DEFAULT_PORT or the next free port after it.
+
+    Raises:
+        OSError: the port given (or every port tried) is taken.
+    """
+    candidates = [port] if port is not None else range(DEFAULT_PORT, DEFAULT_PORT + PORTS_TRIED)
+    error: OSError | None = None
+    for candidate in candidates:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            listener.bind((HOST, candidate))
+        except OSError as exc:
+            listener.close()
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            error = exc
+            continue
+        listener.listen(128)
+        return listener
+    assert error is not None
+    raise error
+
+
+def workbench_command(args: argparse.Namespace, workdir: Path) -> str:
+    """The shell command each browser connection runs: the workbench with the given flags."""
+    words = [sys.executable, "-m", "agent_tui.tui.cli"]
+    for dest, flag in FORWARDED_OPTIONS:
+        if (value := getattr(args, dest)) is not None:
+            words += [flag, str(value)]
+    words += [flag for dest, flag in FORWARDED_SWITCHES if getattr(args, dest)]
+    return shlex.join([*words, str(workdir)])
+
+
+def serve_main(argv: list[str]) -> int:
+    """``agent-tui serve [PATH] [--port N] [workbench flags]``; returns the exit code."""
+    parser = build_parser()
+    parser.prog = "agent-tui serve"
+    parser.description = ("Serve the workbench on PATH to a browser on this machine "
+                          "(127.0.0.1, behind a token in the printed URL).")
+    parser.add_argument("--port", type=int, metavar="N",
+                        help=f"port to listen on (default: {DEFAULT_PORT}, or the next free "
+                        "one; 0: any free port)")
+    args = parser.parse_args(argv)
+    if args.prompt is not None or args.preview or args.image:
+        return _usage_error(parser, "-p, --preview and --image are for headless runs; "
+                            "agent-tui serve serves the workbench. Drop them.")
+    if args.continue_latest or args.resume is not None or args.fork:
+        return _usage_error(parser, "each browser tab starts a new session; drop --continue, "
+                            "--resume and --fork and open earlier sessions with /sessions "
+                            "(Ctrl+R) in the page.")
+    workdir = Path(args.path or ".").expanduser().resolve()
+    if not workdir.is_dir():
+        return _usage_error(parser, f"{workdir} is not a folder; pass a project folder.")
+    try:
+        listener = bind(args.port)
+    except OSError as exc:
+        where = (f"port {args.port}" if args.port is not None
+                 else f"ports {DEFAULT_PORT}-{DEFAULT_PORT + PORTS_TRIED - 1}")
+        return _usage_error(parser, f"cannot listen on {HOST} {where}: {exc.strerror}; "
+                            "pass a free one with --port N (0: any free port).")
+    server = WorkbenchServer(workbench_command(args, workdir), listener,
+                             title=f"agent-tui — {workdir.name or workdir}")
+    server.serve()
+    return EXIT_OK

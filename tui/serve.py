@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import errno
+import os
 import secrets
 import shlex
+import signal
 import socket
 import sys
 from collections.abc import Awaitable, Callable
@@ -100,6 +102,7 @@ class WorkbenchServer(Server):
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
         app.middlewares.append(token_middleware(self.token, f"agent_tui_token_{self.port}"))
+        app.on_shutdown.append(_end_workbenches)
         return app
 
     async def on_startup(self, app: web.Application) -> None:
@@ -177,3 +180,12 @@ def serve_main(argv: list[str]) -> int:
                              title=f"agent-tui — {workdir.name or workdir}")
     server.serve()
     return EXIT_OK
+
+
+async def _end_workbenches(app: web.Application) -> None:
+    """The server is stopping (Ctrl+C, SIGTERM): end the workbenches it started, so their
+    pages' connections close and nothing outlives it. They are its children, in its process
+    group when it leads one (as a shell starts it)."""
+    if os.getpgid(0) == os.getpid():
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the group's signal is not for us
+        os.killpg(os.getpid(), signal.SIGTERM)

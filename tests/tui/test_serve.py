@@ -199,6 +199,19 @@ def test_a_prompt_typed_in_the_page_is_answered_in_the_page(served, fake_provide
     page.wait_for("Hello from the fake model in a browser.")
     assert fake_provider.requests[0].last_user_text() == "say hello"
 
+    # A SIGTERM to the server alone ends the workbench it started for the page too.
+    os.kill(served.process.pid, signal.SIGTERM)
+    served.process.wait(10)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(served.process.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("a workbench outlived the server")
+
 
 @needs_browser
 def test_an_approval_is_answered_in_the_page(served, fake_provider, page):

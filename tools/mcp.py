@@ -105,12 +105,14 @@ class McpTool(Tool):
             raise ToolArgumentError(f"invalid arguments for {self.name}: missing required "
                                     f"{', '.join(missing)}. Expected parameters (JSON schema): "
                                     f"{schema_text}")
-        return McpInvocation(self, McpArguments(), ctx, dict(args))
+        # The arguments are the params too: the approval modal shows params, and a person
+        # approves what the call sends.
+        return McpInvocation(self, McpArguments(**args), ctx, dict(args))
 
     def create_invocation(self, params: Any, ctx: ToolContext) -> Invocation[Any]:
         """Make an invocation of already checked arguments (a pydantic model or a dict)."""
         arguments = params if isinstance(params, dict) else dict(params.model_extra or {})
-        return McpInvocation(self, McpArguments(), ctx, arguments)
+        return McpInvocation(self, McpArguments(**arguments), ctx, arguments)
 
 
 class McpInvocation(Invocation[McpArguments]):

@@ -103,3 +103,18 @@ async def test_a_server_failure_is_a_failed_result(demo: McpManager, tmp_path: P
     result = await slow.execute()
     assert not result.ok
     assert result.error == "the MCP server demo is disabled; enable it from /mcp to use its tools"
+
+
+async def test_the_approval_shows_the_arguments_the_call_sends(demo: McpManager,
+                                                              tmp_path: Path) -> None:
+    from agent_tui.core.approval_request import approval_request
+
+    ctx = ToolContext(workdir=tmp_path, output_dir=tmp_path / "out")
+    tool = next(t for t in mcp_tools(demo) if t.name == "mcp__demo__echo")
+    invocation = tool.build({"text": "rm -rf the production database", "times": 2}, ctx)
+
+    request = approval_request("c1", invocation, "calls the MCP server demo",
+                               confirmation=invocation.confirmation(), workdir=tmp_path)
+
+    assert "rm -rf the production database" in request.details.arguments
+    assert '"times": 2' in request.details.arguments

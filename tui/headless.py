@@ -199,7 +199,21 @@ async def run_headless(
     command = knowledge.commands.get(prompt.strip().split(" ", 1)[0]) if prompt.startswith(
         "/") else None
     try:
-        if command is None:
+        name, _, typed = prompt.strip().partition(" ")
+        mcp_prompt = next((p for p in mcp.prompts() if p.command == name), None) \
+            if mcp is not None and prompt.startswith("/mcp__") else None
+        if mcp_prompt is not None:
+            # `-p "/mcp__server__prompt args"`: the server's prompt, as in the workbench.
+            from ..core.mcp import McpError
+
+            try:
+                text = await mcp.get_prompt(mcp_prompt.server, mcp_prompt.name,
+                                            mcp_prompt.bind(typed))
+            except (McpError, ValueError) as exc:
+                err.write(f"agent-tui: error: {visible(str(exc))}\n")
+                return 2
+            result = await agent.run(text, images=attached)
+        elif command is None:
             result = await agent.run(prompt, images=attached)
         else:
             if command.allowed_tools and not command.granted_rules:

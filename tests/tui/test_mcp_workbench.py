@@ -128,3 +128,21 @@ async def test_server_prompts_are_slash_commands_and_resources_attach(
         await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
         sent = fake_provider.requests[1].last_user_text()
         assert 'uri="notes://today"' in sent and "ship the release at noon" in sent
+
+
+async def test_a_headless_run_sends_a_server_prompt(fake_provider, tmp_path, agent_tui_home):
+    script = tmp_path / "docs_server.py"
+    script.write_text(PROMPTS_SERVER)
+    (agent_tui_home / "config.toml").write_text(
+        f'[mcp_servers.docs]\ncommand = "{sys.executable}"\nargs = ["{script}"]\n')
+    fake_provider.script(Reply(text="Reviewed."))
+    out, err = io.StringIO(), io.StringIO()
+
+    code = await run_headless(settings_for(fake_provider), tmp_path,
+                              "/mcp__docs__review cli.py", "text", out, err)
+
+    assert code == 0, err.getvalue()
+    assert fake_provider.requests[0].last_user_text() == "Review cli.py, looking for bugs."
+    missing = await run_headless(settings_for(fake_provider), tmp_path, "/mcp__docs__review",
+                                 "text", io.StringIO(), err)
+    assert missing == 2 and "needs path" in err.getvalue()

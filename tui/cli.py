@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["serve"]:
         from .serve import serve_main
 
-        return serve_main(argv[1:])
+        return serve_main(argv[1:], build_parser())
     parser = build_parser()
     args = parser.parse_args(argv)
     workdir = Path(args.path or os.getcwd()).expanduser().resolve()

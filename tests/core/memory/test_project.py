@@ -118,3 +118,19 @@ def test_warm_gives_vectors_to_memories_stored_before_an_embedder(tmp_path):
     assert memory.warm() == 0
     assert memory.search("how do I check my code works").mode == "hybrid"
     store.close()
+
+
+def test_warm_embeds_a_bounded_number_of_old_memories(tmp_path, monkeypatch):
+    from agent_tui.core.memory import MemoryStore, ProjectMemory, project
+
+    from .concepts import ConceptEmbedder
+
+    plain = ProjectMemory(MemoryStore(tmp_path / "m.sqlite"), tmp_path)
+    for n in range(5):
+        plain.set(f"k{n}", f"value {n}")
+    plain.store.close()
+    monkeypatch.setattr(project, "WARM_EMBED_LIMIT", 2)
+    memory = ProjectMemory(MemoryStore(tmp_path / "m.sqlite", ConceptEmbedder()), tmp_path)
+
+    assert memory.warm() == 2
+    memory.store.close()

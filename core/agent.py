@@ -162,19 +162,8 @@ class Agent:
                                       paths.fragments_dir(self.session_id))
         schemas = registry.schemas()
         self._specs = text_protocol.tool_specs(schemas)
-        self.messages: list[Message] = [
-            {
-                "role": "system",
-                "content": system_prompt(
-                    workdir,
-                    provider.model,
-                    None if self.native_tools else schemas,
-                    settings.approval_mode,
-                    settings.network,
-                    self.knowledge.prompt_sections(),
-                ),
-            }
-        ]
+        self.messages: list[Message] = [{"role": "system", "content": ""}]
+        self._rewrite_system_prompt()
         self._calls_made = 0
         self._external: dict[str, list[str]] = {}  # tools from outside, by group
         self._last_call: tuple[str, str] | None = None  # the last call run: name, arguments
@@ -267,6 +256,7 @@ class Agent:
         return True
 
     def _rewrite_system_prompt(self) -> None:
+        """The system prompt from the settings, the tools and the knowledge as they are."""
         self.messages[0] = {**self.messages[0], "content": system_prompt(
             self.workdir, self.provider.model,
             None if self.native_tools else self.registry.schemas(),

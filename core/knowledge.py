@@ -2,7 +2,7 @@
 instructions (AGENTS.md), the skills on offer, the person's custom commands and the hooks.
 
 All of it is read at start and read again, between turns, when one of its files changes
-(:func:`watched_paths` names what to watch). Reading is cheap (a few milliseconds for dozens
+(:func:`watched_places` names what to watch). Reading is cheap (a few milliseconds for dozens
 of files) but touches the disk: callers run :func:`load_knowledge` in a thread.
 """
 

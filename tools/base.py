@@ -45,6 +45,14 @@ class ToolParams(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
+class OpenArguments(ToolParams):
+    """The arguments of a tool whose schema comes from outside agent-tui (an MCP server, a
+    project's own declaration): kept as the model sent them, checked by the schema's owner;
+    ``model_dump`` gives them all, so the approval shows what the call sends."""
+
+    model_config = ConfigDict(extra="allow")
+
+
 EDIT_TIER_NOTES: dict[str, str] = {
     "whitespace": "matched ignoring whitespace",
     "unescaped": "matched once unescaped",

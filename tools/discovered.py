@@ -19,16 +19,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import ConfigDict
-
 from .base import (
     Invocation,
+    OpenArguments,
     OutputCallback,
     Tool,
     ToolArgumentError,
     ToolContext,
     ToolKind,
-    ToolParams,
     ToolResult,
     _simplify_schema,
 )
@@ -43,19 +41,13 @@ class DiscoveryError(Exception):
     """The discovery command failed or printed no declarations; the message says why."""
 
 
-class DeclaredArguments(ToolParams):
-    """Whatever arguments the declaration's own schema describes (checked by its command)."""
-
-    model_config = ConfigDict(extra="allow")
-
-
 class DiscoveredTool(Tool):
     """One tool the project declared; runs through ``tool_call_command``."""
 
     # OTHER, not EXECUTE: the shell judge must never read an argument called "command" as
     # the command line this call runs.
     kind = ToolKind.OTHER
-    Params = DeclaredArguments
+    Params = OpenArguments
 
     def __init__(self, declaration: Mapping[str, Any], call_command: str) -> None:
         self._name = str(declaration["name"])
@@ -84,7 +76,7 @@ class DiscoveredTool(Tool):
             raise ToolArgumentError(
                 f"invalid arguments for {self.name}: missing {', '.join(missing)}. Expected "
                 f"parameters (JSON schema): {json.dumps(self.parameters_schema())}")
-        return DiscoveredInvocation(self, DeclaredArguments(**args), ctx)
+        return DiscoveredInvocation(self, OpenArguments(**args), ctx)
 
     def create_invocation(self, params: Any, ctx: ToolContext) -> Invocation[Any]:
         return DiscoveredInvocation(self, params, ctx)

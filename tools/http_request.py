@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic import Field, field_validator
 
+from ..core.safety.permission_rules import url_in_domain
 from .base import (
     Invocation,
     OutputCallback,
@@ -53,12 +54,9 @@ class HttpRequestParams(ToolParams):
 
 def allowed_domain(url: str, settings: object) -> str | None:
     """The entry of ``http_allowed_domains`` that ``url``'s host is (or is under), if any."""
-    host = (urlsplit(url).hostname or "").lower()
-    for domain in getattr(settings, "http_allowed_domains", None) or ():
-        domain = domain.strip().lower().lstrip(".")
-        if domain and (host == domain or host.endswith("." + domain)):
-            return domain
-    return None
+    return next((domain.strip().lower().lstrip(".")
+                 for domain in getattr(settings, "http_allowed_domains", None) or ()
+                 if url_in_domain(url, domain)), None)
 
 
 class HttpRequestInvocation(Invocation[HttpRequestParams]):

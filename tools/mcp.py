@@ -13,18 +13,16 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ConfigDict
-
 from ..core.mcp import McpError, McpManager, McpToolInfo
 from .base import (
     ImagePart,
     Invocation,
+    OpenArguments,
     OutputCallback,
     Tool,
     ToolArgumentError,
     ToolContext,
     ToolKind,
-    ToolParams,
     ToolResult,
     _simplify_schema,
 )
@@ -46,12 +44,6 @@ def mcp_tool_name(server: str, tool: str) -> str:
     return f"{name[:MAX_TOOL_NAME - len(digest) - 1]}_{digest}"
 
 
-class McpArguments(ToolParams):
-    """An MCP tool's arguments are checked by its server; they travel as the model sent them."""
-
-    model_config = ConfigDict(extra="allow")
-
-
 class McpTool(Tool):
     """One tool of an MCP server.
 
@@ -64,7 +56,7 @@ class McpTool(Tool):
     """
 
     kind = ToolKind.OTHER
-    Params = McpArguments
+    Params = OpenArguments
 
     def __new__(cls, info: McpToolInfo, manager: McpManager) -> McpTool:
         description = f"[MCP server {info.server}] {info.description}".rstrip()
@@ -107,20 +99,20 @@ class McpTool(Tool):
                                     f"{schema_text}")
         # The arguments are the params too: the approval modal shows params, and a person
         # approves what the call sends.
-        return McpInvocation(self, McpArguments(**args), ctx, dict(args))
+        return McpInvocation(self, OpenArguments(**args), ctx, dict(args))
 
     def create_invocation(self, params: Any, ctx: ToolContext) -> Invocation[Any]:
         """Make an invocation of already checked arguments (a pydantic model or a dict)."""
         arguments = params if isinstance(params, dict) else dict(params.model_extra or {})
-        return McpInvocation(self, McpArguments(**arguments), ctx, arguments)
+        return McpInvocation(self, OpenArguments(**arguments), ctx, arguments)
 
 
-class McpInvocation(Invocation[McpArguments]):
+class McpInvocation(Invocation[OpenArguments]):
     """One call of an MCP tool."""
 
     tool: McpTool
 
-    def __init__(self, tool: McpTool, params: McpArguments, ctx: ToolContext,
+    def __init__(self, tool: McpTool, params: OpenArguments, ctx: ToolContext,
                  arguments: dict[str, Any]) -> None:
         super().__init__(tool, params, ctx)
         self.arguments = arguments

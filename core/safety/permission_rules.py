@@ -138,10 +138,15 @@ class Rule:
         if subject is None:
             return False
         if self.pattern.startswith("domain:"):
-            domain = self.pattern[7:].strip().lower().lstrip(".")
-            host = (urlsplit(subject).hostname or "").lower()
-            return host == domain or host.endswith("." + domain)
+            return url_in_domain(subject, self.pattern[7:])
         return bool(_command_regex(self.pattern).fullmatch(subject.strip()))
+
+
+def url_in_domain(url: str, domain: str) -> bool:
+    """Whether ``url``'s host is ``domain`` or one of its subdomains (case aside)."""
+    domain = domain.strip().lower().lstrip(".")
+    host = (urlsplit(url).hostname or "").lower()
+    return bool(domain) and (host == domain or host.endswith("." + domain))
 
 
 def parse_rules(texts: Iterable[str]) -> tuple[Rule, ...]:

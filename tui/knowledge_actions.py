@@ -57,13 +57,9 @@ class KnowledgeActions:
 
     async def load(self) -> Knowledge:
         """Read everything anew (in a thread); report what could not be loaded."""
-        from ..core.knowledge import load_knowledge
-        from ..core.safety.redaction import settings_secrets
-
         settings = self.app.settings
-        knowledge = await asyncio.to_thread(
-            load_knowledge, self.app.workdir, settings, list(self.builtin_commands),
-            settings_secrets(settings))
+        knowledge = await asyncio.to_thread(_read_knowledge, self.app.workdir, settings,
+                                            list(self.builtin_commands))
         if self.memory is None:
             self.memory = await asyncio.to_thread(_open_memory, self.app.workdir, settings)
             # Once start-up's imports are done: the first memory_search then answers at once.
@@ -98,11 +94,9 @@ class KnowledgeActions:
     async def watch(self) -> None:
         """Reload when an instruction file, a skill, a command, a hook or a config file
         changes; while a turn runs, wait for its end (nothing reloads mid-turn)."""
-        from ..core.knowledge import watched_places
-
         await self._loaded.wait()
         while True:
-            places = await asyncio.to_thread(watched_places, self.app.workdir,
+            places = await asyncio.to_thread(_watched_places, self.app.workdir,
                                              self.app.settings)
             changed = await _next_changes(places)
             if relevant := {p for p in changed if places.matters(p)}:
@@ -156,6 +150,25 @@ class KnowledgeActions:
         lines = [f"{len(hooks)} hook{'s' if len(hooks) > 1 else ''}:"]
         lines += [f"  {hook.describe()}" for hook in hooks]
         self.app.notice("\n".join(lines))
+
+
+# Each runs in a worker thread, imports included: the engine's modules (numpy among them)
+# and watchfiles would otherwise be imported on the loop that draws the keys.
+
+
+def _read_knowledge(workdir: Path, settings: Any, builtin: list[str]) -> Knowledge:
+    from ..core.knowledge import load_knowledge
+    from ..core.safety.redaction import settings_secrets
+
+    return load_knowledge(workdir, settings, builtin, settings_secrets(settings))
+
+
+def _watched_places(workdir: Path, settings: Any) -> Any:
+    import watchfiles  # noqa: F401  (loaded here for _next_changes)
+
+    from ..core.knowledge import watched_places
+
+    return watched_places(workdir, settings)
 
 
 def _warm(memory: Any) -> None:

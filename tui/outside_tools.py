@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from importlib import import_module
 from typing import Any
 
 from ..core import paths
@@ -43,15 +44,17 @@ class OutsideTools:
         await self._start_mcp()
 
     async def _start_mcp(self) -> None:
-        from ..core.mcp import McpManager, load_mcp_config
+        from ..core.mcp import load_mcp_config
 
         configs, self.warnings = await asyncio.to_thread(load_mcp_config, self.app.workdir)
         for warning in self.warnings:
             self.app.notice(warning, error=True)
         if not configs:
             return
-        self.manager = McpManager(configs, paths.data_dir() / "mcp-logs",
-                                  on_change=self._changed)
+        # The SDK's import (~0.7 s) in a thread, not on the loop that draws the keys.
+        manager = await asyncio.to_thread(import_module, "agent_tui.core.mcp.manager")
+        self.manager = manager.McpManager(configs, paths.data_dir() / "mcp-logs",
+                                          on_change=self._changed)
         await self.manager.start()
 
     def _changed(self) -> None:

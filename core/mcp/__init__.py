@@ -20,13 +20,27 @@ server that stops while in use is restarted in the background (1 s, 2 s, 4 s... 
 
 from __future__ import annotations
 
+from typing import Any
+
 from .errors import McpError
 from .loading import load_mcp_config
-from .manager import McpManager
-from .prompts import McpPromptInfo
-from .results import McpCallResult, McpToolInfo
-from .server import McpServer, ServerState
 from .server_config import McpServerConfig
+
+# The SDK costs ~0.7 s to import: only what talks to servers loads it, on first use (reading
+# the config does not, so a workbench without servers never pays it).
+_LAZY = {
+    "McpCallResult": ".results", "McpToolInfo": ".results", "McpManager": ".manager",
+    "McpPromptInfo": ".prompts", "McpServer": ".server", "ServerState": ".server",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "McpCallResult",

@@ -12,6 +12,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Callable, Sequence
+from importlib import import_module
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -41,6 +42,7 @@ from ..tools.registry import ToolRegistry
 from .commands import COMMANDS
 from .outside_text import visible
 from .outside_tools import DISCOVERED_GROUP, MCP_GROUP
+from .typed_prompt import PromptFailed, typed_prompt
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -190,37 +192,24 @@ async def run_headless(
     for problem in problems:
         err.write(f"agent-tui: warning: {visible(problem)}\n")
     agent.use_external_tools(DISCOVERED_GROUP, discovered)
-    mcp = await _start_mcp(workdir, err)
+    mcp = await start_mcp_servers(
+        workdir, lambda warning: err.write(f"agent-tui: warning: {visible(warning)}\n"))
     if mcp is not None:
         from ..tools.mcp import mcp_tools
 
         agent.use_external_tools(MCP_GROUP, mcp_tools(mcp))
-    # `-p "/review 42"` runs a custom command as the workbench does.
-    command = knowledge.commands.get(prompt.strip().split(" ", 1)[0]) if prompt.startswith(
-        "/") else None
+    # `-p "/review 42"` runs a custom command, `-p "/mcp__docs__review app.py"` a server's
+    # prompt, as the workbench does.
     try:
-        name, _, typed = prompt.strip().partition(" ")
-        mcp_prompt = next((p for p in mcp.prompts() if p.command == name), None) \
-            if mcp is not None and prompt.startswith("/mcp__") else None
-        if mcp_prompt is not None:
-            # `-p "/mcp__server__prompt args"`: the server's prompt, as in the workbench.
-            from ..core.mcp import McpError
-
-            try:
-                text = await mcp.get_prompt(mcp_prompt.server, mcp_prompt.name,
-                                            mcp_prompt.bind(typed))
-            except (McpError, ValueError) as exc:
-                err.write(f"agent-tui: error: {visible(str(exc))}\n")
-                return 2
-            result = await agent.run(text, images=attached)
-        elif command is None:
-            result = await agent.run(prompt, images=attached)
-        else:
-            if command.allowed_tools and not command.granted_rules:
-                err.write(f"agent-tui: warning: {command.name}: its allowed-tools are not "
-                          "granted: the project is not trusted.\n")
-            result = await agent.run(command.prompt(prompt.strip().partition(" ")[2]),
-                                     allowed_rules=command.granted_rules)
+        try:
+            typed = await typed_prompt(prompt, knowledge.commands, mcp)
+        except PromptFailed as exc:
+            err.write(f"agent-tui: error: {visible(str(exc))}\n")
+            return 2
+        if typed.warning:
+            err.write(f"agent-tui: warning: {visible(typed.warning)}\n")
+        result = await agent.run(typed.text, allowed_rules=typed.allowed_rules,
+                                 images=attached)
     finally:
         await asyncio.to_thread(agent.close)
         if mcp is not None:
@@ -232,23 +221,28 @@ MCP_START_S = 30.0
 """How long a headless run waits for its MCP servers before it starts without the slow ones."""
 
 
-async def _start_mcp(workdir: Path, err: TextIO) -> Any:
-    """The project's MCP servers, started and (within :data:`MCP_START_S`) ready; None when
-    none are configured. What fails is said on stderr; the run goes on without it."""
+async def start_mcp_servers(workdir: Path, warn: Callable[[str], None], *,
+                            extra: Sequence[Any] = (), wait_s: float = MCP_START_S) -> Any:
+    """The project's MCP servers and ``extra`` ones (``core.mcp.McpServerConfig``, e.g. an
+    ACP client's; they replace configured ones of the same name), started and (within
+    ``wait_s``) ready; None when there are none. ``warn`` hears what fails, in a sentence
+    each; the run goes on without it."""
     from ..core import paths
-    from ..core.mcp import McpManager, load_mcp_config
+    from ..core.mcp import load_mcp_config
 
     configs, warnings = await asyncio.to_thread(load_mcp_config, workdir)
     for warning in warnings:
-        err.write(f"agent-tui: warning: {visible(warning)}\n")
+        warn(warning)
+    names = {config.name for config in extra}
+    configs = [config for config in configs if config.name not in names] + list(extra)
     if not configs:
         return None
-    manager = McpManager(configs, paths.data_dir() / "mcp-logs")
+    manager_module = await asyncio.to_thread(import_module, "agent_tui.core.mcp.manager")
+    manager = manager_module.McpManager(configs, paths.data_dir() / "mcp-logs")
     await manager.start()
-    await manager.wait_ready(MCP_START_S)
+    await manager.wait_ready(wait_s)
     for server in manager.servers.values():
         if server.state != "ready":
-            why = server.error or f"not ready after {MCP_START_S:.0f} s"
-            err.write(f"agent-tui: warning: MCP server {visible(server.name)}: {visible(why)}; "
-                      f"its log: {server.log_path}\n")
+            why = server.error or f"not ready after {wait_s:.0f} s"
+            warn(f"MCP server {server.name}: {why}; its log: {server.log_path}")
     return manager

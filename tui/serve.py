@@ -26,6 +26,8 @@ from pathlib import Path
 from aiohttp import web
 from textual_serve.server import Server
 
+from .cli_parser import build_parser, usage_error
+
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 PORTS_TRIED = 100
@@ -147,14 +149,10 @@ def workbench_command(args: argparse.Namespace, workdir: Path) -> str:
     return shlex.join([*words, str(workdir)])
 
 
-def serve_main(argv: list[str], parser: argparse.ArgumentParser) -> int:
-    """``agent-tui serve [PATH] [--port N] [workbench flags]``; returns the exit code.
-
-    Args:
-        argv: The arguments after ``serve``.
-        parser: The workbench's own command-line parser (``cli.build_parser()``): ``serve``
-            takes the same flags, plus ``--port``.
-    """
+def serve_main(argv: list[str]) -> int:
+    """``agent-tui serve [PATH] [--port N] [workbench flags]`` (the arguments after
+    ``serve``: the workbench's own flags, plus ``--port``); returns the exit code."""
+    parser = build_parser()
     parser.prog = "agent-tui serve"
     parser.description = ("Serve the workbench on PATH to a browser on this machine "
                           "(127.0.0.1, behind a token in the printed URL).")
@@ -183,13 +181,6 @@ def serve_main(argv: list[str], parser: argparse.ArgumentParser) -> int:
                              title=f"agent-tui — {workdir.name or workdir}")
     server.serve()
     return 0
-
-
-def usage_error(parser: argparse.ArgumentParser, message: str) -> int:
-    """Say what is wrong with the command line, after its usage; exit code 2."""
-    parser.print_usage(sys.stderr)
-    print(f"agent-tui serve: error: {message}", file=sys.stderr)
-    return 2
 
 
 async def _end_workbenches(app: web.Application) -> None:

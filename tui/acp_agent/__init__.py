@@ -1,0 +1,87 @@
+"""``agent-tui acp``: agent-tui as an agent of the Agent Client Protocol, on stdio.
+
+An ACP client (Zed, Toad, any other) starts ``agent-tui acp [flags]`` and drives it with
+JSON-RPC on stdin and stdout: sessions (new, loaded from agent-tui's session store, listed),
+prompts with images and the person's files, streamed answers, tool calls (edits as diffs),
+the todo list as a plan, approvals as permission requests, approval modes as session modes,
+cancel. The flags are the workbench's (``--model``, ``--approval-mode``…); each session
+reads the configuration of its own folder. Nothing here imports textual.
+
+stdout carries the protocol alone: whatever else would be printed there goes to stderr,
+which clients keep as the agent's log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..cli_parser import build_parser, default_model, settings_overrides, usage_error
+
+
+def acp_main(argv: list[str]) -> int:
+    """``agent-tui acp [flags]`` (the arguments after ``acp``); returns the exit code."""
+    parser = build_parser()
+    parser.prog = "agent-tui acp"
+    parser.description = ("Speak the Agent Client Protocol on stdin/stdout, for editors such "
+                          "as Zed and Toad. Each session works in the folder the client gives.")
+    args = parser.parse_args(argv)
+    if args.prompt is not None or args.preview or args.image:
+        return usage_error(parser, "-p, --preview and --image are for headless runs; in ACP "
+                           "mode the client sends the prompts. Drop them.")
+    if args.continue_latest or args.resume is not None or args.fork:
+        return usage_error(parser, "the client picks the session (session/new, "
+                           "session/load); drop --continue, --resume and --fork.")
+    if args.path is not None:
+        return usage_error(parser, "the client gives each session's folder; drop PATH.")
+    overrides = settings_overrides(args)
+
+    from ...core.config import ConfigError, read_settings
+
+    def settings_for(workdir: Path) -> Any:
+        settings = read_settings(workdir, overrides).validate()
+        if not settings.model and (model := default_model()) is not None:
+            settings = settings.model_copy(update={"model": model})
+        return settings
+
+    try:
+        settings_for(Path.cwd())  # a broken user config.toml is told now, not per session
+    except ConfigError as exc:
+        return usage_error(parser, str(exc))
+    return asyncio.run(serve_stdio(settings_for))
+
+
+async def serve_stdio(settings_for: Any) -> int:
+    """Answer the client on stdin/stdout until it hangs up; returns the exit code."""
+    from acp import run_agent
+
+    from .server import AgentTuiAcp
+
+    reader, writer = await _protocol_streams()
+    agent = AgentTuiAcp(settings_for)
+    try:
+        await run_agent(agent, writer, reader)
+    finally:
+        await agent.close_all()
+    return 0
+
+
+async def _protocol_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Streams on stdin and on a copy of stdout; stdout itself then points at stderr, so a
+    stray print (a library's notice) cannot break the protocol."""
+    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=PROTOCOL_LINE_LIMIT)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin,
+                                                        protocol_out)
+    return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
+
+
+PROTOCOL_LINE_LIMIT = 50 * 1024 * 1024
+"""Longest message a client may send (a prompt with images is one line of JSON)."""

@@ -1,0 +1,200 @@
+"""The engine's events as ACP session updates: streamed text, tool calls, the plan.
+
+One :class:`UpdateTranslator` per session turns each :class:`~agent_tui.core.events.Event`
+into the ``session/update`` payloads an ACP client shows. A call that changes a file is
+shown as a diff: the file is read when the call starts and again when it ends.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import (
+    start_tool_call,
+    text_block,
+    tool_content,
+    tool_diff_content,
+    update_agent_message_text,
+    update_plan,
+    update_tool_call,
+    update_user_message_text,
+)
+from acp.schema import PlanEntry, ToolCallLocation, ToolKind
+
+from ...core import events as ev
+from ...tools.names import EDIT_TOOLS, ToolName
+
+TOOL_KINDS: dict[str, ToolKind] = {
+    **{name: "read" for name in (
+        ToolName.READ_FILE, ToolName.READ_MANY_FILES, ToolName.READ_IMAGE, ToolName.TODO_READ,
+        ToolName.GET_INTERNAL_DOCS, ToolName.MEMORY_GET, ToolName.REHYDRATE,
+        ToolName.ACTIVATE_SKILL)},
+    **{name: "edit" for name in EDIT_TOOLS},
+    **{name: "search" for name in (
+        ToolName.LS, ToolName.GLOB_FILES, ToolName.GREP, ToolName.CODE_SEARCH,
+        ToolName.MEMORY_SEARCH)},
+    **{name: "execute" for name in (
+        ToolName.SHELL, ToolName.BACKGROUND_PROCESS, ToolName.CODE_COVERAGE)},
+    **{name: "fetch" for name in (
+        ToolName.WEB_FETCH, ToolName.WEB_SEARCH, ToolName.RESEARCH, ToolName.HTTP_REQUEST,
+        ToolName.GIF_SEARCH)},
+    ToolName.TODO_WRITE: "think",
+}
+"""How a client should draw each built-in tool's calls; the rest are ``other``."""
+
+SHOWN_OUTPUT = 8_000
+"""Characters of a call's output a client is sent (the end of it, for live output)."""
+DIFF_LIMIT = 2_000_000
+"""Bytes of a file read to show a change of it as a diff; larger files get no diff."""
+
+_TODO = re.compile(r"^\s*[-*] \[(?P<mark>[ xX])\] (?P<text>.+)$")
+
+
+def tool_kind(name: str) -> ToolKind:
+    """The ACP kind of a tool (``other`` for tools agent-tui does not know the nature of)."""
+    return TOOL_KINDS.get(name, "other")
+
+
+def plan_entries(todo: str) -> list[PlanEntry]:
+    """The todo list's items as a plan: ticked ones done, the first open one in progress."""
+    entries: list[PlanEntry] = []
+    current = False
+    for line in todo.splitlines():
+        match = _TODO.match(line)
+        if match is None:
+            continue
+        done = match.group("mark") in "xX"
+        status = "completed" if done else "pending" if current else "in_progress"
+        current = current or not done
+        entries.append(PlanEntry(content=match.group("text").strip(), priority="medium",
+                                 status=status))
+    return entries
+
+
+def _file_text(path: Path) -> str | None:
+    """The file's text for a diff ("" when it does not exist); None when it cannot be shown."""
+    try:
+        if path.stat().st_size > DIFF_LIMIT:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
+    except OSError:
+        return None
+
+
+def _path_arg(args: Any) -> str | None:
+    if isinstance(args, dict):
+        for key in ("file_path", "path", "absolute_path"):
+            if isinstance(args.get(key), str) and args[key]:
+                return args[key]
+    return None
+
+
+@dataclass(slots=True)
+class _Call:
+    name: str
+    path: Path | None = None
+    before: str | None = None
+    output: list[str] = field(default_factory=list)
+
+
+class UpdateTranslator:
+    """Turns one session's events into ACP session updates.
+
+    Args:
+        workdir: The project folder (relative paths in calls resolve against it).
+        live: Events of a running turn (text comes as deltas); False for a session's
+            history replayed to a client that loads it (text comes whole).
+    """
+
+    def __init__(self, workdir: Path, *, live: bool = True) -> None:
+        self.workdir = workdir
+        self.live = live
+        self._calls: dict[str, _Call] = {}
+
+    def updates(self, event: ev.Event) -> list[Any]:
+        """The updates that show ``event`` (none for events a client has no place for)."""
+        if isinstance(event, ev.TextDelta):
+            return [update_agent_message_text(event.text)] if event.text else []
+        if isinstance(event, ev.AssistantMessage):
+            return [] if self.live or not event.text else [update_agent_message_text(event.text)]
+        if isinstance(event, ev.UserMessage):
+            return [] if self.live else [update_user_message_text(event.text)]
+        if isinstance(event, ev.ToolCallStarted):
+            return [self._started(event)]
+        if isinstance(event, ev.ApprovalDecided):
+            return [self._decided(event)]
+        if isinstance(event, ev.ToolOutput):
+            return self._output(event)
+        if isinstance(event, ev.ToolResultEvent):
+            return [self._finished(event)]
+        if isinstance(event, ev.TodoUpdated):
+            return [update_plan(plan_entries(event.content))]
+        if isinstance(event, ev.StreamRestart):
+            return [update_agent_message_text(
+                f"\n\n*(retry {event.attempt} in {event.delay:.1f} s: {event.reason})*\n\n")]
+        if isinstance(event, ev.ErrorEvent) and not event.fatal:
+            return [update_agent_message_text(f"\n\n> agent-tui: {event.message}\n\n")]
+        if isinstance(event, ev.Compacted):
+            return [update_agent_message_text(
+                f"\n\n*(context compacted: {event.tokens_before:,} → {event.tokens_after:,} "
+                "tokens)*\n\n")]
+        return []
+
+    def _started(self, event: ev.ToolCallStarted) -> Any:
+        call = _Call(event.name)
+        self._calls[event.id] = call
+        where = _path_arg(event.args)
+        locations = None
+        if where is not None:
+            call.path = (self.workdir / Path(where).expanduser()).resolve()
+            locations = [ToolCallLocation(path=str(call.path))]
+            if event.name in EDIT_TOOLS and self.live:
+                call.before = _file_text(call.path)
+        return start_tool_call(event.id, event.summary or event.name, kind=tool_kind(event.name),
+                               status="pending", locations=locations,
+                               raw_input=event.args if isinstance(event.args, dict) else None)
+
+    def _decided(self, event: ev.ApprovalDecided) -> Any:
+        if event.decision == "allow":
+            return update_tool_call(event.id, status="in_progress")
+        self._calls.pop(event.id, None)
+        return update_tool_call(event.id, status="failed", content=[
+            tool_content(text_block(f"denied: {event.reason}"))])
+
+    def _output(self, event: ev.ToolOutput) -> list[Any]:
+        call = self._calls.get(event.id)
+        if call is None or not event.text:
+            return []
+        call.output.append(event.text)
+        shown = "".join(call.output)[-SHOWN_OUTPUT:]
+        call.output = [shown]
+        return [update_tool_call(event.id, content=[tool_content(text_block(_fenced(shown)))])]
+
+    def _finished(self, event: ev.ToolResultEvent) -> Any:
+        call = self._calls.pop(event.id, None) or _Call(event.name)
+        status = "completed" if event.ok else "failed"
+        if (event.ok and call.path is not None and event.name in EDIT_TOOLS
+                and call.before is not None):
+            after = _file_text(call.path)
+            if after is not None and after != call.before:
+                return update_tool_call(event.id, status=status, content=[tool_diff_content(
+                    str(call.path), after, call.before or None)])
+        text = event.display or event.output
+        if len(text) > SHOWN_OUTPUT:
+            text = text[:SHOWN_OUTPUT] + f"\n… {len(text) - SHOWN_OUTPUT:,} more characters"
+        content = [tool_content(text_block(_fenced(text)))] if text.strip() else None
+        return update_tool_call(event.id, status=status, content=content,
+                                raw_output={"ok": event.ok})
+
+
+def _fenced(text: str) -> str:
+    """``text`` in a Markdown code fence longer than any backtick run inside it, so the
+    client shows it literally."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text.rstrip()}\n{fence}"

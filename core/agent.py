@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..tools.base import (
+    CURRENT_CALL_ID,
     ImagePart,
     Invocation,
     Tool,
@@ -707,6 +708,7 @@ class Agent:
         if isinstance(cleared, ToolResult):
             return cleared
         await self._before_change(cleared.invocation)
+        running = CURRENT_CALL_ID.set(call.id)
         try:
             result = await cleared.invocation.execute(
                 on_output=lambda text: self.emit(ToolOutput(call.id, text))
@@ -717,6 +719,8 @@ class Agent:
             return ToolResult.failure(
                 f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}"
             )
+        finally:
+            CURRENT_CALL_ID.reset(running)
         if cleared.note:
             result.llm_content = cleared.note + result.llm_content
         after = await self.hooks.post_tool_use(invocation.tool.name, arguments, call.id,

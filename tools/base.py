@@ -12,10 +12,11 @@ import json
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -51,6 +52,37 @@ class OpenArguments(ToolParams):
     ``model_dump`` gives them all, so the approval shows what the call sends."""
 
     model_config = ConfigDict(extra="allow")
+
+
+CURRENT_CALL_ID: ContextVar[str | None] = ContextVar("current_call_id", default=None)
+"""The model's id of the tool call running in this task (set by the engine around each
+execute), for what a tool hands the call to outside agent-tui (a client's terminal)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRun:
+    """How a command run elsewhere ended.
+
+    Attributes:
+        exit_code: Its exit code; None when it was killed or timed out.
+        signal: The signal that killed it, by name, if one did.
+        timed_out: The time box ran out and it was killed.
+    """
+
+    exit_code: int | None
+    signal: str | None = None
+    timed_out: bool = False
+
+
+class CommandRunner(Protocol):
+    """Runs the shell tool's commands somewhere other than agent-tui's own processes (an
+    ACP client's terminals), where a front end offers that and no sandbox is asked for."""
+
+    async def run(self, command: str, cwd: Path, env: Mapping[str, str] | None,
+                  timeout_s: float, feed: Callable[[bytes], None]) -> CommandRun:
+        """Run ``command`` with bash in ``cwd``, passing its output to ``feed`` as it comes
+        and killing it after ``timeout_s``. Raises OSError when it cannot start."""
+        ...
 
 
 EDIT_TIER_NOTES: dict[str, str] = {
@@ -167,6 +199,11 @@ class ToolContext:
         skills: The skills this session may activate (``core.skills.SkillCatalog``), or None.
         on_skill_activated: Called with a skill once ``activate_skill`` has loaded it (the
             engine grants the skill's allowed tools for the session, where its source may).
+        editor_text: The text of a file as the person's editor holds it, unsaved changes
+            included (an ACP client that offers its file system); None when it cannot say.
+            Blocking: call it from a worker thread. None where there is no editor.
+        command_runner: Where shell commands run instead of agent-tui's own processes (an
+            ACP client's terminals); None: here. Never used under a sandbox.
     """
 
     workdir: Path
@@ -185,6 +222,8 @@ class ToolContext:
     memory: Any = None
     skills: Any = None
     on_skill_activated: Callable[[Any], None] | None = None
+    editor_text: Callable[[Path], str | None] | None = None
+    command_runner: CommandRunner | None = None
 
     def shared_browser(self) -> Any:
         """The session's browser (``tools.browser.BrowserSession``), made now if no tool has

@@ -190,6 +190,36 @@ def existing_file_refusal(ctx: ToolContext, path: Path, redo: str) -> str | None
     return ctx.reads.refusal(path, data, shown, redo)
 
 
+def editor_has_unsaved(ctx: ToolContext, path: Path, data: bytes) -> bool:
+    """Whether the person's editor holds ``path`` with text other than ``data`` (the bytes
+    on disk): unsaved changes. False where no editor can say (``ToolContext.editor_text``).
+    Blocking: call it from a worker thread."""
+    if ctx.editor_text is None:
+        return False
+    held = ctx.editor_text(path)
+    if held is None:
+        return False
+    return _comparable(held) != _comparable(decode_text(data).text)
+
+
+def _comparable(text: str) -> str:
+    """Text as editors hold it: line endings and a byte order mark do not count."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def unsaved_refusal(shown: str) -> str:
+    """The refusal to change a file the person has unsaved changes to in their editor."""
+    return (f"{shown} has unsaved changes in the person's editor, so it was not changed: "
+            "writing it would clash with them. Tell the person, ask them to save or discard "
+            "their changes, then read the file again")
+
+
+def unsaved_note(shown: str) -> str:
+    """What ``read_file`` tells the model about a file with unsaved changes in the editor."""
+    return (f"Note: the person's editor holds unsaved changes to {shown}; what is shown is "
+            "the file on disk. Changing it is refused until they save or discard them.")
+
+
 def too_large_to_check(shown: str, size: int) -> str:
     """The refusal to change a file over ``MAX_FILE_BYTES``, which is never read whole."""
     return (f"{shown} is {size:,} bytes, more than the {MAX_FILE_BYTES:,} the file tools "
@@ -350,6 +380,8 @@ class FileChangeInvocation(Invocation[P], Generic[P, Out]):
             refusal = self.ctx.reads.refusal(path, data, shown, REDO_EDIT)
             if refusal:
                 raise EditError(refusal)
+            if editor_has_unsaved(self.ctx, path, data):
+                raise EditError(unsaved_refusal(shown))
             outcome = self.change(original, shown)
             if outcome.text == original.text:
                 raise EditError(self.no_change.format(shown=shown))

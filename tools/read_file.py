@@ -41,9 +41,11 @@ from .files import (
     MAX_FILE_BYTES,
     MAX_LINE_CHARS,
     display_path,
+    editor_has_unsaved,
     file_problem,
     number_line,
     path_field,
+    unsaved_note,
 )
 from .images import read_images, sniff_image
 from .names import ToolName
@@ -364,8 +366,14 @@ class ReadFileInvocation(Invocation[ReadFileParams]):
                         f"`file {shlex.quote(shown)}` or `xxd {shlex.quote(shown)} | head`")
                 source.seek(0)
                 if self.params.start is not None or self.params.end is not None:
-                    return self._chars(source, shown, size)
-                return self._lines(source, shown, size)
+                    result = self._chars(source, shown, size)
+                else:
+                    result = self._lines(source, shown, size)
+                if result.ok and self.ctx.editor_text is not None and size <= MAX_FILE_BYTES:
+                    source.seek(0)
+                    if editor_has_unsaved(self.ctx, path, source.read()):
+                        result.llm_content = f"{unsaved_note(shown)}\n{result.llm_content}"
+                return result
         except OSError as exc:
             return ToolResult.failure(f"cannot read {shown}: {exc.strerror or exc}")
 

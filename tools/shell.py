@@ -17,6 +17,7 @@ from pydantic import AliasChoices, Field
 
 from ..core.safety.sandbox import SandboxError
 from .base import (
+    CommandRunner,
     Confirmation,
     Invocation,
     OutputCallback,
@@ -130,6 +131,8 @@ class ShellInvocation(Invocation[ShellParams]):
             sink.close()
 
     async def _run(self, cwd: Path, sink: OutputSink) -> ToolResult:
+        if self.ctx.command_runner is not None and self.ctx.sandbox is None:
+            return await self._run_elsewhere(self.ctx.command_runner, cwd, sink)
         argv = ["bash", "-c", self.params.command]
         if (sandbox := self.ctx.sandbox) is not None:
             try:
@@ -164,14 +167,7 @@ class ShellInvocation(Invocation[ShellParams]):
                 returncode = await proc.wait()
         except TimeoutError:
             await kill_group(proc)
-            sink.finish()
-            seconds = f"{self.timeout_s:g}"
-            note = (f"[timed out after {seconds} s; the command and its children were killed. "
-                    f"If it needs longer, call shell again with a larger timeout in "
-                    f"milliseconds (at most {MAX_TIMEOUT_MS}); start a server or watcher in the "
-                    "background instead (`cmd > log 2>&1 &`)]")
-            return ToolResult(llm_content=_append_line(sink.render(), note),
-                              error=f"command timed out after {seconds} s")
+            return self._timed_out(sink)
         except BaseException:
             await kill_group(proc)
             raise
@@ -181,9 +177,37 @@ class ShellInvocation(Invocation[ShellParams]):
             else:
                 pipe.close()
         sink.finish()
+        return self._ended(sink, returncode,
+                           _signal_name(-returncode) if returncode < 0 else None)
+
+    async def _run_elsewhere(self, runner: CommandRunner, cwd: Path,
+                             sink: OutputSink) -> ToolResult:
+        """Run the command where the front end runs commands (an ACP client's terminal)."""
+        try:
+            run = await runner.run(self.params.command, cwd, self.ctx.env, self.timeout_s,
+                                   sink.feed)
+        except OSError as exc:
+            return ToolResult.failure(f"the command did not run: {exc}")
+        if run.timed_out:
+            return self._timed_out(sink)
+        sink.finish()
+        return self._ended(sink, run.exit_code if run.exit_code is not None else -1, run.signal)
+
+    def _timed_out(self, sink: OutputSink) -> ToolResult:
+        sink.finish()
+        seconds = f"{self.timeout_s:g}"
+        note = (f"[timed out after {seconds} s; the command and its children were killed. "
+                f"If it needs longer, call shell again with a larger timeout in "
+                f"milliseconds (at most {MAX_TIMEOUT_MS}); start a server or watcher in the "
+                "background instead (`cmd > log 2>&1 &`)]")
+        return ToolResult(llm_content=_append_line(sink.render(), note),
+                          error=f"command timed out after {seconds} s")
+
+    @staticmethod
+    def _ended(sink: OutputSink, returncode: int, killed_by: str | None) -> ToolResult:
         status = f"Exit code: {returncode}"
-        if returncode < 0:
-            status += f" (killed by {_signal_name(-returncode)})"
+        if killed_by:
+            status += f" (killed by {killed_by})"
         result = ToolResult(llm_content=_append_line(sink.render(), status))
         if returncode != 0:
             result.error = f"command exited with code {returncode}"

@@ -39,8 +39,10 @@ from .files import (
     FileParams,
     current_stat,
     display_path,
+    editor_has_unsaved,
     refuse_unseen,
     too_large_to_check,
+    unsaved_refusal,
 )
 from .names import ToolName
 from .syntax_check import check_edit
@@ -190,6 +192,8 @@ class WriteFileInvocation(Invocation[WriteFileParams]):
             refusal = self.ctx.reads.refusal(path, data, shown, REDO_WRITE)
             if refusal:
                 return ToolResult.failure(refusal)
+            if editor_has_unsaved(self.ctx, path, data):
+                return ToolResult.failure(unsaved_refusal(shown))
         plan = self._plan(data)
         new = encode_text(plan.text, encoding=plan.encoding, bom=plan.bom)
         syntax = check_edit(self.ctx.settings, path, shown,

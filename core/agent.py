@@ -150,6 +150,7 @@ class Agent:
         )
         self.knowledge = knowledge or Knowledge(workdir)
         self.tool_ctx.skills = self.knowledge.skills
+        self._limit_tools()
         self.hooks = HookRunner(self.knowledge.hooks, workdir, self.session_id,
                                 self.tool_ctx.env)
         self.session_source = "startup"
@@ -234,7 +235,17 @@ class Agent:
         self.tool_ctx.skills = knowledge.skills
         self.hooks = HookRunner(knowledge.hooks, self.workdir, self.session_id,
                                 self.tool_ctx.env)
+        self._limit_tools()
+        self._specs = text_protocol.tool_specs(self.registry.schemas())
         self._rewrite_system_prompt()
+
+    def _limit_tools(self) -> None:
+        """Offer the model only the tools the knowledge's persona allows (all without one)."""
+        persona = self.knowledge.persona
+        if persona is None:
+            self.registry.offer_only(None)
+        else:
+            self.registry.offer_only(persona.tool_filter(), persona.limit_reason())
 
     def use_external_tools(self, group: str, tools: Sequence[Tool]) -> bool:
         """Offer ``tools`` instead of the tools this agent was last given for ``group``

@@ -43,7 +43,7 @@ TRUST_GATED_KEYS = frozenset(
      "network", "web_search_url", "web_search_key_env", "sandbox", "bwrap_path",
      "env_passthrough", "webdriver", "chromium_path", "chromedriver_path", "computer_control", "skill_paths",
      "embedding_model", "embedding_api_base", "http_allowed_domains", "gif_search_url",
-     "tool_discovery_command", "tool_call_command"}
+     "tool_discovery_command", "tool_call_command", "agent"}
 )
 
 
@@ -142,6 +142,7 @@ SETTING_KINDS: dict[str, SettingKind] = {
     "tool_discovery_command": _str(),
     "tool_call_command": _str(),
     "gif_search_url": _str("https://api.giphy.com/v1/gifs/search"),
+    "agent": _str(),
 }
 """Every setting of :class:`Settings`, in its order, with its type, bounds and default
 (``tests/core/test_config.py`` keeps the two equal)."""

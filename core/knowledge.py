@@ -1,5 +1,6 @@
 """What a session knows beyond its conversation, read from files: the project's
-instructions (AGENTS.md), the skills on offer, the person's custom commands and the hooks.
+instructions (AGENTS.md), the skills on offer, the person's custom commands, the hooks and
+the personas (with the one the session has taken on).
 
 All of it is read at start and read again, between turns, when one of its files changes
 (:func:`watched_places` names what to watch). Reading is cheap (a few milliseconds for dozens
@@ -23,6 +24,7 @@ from .memory.instructions import (
     instruction_candidates,
     load_instructions,
 )
+from .personas import Persona, PersonaCatalog, load_personas, persona_sources
 from .skills import SkillCatalog, discover_skills, skill_folders
 
 
@@ -37,6 +39,8 @@ class Knowledge:
         commands: The custom slash commands.
         hooks: The hooks that run around prompts and tool calls.
         trusted: Whether the project is trusted (its files may grant tools and run hooks).
+        personas: The personas on offer (``--agent``, ``/agent``).
+        persona: The persona the session has taken on (the ``agent`` setting), or None.
     """
 
     workdir: Path
@@ -45,16 +49,20 @@ class Knowledge:
     commands: CustomCommands = field(default_factory=CustomCommands)
     hooks: HookSet = field(default_factory=lambda: HookSet((), []))
     trusted: bool = False
+    personas: PersonaCatalog = field(default_factory=PersonaCatalog)
+    persona: Persona | None = None
 
     @property
     def problems(self) -> list[str]:
         """What could not be loaded or was skipped, one message each (file and line)."""
         return [*self.instructions.problems, *self.skills.problems, *self.commands.problems,
-                *self.hooks.warnings]
+                *self.hooks.warnings, *self.personas.problems]
 
     def prompt_sections(self) -> str:
-        """The system prompt's part of it: the instructions, then the skills on offer."""
-        return self.instructions.prompt_section() + self.skills.prompt_block()
+        """The system prompt's part of it: the persona taken on, the instructions, then the
+        skills on offer."""
+        persona = self.persona.prompt_section() if self.persona is not None else ""
+        return persona + self.instructions.prompt_section() + self.skills.prompt_block()
 
 
 def load_knowledge(workdir: Path, settings: Any = None, builtin_commands: Iterable[str] = (),
@@ -63,12 +71,19 @@ def load_knowledge(workdir: Path, settings: Any = None, builtin_commands: Iterab
 
     Args:
         workdir: The working folder.
-        settings: The settings (``skill_paths`` adds folders of skills), or None.
+        settings: The settings (``skill_paths`` adds folders of skills, ``agent`` names the
+            persona taken on), or None.
         builtin_commands: The built-in slash commands, which no custom one may shadow.
         secrets: Exact values redacted from instruction files.
     """
     trusted = is_trusted(paths.project_root(workdir))
     extra = [Path(p).expanduser() for p in getattr(settings, "skill_paths", None) or ()]
+    personas = load_personas(workdir, trusted=trusted)
+    persona = None
+    if name := getattr(settings, "agent", None):
+        persona = personas.get(name)
+        if persona is None:
+            personas.problems.append(personas.unknown(name))
     return Knowledge(
         workdir=workdir,
         instructions=load_instructions(workdir, secrets),
@@ -76,6 +91,8 @@ def load_knowledge(workdir: Path, settings: Any = None, builtin_commands: Iterab
         commands=load_custom_commands(workdir, builtin_commands, trusted=trusted),
         hooks=load_hooks(workdir),
         trusted=trusted,
+        personas=personas,
+        persona=persona,
     )
 
 
@@ -86,7 +103,7 @@ class WatchedPlaces:
     Attributes:
         folders: Folders whose own files matter (watched without their subfolders): where
             instruction files, the config files and the project's memory are.
-        trees: Folders where any file matters, however deep (skills, commands).
+        trees: Folders where any file matters, however deep (skills, commands, personas).
     """
 
     folders: tuple[Path, ...]
@@ -98,7 +115,7 @@ class WatchedPlaces:
             return True
         return path.parent in self.folders and (
             path.name in INSTRUCTION_NAMES or path.name in ("config.toml", "memory.md")
-            or path.name in ("skills", "commands"))  # a folder of them appeared
+            or path.name in ("skills", "commands", "agents"))  # a folder of them appeared
 
 
 def watched_places(workdir: Path, settings: Any = None) -> WatchedPlaces:
@@ -109,5 +126,6 @@ def watched_places(workdir: Path, settings: Any = None) -> WatchedPlaces:
     folders |= {paths.user_config_file().parent, paths.project_config_file(workdir).parent}
     trees = set(skill_folders(workdir, extra))
     trees |= {folder for folder, _source in command_folders(workdir)}
+    trees |= {folder for folder, source in persona_sources(workdir) if source != "bundled"}
     return WatchedPlaces(tuple(sorted(f for f in folders if f.is_dir())),
                          tuple(sorted(t for t in trees if t.is_dir())))

@@ -101,6 +101,16 @@ def user_commands_dir() -> Path:
     return config_dir() / "commands"
 
 
+def user_agents_dir() -> Path:
+    """The person's own personas (``--agent NAME``), one ``<name>.md`` each."""
+    return config_dir() / "agents"
+
+
+def project_agents_dir(workdir: Path) -> Path:
+    """A project's personas (``.agent-tui/agents``), one ``<name>.md`` each."""
+    return project_root(workdir) / PROJECT_DIR_NAME / "agents"
+
+
 def project_root(workdir: Path) -> Path:
     """The top of the project ``workdir`` is in: the nearest folder at or above it holding
     ``.git`` or ``.agent-tui``; ``workdir`` itself when there is none."""

@@ -171,6 +171,10 @@ class Settings(BaseSettings):
     gif_search_url: str = Field(
         "https://api.giphy.com/v1/gifs/search",
         description="The Giphy-compatible search endpoint gif_search asks (key: GIPHY_API_KEY).")
+    agent: str | None = Field(
+        None, description="The persona the session takes on (--agent NAME): a Markdown file "
+        "in the agents/ folder of the config folder or of the project's .agent-tui, or a "
+        "bundled one (reviewer, architect, test-writer).")
 
     @classmethod
     def settings_customise_sources(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .aliases import BY_NAME, canonical_name
@@ -13,13 +13,38 @@ __all__ = ["ToolRegistry", "canonical_name", "parse_arguments"]
 
 
 class ToolRegistry:
-    """Tools by name, their schemas for the model, and validation of the model's calls."""
+    """Tools by name, their schemas for the model, and validation of the model's calls.
+
+    A limit (:meth:`offer_only`, a persona's ``tools``) hides tools from the model: they
+    stay registered (``in`` and :meth:`register` still see them) but are neither offered,
+    iterated, got nor built.
+    """
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
         self._schemas_json: str | None = None
+        self._offered: Callable[[str], bool] | None = None
+        self._hidden_why = ""
         for tool in tools:
             self.register(tool)
+
+    def offer_only(self, offered: Callable[[str], bool] | None, why: str = "") -> None:
+        """Offer the model only the tools whose name ``offered`` accepts (None: all of
+        them, tools registered later included).
+
+        Args:
+            offered: Tells whether a tool name is offered.
+            why: What a call of a hidden tool is told, e.g. ``the reviewer persona offers
+                only read_file, grep``.
+        """
+        self._offered = offered
+        self._hidden_why = why
+        self._schemas_json = None
+
+    def _visible(self) -> dict[str, Tool]:
+        if self._offered is None:
+            return self._tools
+        return {name: tool for name, tool in self._tools.items() if self._offered(name)}
 
     def register(self, tool: Tool) -> None:
         """Add a tool. A second tool of the same name is a programming error."""
@@ -34,19 +59,21 @@ class ToolRegistry:
             self._schemas_json = None
 
     def get(self, name: str) -> Tool | None:
-        """The tool called ``name``, or None."""
-        return self._tools.get(name)
+        """The offered tool called ``name``, or None."""
+        return self._visible().get(name)
 
     def __contains__(self, name: object) -> bool:
+        """Whether a tool called ``name`` is registered, offered or not."""
         return name in self._tools
 
-    def __iter__(self):
-        return iter(self._tools.values())
+    def __iter__(self) -> Iterator[Tool]:
+        """The offered tools, in registration order."""
+        return iter(list(self._visible().values()))
 
     @property
     def names(self) -> list[str]:
-        """Names of all registered tools, in registration order."""
-        return list(self._tools)
+        """Names of the offered tools, in registration order."""
+        return list(self._visible())
 
     def schemas(self) -> list[dict[str, Any]]:
         """OpenAI function-calling schemas of every tool (a fresh copy each call).
@@ -55,7 +82,7 @@ class ToolRegistry:
         model call: they are built once and copied, since providers' adapters may edit them.
         """
         if self._schemas_json is None:
-            self._schemas_json = json.dumps([tool.schema() for tool in self._tools.values()])
+            self._schemas_json = json.dumps([tool.schema() for tool in self._visible().values()])
         return json.loads(self._schemas_json)
 
     def build(
@@ -72,15 +99,21 @@ class ToolRegistry:
                 is written for the model, with what it should send instead.
         """
         alias = BY_NAME.get(name)
-        tool = self._tools.get(alias.tool if alias is not None else name)
+        visible = self._visible()
+        wanted = alias.tool if alias is not None else name
+        tool = visible.get(wanted)
         if tool is None:
+            available = ", ".join(visible)
+            if wanted in self._tools and self._hidden_why:
+                raise ToolArgumentError(
+                    f"{wanted!r} is not available: {self._hidden_why}. Available tools: "
+                    f"{available}.")
             if alias is not None:
                 raise ToolArgumentError(
                     f"{name!r} is {alias.seed}'s name for agent-tui's {alias.tool!r}, which "
-                    f"is not available in this session. Available tools: "
-                    f"{', '.join(self._tools)}.")
+                    f"is not available in this session. Available tools: {available}.")
             raise ToolArgumentError(
-                f"there is no tool named {name!r}. Available tools: {', '.join(self._tools)}."
+                f"there is no tool named {name!r}. Available tools: {available}."
             )
         args = parse_arguments(arguments, tool)
         if alias is not None:

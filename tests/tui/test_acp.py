@@ -18,18 +18,26 @@ from acp.schema import (
     AllowedOutcome,
     AvailableCommandsUpdate,
     ClientCapabilities,
+    CreateTerminalResponse,
     CurrentModeUpdate,
     DeniedOutcome,
     EmbeddedResourceContentBlock,
     FileEditToolCallContent,
+    FileSystemCapabilities,
     ImageContentBlock,
+    KillTerminalResponse,
     McpServerStdio,
+    ReadTextFileResponse,
+    ReleaseTerminalResponse,
     RequestPermissionResponse,
     ResourceContentBlock,
+    TerminalOutputResponse,
+    TerminalToolCallContent,
     TextResourceContents,
     ToolCallProgress,
     ToolCallStart,
     UserMessageChunk,
+    WaitForTerminalExitResponse,
 )
 
 from tests.core.mcp.servers import demo_script
@@ -76,6 +84,75 @@ class RecordingClient:
         pass
 
 
+class EditorClient(RecordingClient):
+    """A client that offers its file system (buffers by path, else the disk) and terminals
+    that run each command in a real process, as Zed does."""
+
+    def __init__(self, answers: list[str] | None = None) -> None:
+        super().__init__(answers)
+        self.buffers: dict[str, str] = {}
+        self.reads: list[str] = []
+        self.terminals: dict[str, dict[str, Any]] = {}
+        self.released: list[str] = []
+
+    async def read_text_file(self, session_id: str, path: str, line: int | None = None,
+                             limit: int | None = None, **kwargs: Any) -> ReadTextFileResponse:
+        self.reads.append(path)
+        if path in self.buffers:
+            return ReadTextFileResponse(content=self.buffers[path])
+        try:
+            return ReadTextFileResponse(content=Path(path).read_text())
+        except OSError as exc:
+            raise RequestError.resource_not_found(path) from exc
+
+    async def create_terminal(self, session_id: str, command: str,
+                              args: list[str] | None = None, env: list[Any] | None = None,
+                              cwd: str | None = None, output_byte_limit: int | None = None,
+                              **kwargs: Any) -> CreateTerminalResponse:
+        proc = await asyncio.create_subprocess_exec(
+            command, *(args or []), cwd=cwd, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            env={**os.environ, **{v.name: v.value for v in env or []}})
+        terminal = {"proc": proc, "output": "", "command": [command, *(args or [])]}
+
+        async def pump() -> None:
+            while chunk := await proc.stdout.read(1024):
+                terminal["output"] += chunk.decode()
+
+        terminal["pump"] = asyncio.create_task(pump())
+        terminal_id = f"term-{len(self.terminals) + 1}"
+        self.terminals[terminal_id] = terminal
+        return CreateTerminalResponse(terminal_id=terminal_id)
+
+    async def terminal_output(self, session_id: str, terminal_id: str,
+                              **kwargs: Any) -> TerminalOutputResponse:
+        return TerminalOutputResponse(output=self.terminals[terminal_id]["output"],
+                                      truncated=False)
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str,
+                                     **kwargs: Any) -> WaitForTerminalExitResponse:
+        terminal = self.terminals[terminal_id]
+        code = await terminal["proc"].wait()
+        await terminal["pump"]
+        return WaitForTerminalExitResponse(exit_code=code)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str,
+                            **kwargs: Any) -> KillTerminalResponse:
+        proc = self.terminals[terminal_id]["proc"]
+        if proc.returncode is None:
+            proc.kill()
+        return KillTerminalResponse()
+
+    async def release_terminal(self, session_id: str, terminal_id: str,
+                               **kwargs: Any) -> ReleaseTerminalResponse:
+        self.released.append(terminal_id)
+        return ReleaseTerminalResponse()
+
+
+EDITOR_CAPABILITIES = ClientCapabilities(
+    fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True)
+
+
 def acp_env(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.endswith("_API_KEY") and not k.startswith("AGENT_TUI_")}
@@ -89,12 +166,13 @@ def flags(fake: Any, *more: str) -> list[str]:
             fake.openai_base, "--api-key", "sk-test", *more]
 
 
-async def start(client: RecordingClient, fake: Any, tmp_path: Path, *more: str) -> Any:
+async def start(client: RecordingClient, fake: Any, tmp_path: Path, *more: str,
+                capabilities: ClientCapabilities | None = None) -> Any:
     context = spawn_agent_process(client, sys.executable, *flags(fake, *more),
                                   env=acp_env(tmp_path), cwd=tmp_path)
     conn, process = await context.__aenter__()
     await conn.initialize(protocol_version=PROTOCOL_VERSION,
-                          client_capabilities=ClientCapabilities())
+                          client_capabilities=capabilities or ClientCapabilities())
     return context, conn, process
 
 
@@ -380,6 +458,75 @@ async def test_the_clients_mcp_server_lends_its_tools(fake_provider, tmp_path, p
     assert "ping" in fake_provider.requests[1].tool_results()[0]["content"]
     [(call, _options)] = client.asked
     assert '"text": "ping"' in call.content[0].content.text
+
+
+async def test_unsaved_changes_in_the_clients_editor_are_never_overwritten(
+        fake_provider, tmp_path, project):
+    notes = str(project / "notes.txt")
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("read_file", {"file_path": "notes.txt"})]),
+        Reply(tool_calls=[ToolCall("edit_file", {"file_path": "notes.txt",
+                                                 "old_string": "first line",
+                                                 "new_string": "agent's line"})]),
+        Reply(text="The person is editing it; I left it alone."))
+    client = EditorClient()
+    client.buffers[notes] = "first line\nthe person's unsaved line\n"
+    context, conn, _ = await start(client, fake_provider, tmp_path, "--approval-mode", "yolo",
+                                   capabilities=EDITOR_CAPABILITIES)
+    try:
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        reply = await conn.prompt(session_id=new.session_id, prompt=[text_block("edit")])
+    finally:
+        await context.__aexit__(None, None, None)
+    assert reply.stop_reason == "end_turn"
+    assert (project / "notes.txt").read_text() == "first line\n"
+    assert notes in client.reads
+    read, edit = fake_provider.requests[1].tool_results()[0], \
+        fake_provider.requests[2].tool_results()[-1]
+    assert "the person's editor holds unsaved changes to notes.txt" in read["content"]
+    assert "notes.txt has unsaved changes in the person's editor" in edit["content"]
+
+
+async def test_commands_run_in_the_clients_terminal_when_asked(fake_provider, tmp_path,
+                                                               project):
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "echo in-the-terminal; touch t.txt"})]),
+        Reply(text="Ran it."))
+    client = EditorClient()
+    context, conn, _ = await start(client, fake_provider, tmp_path, "--approval-mode", "yolo",
+                                   "--client-terminals", capabilities=EDITOR_CAPABILITIES)
+    try:
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        reply = await conn.prompt(session_id=new.session_id, prompt=[text_block("run")])
+    finally:
+        await context.__aexit__(None, None, None)
+    assert reply.stop_reason == "end_turn"
+    [terminal] = client.terminals.values()
+    assert terminal["command"] == ["bash", "-c", "echo in-the-terminal; touch t.txt"]
+    assert (project / "t.txt").exists()
+    assert client.released == ["term-1"]
+    result = fake_provider.requests[1].tool_results()[0]["content"]
+    assert "in-the-terminal" in result and "Exit code: 0" in result
+    shown = [u for u in client.of(ToolCallProgress) if u.content
+             and isinstance(u.content[0], TerminalToolCallContent)]
+    assert shown and shown[0].content[0].terminal_id == "term-1"
+    last = [u for u in client.of(ToolCallProgress)][-1]
+    assert last.status == "completed" and last.content is None  # the terminal stays shown
+
+
+async def test_without_the_flag_commands_run_in_agent_tui(fake_provider, tmp_path, project):
+    fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo here"})]),
+                         Reply(text="ok"))
+    client = EditorClient()
+    context, conn, _ = await start(client, fake_provider, tmp_path, "--approval-mode", "yolo",
+                                   capabilities=EDITOR_CAPABILITIES)
+    try:
+        new = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("run")])
+    finally:
+        await context.__aexit__(None, None, None)
+    assert client.terminals == {}
+    assert "here" in fake_provider.requests[1].tool_results()[0]["content"]
 
 
 def test_acp_refuses_headless_flags(tmp_path):

@@ -28,6 +28,10 @@ def acp_main(argv: list[str]) -> int:
     parser.prog = "agent-tui acp"
     parser.description = ("Speak the Agent Client Protocol on stdin/stdout, for editors such "
                           "as Zed and Toad. Each session works in the folder the client gives.")
+    parser.add_argument(
+        "--client-terminals", action="store_true",
+        help="run shell commands in the client's terminals where it offers them (they then "
+        "run with the client's environment, secrets included, and never under --sandbox)")
     args = parser.parse_args(argv)
     if args.prompt is not None or args.preview or args.image:
         return usage_error(parser, "-p, --preview and --image are for headless runs; in ACP "
@@ -51,17 +55,17 @@ def acp_main(argv: list[str]) -> int:
         settings_for(Path.cwd())  # a broken user config.toml is told now, not per session
     except ConfigError as exc:
         return usage_error(parser, str(exc))
-    return asyncio.run(serve_stdio(settings_for))
+    return asyncio.run(serve_stdio(settings_for, client_terminals=args.client_terminals))
 
 
-async def serve_stdio(settings_for: Any) -> int:
+async def serve_stdio(settings_for: Any, *, client_terminals: bool = False) -> int:
     """Answer the client on stdin/stdout until it hangs up; returns the exit code."""
     from acp import run_agent
 
     from .server import AgentTuiAcp
 
     reader, writer = await _protocol_streams()
-    agent = AgentTuiAcp(settings_for)
+    agent = AgentTuiAcp(settings_for, client_terminals=client_terminals)
     try:
         await run_agent(agent, writer, reader)
     finally:

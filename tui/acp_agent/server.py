@@ -140,10 +140,13 @@ class AgentTuiAcp:
 
     Args:
         settings_for: The settings of a session in a folder.
+        client_terminals: Run shell commands in the client's terminals where it offers them.
     """
 
-    def __init__(self, settings_for: SettingsFor) -> None:
+    def __init__(self, settings_for: SettingsFor, *, client_terminals: bool = False) -> None:
         self.settings_for = settings_for
+        self.client_terminals = client_terminals
+        self.client_capabilities: Any = None
         self.client: Any = None
         self.sessions: dict[str, AcpSession] = {}
         self._cancelled: set[str] = set()
@@ -156,6 +159,7 @@ class AgentTuiAcp:
                          client_info: Any = None, **kwargs: Any) -> InitializeResponse:
         """What agent-tui can do: load and list sessions, images and embedded files in
         prompts, MCP servers over stdio, HTTP and SSE."""
+        self.client_capabilities = client_capabilities
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -306,8 +310,12 @@ class AgentTuiAcp:
 
     async def _open(self, settings: Settings, workdir: Path, opened: Any,
                     mcp_servers: Sequence[Any] | None) -> AcpSession:
-        session = await open_acp_session(settings, workdir, opened, self.client,
-                                         mcp_servers=mcp_configs(mcp_servers, workdir))
+        offers = self.client_capabilities
+        session = await open_acp_session(
+            settings, workdir, opened, self.client,
+            mcp_servers=mcp_configs(mcp_servers, workdir),
+            editor_files=bool(offers and offers.fs and offers.fs.read_text_file),
+            client_terminals=bool(self.client_terminals and offers and offers.terminal))
         self.sessions[session.session_id] = session
         session.queue(update_available_commands(available_commands(session)))
         return session

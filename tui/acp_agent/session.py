@@ -31,6 +31,7 @@ from ...tools.registry import ToolRegistry
 from ..commands import COMMANDS
 from ..outside_tools import DISCOVERED_GROUP, MCP_GROUP
 from .approver import AcpApprover
+from .client_side import ClientFiles, ClientTerminals
 from .updates import UpdateTranslator
 
 Send = Callable[[Any], Any]
@@ -127,12 +128,17 @@ def merged(batch: Sequence[Any]) -> list[Any]:
 
 async def open_acp_session(
     settings: Settings, workdir: Path, opened: OpenedSession, client: Any,
-    *, mcp_servers: Sequence[Any] = (),
+    *, mcp_servers: Sequence[Any] = (), editor_files: bool = False,
+    client_terminals: bool = False,
 ) -> AcpSession:
     """An agent for ``workdir`` recording into ``opened`` (its history restored when it has
     one), shown to and approved by ``client`` (the connection to the ACP client), with the
     project's discovered tools and MCP servers plus the client's ``mcp_servers``
     (``core.mcp.McpServerConfig``).
+
+    With ``editor_files`` the tools see the client's text of files (edits never overwrite
+    unsaved changes); with ``client_terminals`` shell commands run in the client's terminals
+    (unless a sandbox is asked for, which only agent-tui's own processes have).
 
     Updates are queued from the start; the caller starts sending them once the client
     knows the session (after its reply to ``session/new`` or with ``session/load``).
@@ -145,7 +151,8 @@ async def open_acp_session(
                                         settings_secrets(settings))
     memory = await asyncio.to_thread(open_project_memory, workdir, settings)
     warnings += knowledge.problems
-    translator = UpdateTranslator(workdir)
+    terminal_calls: set[str] = set()
+    translator = UpdateTranslator(workdir, terminal_calls=terminal_calls)
     holder: list[AcpSession] = []
 
     def show(event: Event) -> None:
@@ -168,6 +175,13 @@ async def open_acp_session(
                   knowledge=knowledge, memory=memory)
     session = AcpSession(agent, opened, warnings=warnings)
     holder.append(session)
+    if editor_files:
+        agent.tool_ctx.editor_text = ClientFiles(client, agent.session_id,
+                                                 asyncio.get_running_loop())
+    if client_terminals:
+        terminals = ClientTerminals(client, agent.session_id, session.queue)
+        terminals.calls = terminal_calls
+        agent.tool_ctx.command_runner = terminals
     if opened.log is not None:
         agent.restore(opened.log)
     discovered, problems = await discover_tools(settings, workdir)

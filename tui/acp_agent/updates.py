@@ -109,11 +109,15 @@ class UpdateTranslator:
         workdir: The project folder (relative paths in calls resolve against it).
         live: Events of a running turn (text comes as deltas); False for a session's
             history replayed to a client that loads it (text comes whole).
+        terminal_calls: Calls whose command runs in one of the client's terminals, which
+            shows their output (it is not sent again as text).
     """
 
-    def __init__(self, workdir: Path, *, live: bool = True) -> None:
+    def __init__(self, workdir: Path, *, live: bool = True,
+                 terminal_calls: set[str] | None = None) -> None:
         self.workdir = workdir
         self.live = live
+        self.terminal_calls = terminal_calls if terminal_calls is not None else set()
         self._calls: dict[str, _Call] = {}
 
     def updates(self, event: ev.Event) -> list[Any]:
@@ -168,7 +172,7 @@ class UpdateTranslator:
 
     def _output(self, event: ev.ToolOutput) -> list[Any]:
         call = self._calls.get(event.id)
-        if call is None or not event.text:
+        if call is None or not event.text or event.id in self.terminal_calls:
             return []
         call.output.append(event.text)
         shown = "".join(call.output)[-SHOWN_OUTPUT:]
@@ -178,6 +182,9 @@ class UpdateTranslator:
     def _finished(self, event: ev.ToolResultEvent) -> Any:
         call = self._calls.pop(event.id, None) or _Call(event.name)
         status = "completed" if event.ok else "failed"
+        if event.id in self.terminal_calls:
+            self.terminal_calls.discard(event.id)
+            return update_tool_call(event.id, status=status, raw_output={"ok": event.ok})
         if (event.ok and call.path is not None and event.name in EDIT_TOOLS
                 and call.before is not None):
             after = _file_text(call.path)

@@ -37,6 +37,10 @@ def main(argv: list[str] | None = None) -> int:
         return sessions_main(argv[1:])
     if argv[:1] == ["replay"]:
         return replay_main(argv[1:])
+    if argv[:1] == ["studio"]:
+        from .studio_cli import studio_main
+
+        return studio_main(argv[1:])
     if argv[:1] == ["acp"]:
         from .acp_agent import acp_main
 

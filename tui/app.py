@@ -125,13 +125,16 @@ class AgentApp(App[None]):
                  load_litellm: bool = True, session_id: str | None = None,
                  session: OpenedSession | None = None,
                  replay: tuple[SessionLog, float] | None = None,
-                 browse_sessions: bool = False) -> None:
+                 browse_sessions: bool = False,
+                 persona_settings: dict[str, Any] | None = None) -> None:
         """The workbench on ``workdir``.
 
         Args:
             settings: The settings, or values a cheap check vouched for
                 (:class:`~agent_tui.core.config.CheckedSettings`): the first frame is drawn
                 from them and pydantic builds the settings right after it.
+            persona_settings: What the ``--agent`` persona changed in ``settings``; kept,
+                as /mode's changes are, when config.toml is read again.
         """
         super().__init__()
         self._browse_on_start = browse_sessions
@@ -159,7 +162,7 @@ class AgentApp(App[None]):
         self.outside_tools = OutsideTools(self)
         self.session_source = "startup"
         """What the next agent's ``SessionStart`` hooks are told: ``startup`` or ``clear``."""
-        self._session_changes: dict[str, Any] = {}
+        self._session_changes: dict[str, Any] = dict(persona_settings or {})
         self._load_litellm = load_litellm
         self._window_focused = True
         for theme in THEMES:

@@ -35,6 +35,10 @@ def main(argv: list[str] | None = None) -> int:
         from .sessions_cli import main as sessions_main
 
         return sessions_main(argv[1:])
+    if argv[:1] == ["agents"]:
+        from .agents_cli import main as agents_main
+
+        return agents_main(argv[1:])
     if argv[:1] == ["replay"]:
         return replay_main(argv[1:])
     if argv[:1] == ["studio"]:
@@ -88,6 +92,15 @@ def main(argv: list[str] | None = None) -> int:
         say(f"agent-tui: warning: {warning}")
     if not settings.model and (model := default_model()) is not None:
         settings = settings.model_copy(update={"model": model})
+    persona_settings: dict[str, object] = {}
+    if settings.agent:
+        from .agents_cli import take_on_persona
+
+        taken = take_on_persona(workdir, settings, args.approval_mode)
+        if isinstance(taken, str):
+            return usage_error(parser, taken)
+        persona_settings = taken
+        settings = settings.model_copy(update=taken)
     browse = args.resume == "" and prompt is None  # the workbench lets you pick one
     if args.resume == "" and prompt is not None:
         return _list_for_resume(parser, workdir)
@@ -119,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         if prompt is None:
             from .app import make_app
 
-            app = make_app(settings, workdir, session=session, browse_sessions=browse)
+            app = make_app(settings, workdir, session=session, browse_sessions=browse,
+                           persona_settings=persona_settings)
             app.run()
             if app.config_error is not None:  # found by pydantic after the first frame
                 return usage_error(parser, app.config_error)

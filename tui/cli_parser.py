@@ -71,6 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="what may run without asking (default: default)",
     )
     parser.add_argument(
+        "--agent",
+        metavar="NAME",
+        help="take on the persona NAME: its prompt, model, tools and approval mode "
+        "(bundled: reviewer, architect, test-writer; agent-tui agents list shows them all)",
+    )
+    parser.add_argument(
         "--max-turns",
         type=_positive_int,
         metavar="N",
@@ -160,6 +166,7 @@ def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "api_base": args.api_base,
         "api_key": args.api_key,
         "approval_mode": args.approval_mode,
+        "agent": getattr(args, "agent", None),
         "max_turns": args.max_turns,
         "context_window": args.context_window,
         "tool_protocol": args.tool_protocol,

@@ -176,6 +176,91 @@ async def _theme(app: CommandHost, arg: str) -> None:
     save_user_settings({"theme": arg})
 
 
+async def _agent(app: CommandHost, arg: str) -> None:
+    from ..core.personas import persona_changes
+
+    knowledge = await app.knowledge.ready()
+    catalog = knowledge.personas
+    if not arg:
+        app.notice(_personas_text(knowledge.persona, catalog))
+        return
+    if arg in ("off", "none"):
+        if knowledge.persona is None:
+            app.notice("No persona is on. /agent NAME takes one on.")
+            return
+        app.update_settings(agent=None)
+        await _use_knowledge(app)
+        app.notice(f"Persona {knowledge.persona.name} is off: agent-tui's own prompt "
+                   f"and every tool again. The model ({app.settings.model or 'none'}) "
+                   f"and approval mode ({app.settings.approval_mode}) stay; /model and /mode "
+                   "change them.")
+        return
+    persona = catalog.get(arg)
+    if persona is None:
+        app.notice(catalog.unknown(arg), error=True)
+        return
+    changes = persona_changes(persona, app.settings, _flag_mode(app))
+    app.update_settings(**changes.settings)
+    if (mode := changes.settings.get("approval_mode")) is not None:
+        app.status.mode = mode
+    if (model := changes.settings.get("model")) is not None:
+        app.status.model = model
+        previous, app.agent = app.agent, None
+        await app.knowledge.load()
+        if previous is not None:
+            await _carry_over(app, previous)
+    else:
+        await _use_knowledge(app)
+    for note in changes.notes:
+        app.notice(note, error=True)
+    tools = ", ".join(persona.tools) if persona.tools else "every tool"
+    app.notice(f"Persona: {persona.name} ({persona.source}) — {persona.description}. "
+               f"Model: {app.settings.model or 'none'}; approval mode: "
+               f"{app.settings.approval_mode}; tools: {tools}.")
+
+
+async def _use_knowledge(app: CommandHost) -> None:
+    """Read the knowledge again (its persona is the ``agent`` setting's) and hand it to the
+    agent: its system prompt and the tools it offers."""
+    knowledge = await app.knowledge.load()
+    if app.agent is not None:
+        app.agent.use_knowledge(knowledge)
+
+
+def _flag_mode(app: CommandHost) -> str | None:
+    """The ``--approval-mode`` given on the command line, if any: a persona's mode is never
+    more permissive."""
+    first = getattr(app, "_first_frame_settings", None)
+    flags = getattr(first, "flags", None) or {}
+    return flags.get("approval_mode")
+
+
+def _personas_text(current: Any, catalog: Any) -> str:
+    """What ``/agent`` alone says: the persona on, and every one there is (a notice shows
+    it literally)."""
+    if current is None:
+        lines = ["No persona is on. /agent NAME takes one on; /agent off leaves it."]
+    else:
+        lines = [f"Persona: {current.name} ({current.source}, {current.path})"]
+    lines.append("Personas:" if len(catalog) else "No personas found.")
+    for persona in catalog:
+        mark = "▸" if current is not None and persona.name == current.name else " "
+        lines.append(f" {mark} {persona.name:<16} {persona.source:<8} {persona.description}")
+    return "\n".join(lines)
+
+
+def _agent_choices(app: CommandHost) -> Iterator[tuple[str, str]]:
+    from rich.markup import escape
+
+    knowledge = app.knowledge.knowledge
+    # A persona's name is letters, digits, - and _; its description is the file's words and
+    # the palette reads markup: escaped.
+    for persona in knowledge.personas if knowledge is not None else ():
+        yield persona.name, escape(visible(f"Take on the {persona.name} persona: "
+                                           f"{persona.description}"))
+    yield "off", "Leave the persona: agent-tui's own prompt and every tool"
+
+
 def _mode_choices(app: CommandHost) -> Iterator[tuple[str, str]]:
     for mode in APPROVAL_MODES:
         yield mode, f"Approval mode {mode}"
@@ -260,6 +345,10 @@ COMMANDS = SlashRegistry([
                  "show the keys and slash commands", _help),
     SlashCommand("/model", "Switch the model: /model NAME", "switch the model", _model,
                  args="NAME"),
+    SlashCommand("/agent", "Take on a persona: /agent NAME; /agent alone lists them",
+                 "take on a persona (its prompt, model, tools, mode); alone: the current one "
+                 "and the list; `/agent off` leaves it", _agent, args="[NAME|off]",
+                 wait_note="before switching the persona", choices=_agent_choices),
     SlashCommand("/mode", "Set the approval mode: /mode default|auto-edit|plan|yolo",
                  "set the approval mode", _mode, args="|".join(APPROVAL_MODES),
                  in_palette=False, choices=_mode_choices),

@@ -41,6 +41,10 @@ def main(argv: list[str] | None = None) -> int:
         return agents_main(argv[1:])
     if argv[:1] == ["replay"]:
         return replay_main(argv[1:])
+    if argv[:1] == ["batch"]:
+        from .batch_cli import batch_main
+
+        return batch_main(argv[1:])
     if argv[:1] == ["studio"]:
         from .studio_cli import studio_main
 

@@ -1,0 +1,178 @@
+"""``agent-tui batch TASKS.jsonl --workers N``: independent headless tasks on a pool of
+worker processes, one JSON result line per task, resumable.
+
+Each worker (:mod:`.batch_worker`) imports the engine and litellm once and runs task after
+task. A worker that dies mid-task fails that task (with the end of its log) and is
+replaced; the batch goes on. Nothing here imports textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..core.batch import Task, TasksError, append_result, finished_ids, read_tasks
+from .cli_parser import EXIT_FAILURE, EXIT_OK, build_parser, say, settings_overrides, usage_error
+
+LOG_TAIL = 1_500
+"""Characters of a dead worker's log told in its task's result."""
+
+
+def batch_parser() -> argparse.ArgumentParser:
+    """The batch's own options; the agent's flags (``--model``…) follow them."""
+    parser = argparse.ArgumentParser(
+        prog="agent-tui batch",
+        description="Run independent headless tasks from a JSON-lines file on a pool of "
+        "workers; write one JSON result per task. Run it again to go on after a stop.",
+        epilog="Agent flags (--model, --api-base, --api-key, --approval-mode, --max-turns, "
+        "--net, --sandbox, …) apply to every task. A task line: {\"id\", \"prompt\", "
+        "\"folder\", \"worktree\", \"model\", \"approval_mode\", \"max_turns\"}.")
+    parser.add_argument("tasks", type=Path, help="the tasks file (JSON lines)")
+    parser.add_argument("--workers", type=int, default=2, metavar="N",
+                        help="worker processes (default: 2)")
+    parser.add_argument("--output", "-o", type=Path, metavar="FILE",
+                        help="results file (default: TASKS with .results.jsonl)")
+    parser.add_argument("--retry-failed", action="store_true",
+                        help="run again the tasks whose recorded result is a failure")
+    return parser
+
+
+def batch_main(argv: list[str]) -> int:
+    """``agent-tui batch …`` (the arguments after ``batch``); the exit code."""
+    parser = batch_parser()
+    args, rest = parser.parse_known_args(argv)
+    agent_parser = build_parser()
+    agent_args = agent_parser.parse_args(rest)
+    if agent_args.prompt is not None or agent_args.path is not None or agent_args.image \
+            or agent_args.preview or agent_args.resume is not None or agent_args.continue_latest:
+        return usage_error(parser, "the tasks file gives each task's prompt and folder; "
+                           "only agent flags such as --model and --approval-mode go here.")
+    if args.workers < 1:
+        return usage_error(parser, "--workers must be at least 1.")
+    tasks_file = args.tasks.expanduser().resolve()
+    try:
+        tasks = read_tasks(tasks_file, tasks_file.parent)
+    except TasksError as exc:
+        return usage_error(parser, str(exc))
+    results = (args.output or tasks_file.with_suffix(".results.jsonl")).expanduser().resolve()
+    done = finished_ids(results, retry_failed=args.retry_failed)
+    todo = [task for task in tasks if task.id not in done]
+    overrides = {k: v for k, v in settings_overrides(agent_args).items() if v is not None}
+    if done:
+        say(f"agent-tui batch: {len(tasks) - len(todo)} of {len(tasks)} tasks already have a "
+            f"result in {results}; running the other {len(todo)}.")
+    if not todo:
+        return EXIT_OK
+    logs = results.parent / f"{results.stem}.logs"
+    failed = asyncio.run(run_batch(todo, overrides, results, logs, args.workers))
+    say(f"agent-tui batch: {len(todo) - failed} done, {failed} failed; results in {results}")
+    return EXIT_FAILURE if failed else EXIT_OK
+
+
+async def run_batch(tasks: list[Task], overrides: dict[str, Any], results: Path, logs: Path,
+                    workers: int) -> int:
+    """Run ``tasks`` on ``workers`` processes, appending each result; the number failed."""
+    queue: asyncio.Queue[Task] = asyncio.Queue()
+    for task in tasks:
+        queue.put_nowait(task)
+    logs.mkdir(parents=True, exist_ok=True)
+    counts = {"finished": 0, "failed": 0}
+
+    async def serve(slot: int) -> None:
+        worker: Worker | None = None
+        try:
+            while not queue.empty():
+                task = queue.get_nowait()
+                if worker is None:
+                    worker = await Worker.start(logs / f"worker-{slot}.log")
+                result = await worker.run(task, overrides)
+                if result is None:  # the worker died: the task fails, a new worker goes on
+                    result = {"id": task.id, "status": "failed", "folder": str(task.folder),
+                              "error": f"the worker died ({worker.exit_description()}); "
+                              f"the end of its log:\n{worker.log_tail()}"}
+                    worker = None
+                append_result(results, result)
+                counts["finished"] += 1
+                counts["failed"] += result.get("status") != "done"
+                _progress(counts["finished"], len(tasks), result)
+        finally:
+            if worker is not None:
+                await worker.stop()
+
+    await asyncio.gather(*(serve(slot) for slot in range(min(workers, len(tasks)))))
+    return counts["failed"]
+
+
+def _progress(finished: int, total: int, result: dict[str, Any]) -> None:
+    cost = f" ${result['cost']:.4f}" if isinstance(result.get("cost"), int | float) else ""
+    why = f": {str(result.get('error', '')).splitlines()[0][:120]}" \
+        if result.get("status") != "done" and result.get("error") else ""
+    say(f"[{finished}/{total}] {result['id']} {result.get('status')} "
+        f"({result.get('turns', 0)} turns{cost}, {result.get('duration', 0):.1f} s){why}")
+
+
+class Worker:
+    """One worker process and its log."""
+
+    def __init__(self, process: asyncio.subprocess.Process, log: Path) -> None:
+        self.process = process
+        self.log = log
+
+    @classmethod
+    async def start(cls, log: Path) -> Worker:
+        """A worker with litellm imported and ready for tasks."""
+        with log.open("ab") as handle:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "agent_tui.tui.batch_worker",
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=handle,
+                limit=64 * 1024 * 1024)
+        worker = cls(process, log)
+        assert process.stdout is not None
+        await process.stdout.readline()  # {"ready": pid}, or EOF when it could not start
+        return worker
+
+    async def run(self, task: Task, overrides: dict[str, Any]) -> dict[str, Any] | None:
+        """The task's result, or None when the worker died before giving it."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            self.process.stdin.write(json.dumps(
+                {"task": task.to_dict(), "overrides": overrides}).encode() + b"\n")
+            await self.process.stdin.drain()
+            line = await self.process.stdout.readline()
+        except (BrokenPipeError, ConnectionResetError):
+            line = b""
+        if not line:
+            await self.process.wait()
+            return None
+        result: dict[str, Any] = json.loads(line)
+        result["worker_pid"] = self.process.pid
+        return result
+
+    def exit_description(self) -> str:
+        code = self.process.returncode
+        if code is not None and code < 0:
+            return f"killed by signal {-code}"
+        return f"exit code {code}"
+
+    def log_tail(self) -> str:
+        try:
+            return self.log.read_text(encoding="utf-8", errors="replace")[-LOG_TAIL:].strip()
+        except OSError:
+            return "(no log)"
+
+    async def stop(self) -> None:
+        """Close its input and wait for it to end (killed after 10 s)."""
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            await asyncio.wait_for(self.process.wait(), 10)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+            await self.process.wait()
+

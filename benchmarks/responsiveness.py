@@ -12,7 +12,11 @@ at 50, 200 and 1,000 words/s (the last one 10,000 words); while `cat` of a 5 MB 
 into the tool log. The display lag is the time from the server sending a marked word until
 the screen shows it or a later one (a draw that adds many lines scrolls some past unseen). Baseline, same run: a bare Textual app with a TextArea on the same pty.
 
-Usage: python3 benchmarks/responsiveness.py [--quick]
+Usage: python3 benchmarks/responsiveness.py [--quick] [--profile DIR]
+
+``--profile DIR`` samples the workbench with py-spy (``pip install py-spy``) during each
+streaming scenario, without pausing it, and writes the collapsed stacks of what held the
+GIL to DIR (one ``.txt`` per scenario) with a summary of the top functions by thread.
 """
 
 from __future__ import annotations
@@ -339,7 +343,67 @@ class Figures:
     lags: dict[str, list[float]] = field(default_factory=dict)
 
 
-def run_workbench(env: dict[str, str], binary: str, quick: bool) -> Figures:
+class Profiler:
+    """py-spy sampling a process for the length of a scenario (``--profile``)."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.output: Path | None = None
+
+    def start(self, pid: int, label: str) -> None:
+        if self.folder is None:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.output = self.folder / (re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
+                                     + ".txt")
+        self.proc = subprocess.Popen(
+            ["py-spy", "record", "--pid", str(pid), "--rate", "250", "--format", "raw",
+             "--nonblocking", "--threads", "--gil", "--output", str(self.output)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.3)  # attached
+
+    def stop(self) -> None:
+        if self.proc is None or self.output is None:
+            return
+        self.proc.send_signal(signal.SIGINT)
+        self.proc.wait(30)
+        self.proc = None
+        summary = summarize_profile(self.output)
+        self.output.with_suffix(".summary").write_text(summary)
+        print(f"profile: {self.output}\n{summary}", file=sys.stderr)
+
+
+def summarize_profile(path: Path, top: int = 25) -> str:
+    """The share of GIL-holding samples per thread, and per function (self and inclusive)."""
+    threads: dict[str, int] = {}
+    own: dict[str, int] = {}
+    inclusive: dict[str, int] = {}
+    total = 0
+    for line in path.read_text().splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not stack or not count_text.isdigit():
+            continue
+        count = int(count_text)
+        frames = stack.split(";")
+        total += count
+        threads[frames[0]] = threads.get(frames[0], 0) + count
+        own[frames[-1]] = own.get(frames[-1], 0) + count
+        for frame in set(frames[1:]):
+            inclusive[frame] = inclusive.get(frame, 0) + count
+    if not total:
+        return "no samples\n"
+    lines = [f"{total} samples holding the GIL"]
+    for title, table in (("by thread", threads), ("self", own), ("inclusive", inclusive)):
+        lines.append(f"-- {title}")
+        for name, count in sorted(table.items(), key=lambda kv: -kv[1])[:top]:
+            lines.append(f"{100 * count / total:6.1f}%  {name}")
+    return "\n".join(lines) + "\n"
+
+
+def run_workbench(env: dict[str, str], binary: str, quick: bool,
+                  profiler: Profiler | None = None) -> Figures:
+    profiler = profiler or Profiler(None)
     figures = Figures()
     server = FakeServer()
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -364,7 +428,12 @@ def run_workbench(env: dict[str, str], binary: str, quick: bool) -> Figures:
             for (label, rate, words), letter in zip(streams, "ABC", strict=True):
                 stream = Stream(answer_words(words, letter), rate, letter)
                 server.script.append(stream)
-                figures.latencies[label], figures.lags[label] = _stream_scenario(term, stream)
+                profiler.start(term.proc.pid, label)
+                try:
+                    figures.latencies[label], figures.lags[label] = _stream_scenario(term,
+                                                                                     stream)
+                finally:
+                    profiler.stop()
             tool = Stream(["Reading", " the", " log."], 100.0, "D",
                           tool_command="cat big.log")
             server.script += [tool, Stream(["Done", " mkENDD\n"], 100.0, "D")]
@@ -438,7 +507,12 @@ def row(label: str, values: list[float], goal: str = "") -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter streams (~1 minute)")
+    parser.add_argument("--profile", metavar="DIR", type=Path,
+                        help="sample the workbench with py-spy while each answer streams")
     args = parser.parse_args()
+    if args.profile and shutil.which("py-spy") is None:
+        print("--profile needs py-spy (pip install py-spy)", file=sys.stderr)
+        return 1
     binary = binary_path()
     if binary is None:
         print("agent-tui is not installed (pip install -e .)", file=sys.stderr)
@@ -449,7 +523,7 @@ def main() -> int:
         env.update(AGENT_TUI_HOME=home, TERM="xterm-256color", COLORTERM="truecolor")
         env.pop("NO_COLOR", None)
         bare = bare_app_idle(env, 30)
-        figures = run_workbench(env, binary, args.quick)
+        figures = run_workbench(env, binary, args.quick, Profiler(args.profile))
     print(f"key -> screen, ms{'':23}{'keys':>5}{'median':>9}{'p95':>9}{'max':>9}")
     print(row("bare Textual app, idle (baseline)", bare))
     missed = 0

@@ -32,9 +32,9 @@ class AgentEvent(Message):
 class EventBridge(RedactingSink):
     """An ``EventSink`` that posts each engine event, redacted, to ``target`` as an ``AgentEvent``.
 
-    Streamed text is posted once per turn of the event loop: the text deltas of one turn
-    (a busy loop reads many chunks at once) become one message, in order with the events
-    around them, so a fast stream costs the app one message a turn, not one a chunk.
+    Streamed text is gathered for one turn of the event loop (a busy loop reads many chunks
+    at once), then redacted and posted as one message, in order with the events around it:
+    a fast stream costs the app one redaction and one message a turn, not one a chunk.
 
     Args:
         target: Where the messages go (the app).
@@ -48,24 +48,28 @@ class EventBridge(RedactingSink):
         self._text_scheduled = False
         super().__init__(self._post, env_secrets() if secrets is None else secrets)
 
-    def _post(self, event: Event) -> None:
+    def __call__(self, event: Event) -> None:
         if isinstance(event, TextDelta):
             self._pending_text.append(event.text)
             if not self._text_scheduled:
                 try:
                     loop = asyncio.get_running_loop()
-                except RuntimeError:  # no loop (a plain caller): post it now
-                    self._post_text()
+                except RuntimeError:  # no loop (a plain caller): pass it on now
+                    self._pass_text()
                     return
                 self._text_scheduled = True
-                loop.call_soon(self._post_text)
+                loop.call_soon(self._pass_text)
             return
-        self._post_text()
-        self.target.post_message(AgentEvent(event))
+        self._pass_text()
+        super().__call__(event)
 
-    def _post_text(self) -> None:
+    def _pass_text(self) -> None:
+        """The text gathered so far, in one piece, on to redaction and the app."""
         self._text_scheduled = False
         if self._pending_text:
             text = "".join(self._pending_text)
             self._pending_text.clear()
-            self.target.post_message(AgentEvent(TextDelta(text)))
+            super().__call__(TextDelta(text))
+
+    def _post(self, event: Event) -> None:
+        self.target.post_message(AgentEvent(event))

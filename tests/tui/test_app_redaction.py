@@ -126,3 +126,21 @@ async def test_text_of_one_loop_turn_is_posted_once_and_before_what_follows():
     bridge(TextDelta("more"))
     await asyncio.sleep(0)
     assert target.events[-1].text == "more"
+
+
+async def test_the_text_of_one_loop_turn_is_redacted_once_even_a_key_split_in_it(monkeypatch):
+    from agent_tui.core.safety import redaction
+
+    fed: list[str] = []
+    feed = redaction.StreamRedactor.feed
+    monkeypatch.setattr(redaction.StreamRedactor, "feed",
+                        lambda self, text: fed.append(text) or feed(self, text))
+    target = _Recorder()
+    bridge = EventBridge(target, secrets=[ENV_SECRET])  # type: ignore[arg-type]
+    for piece in ("Your key is sk-proj-Ab3d", "EfGh1jKlMnOpQrStUv and the pass", "word is hunt",
+                  "er2hunter2hunter2", " ok "):
+        bridge(TextDelta(piece))
+    await asyncio.sleep(0)
+    assert len(fed) == 1  # one redaction for the turn's five pieces
+    assert [e.text for e in target.events] == [f"Your key is {REDACTED} and the password is "
+                                               f"{REDACTED} ok "]

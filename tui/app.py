@@ -75,8 +75,23 @@ def __getattr__(name: str) -> Any:
 
 __all__ = ["NO_MODEL", "SLASH_COMMANDS", "AgentApp", "make_app"]
 
+START_UP_PAUSE_S = 0.005
+"""Seconds start-up's thread pauses between two imports, letting the loop in."""
+
 AWAY_BEFORE_COLLECTING_ALL = 30.0
 """Seconds without a key, after a turn, before everything is collected (a longer pause)."""
+
+
+def preload_start_up() -> None:
+    """Import, one after another, what start-up's workers import or would import on the
+    loop: the engine's knowledge (numpy, yaml), watchfiles and anyio's asyncio backend (the
+    watch), the discovered tools. A pause between two lets the loop in."""
+    from importlib import import_module
+
+    for name in ("agent_tui.core.knowledge", "agent_tui.core.memory", "watchfiles",
+                 "anyio._backends._asyncio", "agent_tui.tools.discovered"):
+        import_module(name)
+        time.sleep(START_UP_PAUSE_S)
 
 
 def preload_highlighting() -> None:
@@ -238,29 +253,51 @@ class AgentApp(App[None]):
             self.play_back(*self._replay)
         elif not first.model:
             self.offer_setup()
-        if self._load_litellm:
-            # After the first frame: an import in a thread still competes for the GIL.
-            self.call_after_refresh(self.preload_litellm)
-        self.call_after_refresh(self._load_knowledge)
         if not self.is_headless and (fd := watched_fd()) is not None:
             self.set_interval(CHECK_EVERY_S, lambda: self._leave_if_terminal_gone(fd))
 
     def _after_first_frame(self) -> None:
-        """Right after the first frame: build the settings it was drawn from, and let
-        collections run again (the command line turns them off for start-up).
+        """Right after the first frame: let collections run again (the command line turns
+        them off for start-up), then start the rest of start-up in its thread."""
+        if not gc.isenabled():
+            gc.freeze()  # start-up's objects live as long as the app: never walk them
+            gc.enable()
+        self.start_up()
+
+    @work(thread=True, exit_on_error=False, group="start-up")
+    def start_up(self) -> None:
+        """After the first frame, in one thread and one step after another: build the
+        settings the frame was drawn from (pydantic's import and validation, ~100 ms), import
+        what the knowledge and outside-tools workers would otherwise import on the loop,
+        start those workers, then import litellm (when this app loads it).
+
+        On the loop, each of these imports held the keys up to 100 ms; in several threads at
+        once they held the GIL in turn, and a module one thread was importing held up the
+        loop that needed it until the import was done.
 
         The cheap check vouched for every setting, so pydantic agrees; should it not,
         agent-tui exits with pydantic's message, as it would have before drawing.
         """
-        try:
-            self.settings  # noqa: B018
-        except ConfigError as exc:
-            self.config_error = str(exc)
-            self.exit(return_code=2)
-        finally:
-            if not gc.isenabled():
-                gc.freeze()  # start-up's objects live as long as the app: never walk them
-                gc.enable()
+        quick_thread_switches()
+        if self._settings is None:
+            try:
+                settings = cast("CheckedSettings", self._first_frame_settings).build()
+            except ConfigError as exc:
+                self.call_from_thread(self._settings_refused, str(exc))
+                return
+            self.call_from_thread(self._settings_built, settings)
+        preload_start_up()
+        self.call_from_thread(self._load_knowledge)
+        if self._load_litellm:
+            self.preload_litellm()
+
+    def _settings_built(self, settings: Settings) -> None:
+        if self._settings is None:  # else the loop needed them first and built them
+            self._settings = settings
+
+    def _settings_refused(self, error: str) -> None:
+        self.config_error = error
+        self.exit(return_code=2)
 
     def _load_knowledge(self) -> None:
         """Read AGENTS.md, skills, commands and hooks, then watch them (after the frame)."""
@@ -320,12 +357,12 @@ class AgentApp(App[None]):
         self.agent = None  # the next turn builds one with the new settings
         self.notice(f"Model: {choice.model}, {saved}.")
 
-    @work(thread=True, exit_on_error=False, group="preload")
     def preload_litellm(self) -> None:
-        """Import litellm off the UI thread, after the first frame; then show the window."""
+        """Import litellm (in :meth:`start_up`'s thread); then show the window, and load the
+        model's tokenizer, which the first count of a turn's tokens would load otherwise
+        (~450 ms of the GIL, in the middle of the first answer)."""
         from ..core.providers.litellm import LitellmProvider, preload
 
-        quick_thread_switches()
         pause_collection()
         try:
             preload()
@@ -338,8 +375,10 @@ class AgentApp(App[None]):
             settle_long_lived()
 
         if self.settings.model:
-            window = LitellmProvider(self.settings).context_window()
+            provider = LitellmProvider(self.settings)
+            window = provider.context_window()
             self.call_from_thread(setattr, self.query_one(ContextGauge), "window", window)
+            provider.count_tokens([{"role": "user", "content": "agent-tui"}])
 
     # -- prompts, queue, turns ---------------------------------------------------------
 

@@ -20,6 +20,7 @@ from agent_tui.core.config import (
 from agent_tui.tui import cli
 from agent_tui.tui.app import AgentApp, make_app
 from agent_tui.tui.widgets.panels import StatusBar
+from tests.tui.test_app import until
 from tests.tui.test_cli import agent_tui
 
 SIZE = (120, 40)
@@ -43,7 +44,8 @@ async def test_first_frame_from_checked_settings_then_pydantic_builds_them(tmp_p
         await pilot.pause()
         status = app.query_one(StatusBar)
         assert (status.model, status.mode, status.network) == ("openai/flag", "auto-edit", True)
-        assert app._settings is not None  # built right after the first frame
+        # Built right after the first frame, in start-up's thread (not on the loop).
+        await until(pilot, lambda: app._settings is not None)
         expected = load_settings(tmp_path, {"model": "openai/flag", "network": True}).settings
         assert app.settings.model_dump() == expected.model_dump()
         app.update_settings(approval_mode="plan")
@@ -61,7 +63,7 @@ async def test_settings_pydantic_refuses_after_the_first_frame_end_the_app(tmp_p
     monkeypatch.setattr(SettingsSources, "validate", refuse)
     app = make_app(checked, tmp_path, load_litellm=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: app.config_error is not None)
     assert app.config_error == "invalid setting (max_turns: too many). Check the flags."
     assert app.return_code == 2
 
@@ -141,3 +143,32 @@ def test_the_first_frame_loads_neither_pydantic_nor_the_engine_nor_litellm(tmp_p
                 "agent_tui.tui.approver", "agent_tui.tui.bridge"}
     assert loaded & unwanted == set()
     assert lines["BUILT"] == "Settings plan"
+
+
+async def test_start_up_builds_the_settings_and_imports_in_its_thread_then_loads_knowledge(
+        tmp_path, monkeypatch):
+    import threading
+
+    from agent_tui.tui import app as app_module
+
+    (tmp_path / "AGENTS.md").write_text("Answer in haiku.\n")
+    where: dict[str, threading.Thread] = {}
+    build = CheckedSettings.build
+    preload = app_module.preload_start_up
+
+    def building(self):
+        where["settings"] = threading.current_thread()
+        return build(self)
+
+    def preloading():
+        where["imports"] = threading.current_thread()
+        preload()
+
+    monkeypatch.setattr(CheckedSettings, "build", building)
+    monkeypatch.setattr(app_module, "preload_start_up", preloading)
+    checked = read_settings(tmp_path, {"model": "openai/flag"}).checked()
+    app = make_app(checked, tmp_path, load_litellm=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.knowledge.knowledge is not None)
+        assert "Answer in haiku." in app.knowledge.knowledge.instructions.prompt_section()
+    assert where["settings"] is where["imports"] is not threading.main_thread()

@@ -12,6 +12,7 @@ import asyncio
 import io
 import json
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -163,6 +164,8 @@ def main() -> int:
             continue
         message = json.loads(line)
         result = run_task(Task.from_dict(message["task"]), message["overrides"], sys.stderr)
+        result["worker_peak_mb"] = round(
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
         sys.stderr.flush()
         protocol.write(json.dumps(result, ensure_ascii=False, default=str) + "\n")
     return 0

@@ -76,7 +76,8 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def take_on_persona(workdir: Path, settings: Any, flag_mode: str | None) -> dict[str, Any] | str:
+def take_on_persona(workdir: Path, settings: Any, flag_mode: str | None,
+                    flag_model: str | None = None) -> dict[str, Any] | str:
     """The settings the persona ``settings.agent`` changes (``agent``, ``model``,
     ``approval_mode``), or what is wrong when there is no such persona. What the persona
     asked for but does not get, and the problems of the persona files, are said on stderr.
@@ -85,6 +86,7 @@ def take_on_persona(workdir: Path, settings: Any, flag_mode: str | None) -> dict
         workdir: The project folder.
         settings: The settings read so far.
         flag_mode: The ``--approval-mode`` given on the command line, if any.
+        flag_model: The ``--model`` given on the command line, if any (it wins).
     """
     from ..core.personas import load_personas, persona_changes
 
@@ -94,7 +96,7 @@ def take_on_persona(workdir: Path, settings: Any, flag_mode: str | None) -> dict
         for problem in catalog.problems:
             say(f"agent-tui: warning: {problem}")
         return catalog.unknown(settings.agent)
-    changes = persona_changes(persona, settings, flag_mode)
+    changes = persona_changes(persona, settings, flag_mode, flag_model)
     for note in changes.notes:
         say(f"agent-tui: warning: {note}")
     return changes.settings

@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     if settings.agent:
         from .agents_cli import take_on_persona
 
-        taken = take_on_persona(workdir, settings, args.approval_mode)
+        taken = take_on_persona(workdir, settings, args.approval_mode, args.model)
         if isinstance(taken, str):
             return usage_error(parser, taken)
         persona_settings = taken

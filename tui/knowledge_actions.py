@@ -64,8 +64,13 @@ class KnowledgeActions:
             self.memory = await asyncio.to_thread(_open_memory, self.app.workdir, settings)
             # Once start-up's imports are done: the first memory_search then answers at once.
             self.app.set_timer(WARM_MEMORY_AFTER_S, self._warm_memory)
+        first = self.knowledge is None
         self.knowledge = knowledge
         self.offer_commands()
+        if first and (persona := knowledge.persona) is not None:
+            # Started with --agent (or the agent setting): say which role the session has.
+            self.app.notify(visible(f"Persona: {persona.name} — {persona.description}"),
+                            markup=False, timeout=4)
         for problem in knowledge.problems:
             if problem not in self._told_problems:
                 self._told_problems.add(problem)

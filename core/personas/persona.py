@@ -7,7 +7,7 @@ approval mode. What widens what the agent may do (another model, a more permissi
 comes only from a source that may grant it: a bundled persona, the person's own, or a
 trusted project's. What narrows it (the tool limit, a stricter mode) applies from any
 source. A persona's mode is never more permissive than an ``--approval-mode`` given on the
-command line.
+command line, and a ``--model`` given there wins over the persona's at start-up.
 """
 
 from __future__ import annotations
@@ -151,8 +151,8 @@ class PersonaChanges:
     notes: list[str] = field(default_factory=list)
 
 
-def persona_changes(persona: Persona, settings: Any,
-                    flag_mode: str | None = None) -> PersonaChanges:
+def persona_changes(persona: Persona, settings: Any, flag_mode: str | None = None,
+                    flag_model: str | None = None) -> PersonaChanges:
     """The settings ``persona`` changes, from ``settings`` as they are.
 
     Args:
@@ -160,11 +160,17 @@ def persona_changes(persona: Persona, settings: Any,
         settings: The session's settings (``model``, ``approval_mode``).
         flag_mode: The ``--approval-mode`` given on the command line, if any: the persona's
             mode is never more permissive.
+        flag_model: The ``--model`` given on the command line when the session starts, if
+            any: it wins over the persona's.
     """
     changes = PersonaChanges({"agent": persona.name})
     where = f"{persona.path} ({persona.source})"
     if persona.model and persona.model != settings.model:
-        if persona.may_grant:
+        if flag_model is not None:
+            changes.notes.append(
+                f"{where}: the model {persona.model} was not switched to: --model "
+                f"{flag_model} on the command line wins.")
+        elif persona.may_grant:
             changes.settings["model"] = persona.model
         else:
             changes.notes.append(

@@ -118,6 +118,12 @@ def test_a_personas_model_is_used_and_needs_no_model_flag(fake_provider, tmp_pat
     assert stream(done)[0]["model"] == "openai/persona-model"
     assert fake_provider.requests[0].body["model"] == "persona-model"
 
+    fake_provider.script(Reply(text="ok"))
+    flagged = agent_tui("-p", "hi", "--agent", "cheap", "--output-format", "stream-json",
+                        *fake_flags(fake_provider), cwd=root)
+    assert stream(flagged)[0]["model"] == "openai/fake-model"  # --model wins
+    assert "--model openai/fake-model on the command line wins" in flagged.stderr
+
 
 def test_the_command_lines_mode_caps_the_personas(fake_provider, tmp_path):
     root = project(tmp_path)
@@ -139,18 +145,22 @@ def test_the_command_lines_mode_caps_the_personas(fake_provider, tmp_path):
 def test_an_untrusted_projects_persona_does_not_widen_until_trusted(fake_provider, tmp_path):
     root = project(tmp_path)
     project_persona(root, "wild", "---\nmodel: openai/other\napproval-mode: yolo\n---\nGo.\n")
+    (root / ".home").mkdir()
+    config = root / ".home" / "config.toml"
+    config.write_text('model = "openai/fake-model"\n')
+    flags = ["--agent", "wild", "--output-format", "stream-json",
+             "--api-base", fake_provider.openai_base, "--api-key", "sk-test"]
     fake_provider.script(Reply(text="ok"), Reply(text="ok"))
 
-    done = agent_tui("-p", "hi", "--agent", "wild", "--output-format", "stream-json",
-                     *fake_flags(fake_provider), cwd=root)
+    done = agent_tui("-p", "hi", *flags, cwd=root)
     start = stream(done)[0]
     assert (start["model"], start["approval_mode"]) == ("openai/fake-model", "default")
-    assert "until you trust the folder" in done.stderr
+    assert "may not choose the model until you trust the folder" in done.stderr
+    assert "may only make the mode stricter" in done.stderr
     assert "Go." in fake_provider.requests[0].messages[0]["content"]  # its prompt still counts
 
-    (root / ".home" / "config.toml").write_text(f'trusted_projects = ["{root.resolve()}"]\n')
-    trusted = agent_tui("-p", "hi", "--agent", "wild", "--output-format", "stream-json",
-                        *fake_flags(fake_provider), cwd=root)
+    config.write_text(f'model = "openai/fake-model"\ntrusted_projects = ["{root.resolve()}"]\n')
+    trusted = agent_tui("-p", "hi", *flags, cwd=root)
     start = stream(trusted)[0]
     assert (start["model"], start["approval_mode"]) == ("openai/other", "yolo")
 

@@ -115,3 +115,21 @@ async def test_a_persona_taken_on_at_start_survives_a_config_reload(fake_provide
         assert '<persona name="reviewer"' in fake_provider.requests[0].messages[0]["content"]
         app.reload_settings()  # config.toml changed
         assert (app.settings.agent, app.settings.approval_mode) == ("reviewer", "plan")
+
+
+async def test_an_edited_persona_file_is_read_again(fake_provider, tmp_path):
+    folder = tmp_path / ".agent-tui" / "agents"
+    folder.mkdir(parents=True)
+    persona = folder / "docs.md"
+    persona.write_text("---\ntools: read_file\n---\nVersion one of the role.\n")
+    fake_provider.script(Reply(text="ok"))
+    app = app_for(fake_provider, tmp_path, agent="docs")
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "hello")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1)
+        assert "Version one" in fake_provider.requests[0].messages[0]["content"]
+        assert any("Persona: docs" in str(n.message) for n in app._notifications)
+
+        persona.write_text("---\ntools: read_file, ls\n---\nVersion two of the role.\n")
+        await until(pilot, lambda: "Version two" in app.agent.messages[0]["content"])
+        assert app.agent.registry.names == ["read_file", "ls", "rehydrate"]

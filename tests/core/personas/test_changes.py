@@ -52,3 +52,9 @@ def test_an_untrusted_projects_persona_only_narrows():
 
     stricter = persona(mode="plan", may_grant=False, source="project")
     assert persona_changes(stricter, settings()).settings["approval_mode"] == "plan"
+
+
+def test_the_command_lines_model_wins_at_start():
+    changes = persona_changes(persona(model="openai/strong"), settings(), None, "openai/base")
+    assert changes.settings == {"agent": "p"}
+    assert "--model openai/base on the command line wins" in changes.notes[0]

@@ -42,6 +42,7 @@ FORWARDED_OPTIONS: tuple[tuple[str, str], ...] = (
     ("context_window", "--context-window"),
     ("tool_protocol", "--tool-protocol"),
     ("sandbox", "--sandbox"),
+    ("agent", "--agent"),
 )
 """Workbench flags with a value that every browser connection's workbench gets: (dest, flag)."""
 FORWARDED_SWITCHES: tuple[tuple[str, str], ...] = (
@@ -170,6 +171,12 @@ def serve_main(argv: list[str]) -> int:
     workdir = Path(args.path or ".").expanduser().resolve()
     if not workdir.is_dir():
         return usage_error(parser, f"{workdir} is not a folder; pass a project folder.")
+    if args.agent:
+        from ..core.personas import load_personas
+
+        catalog = load_personas(workdir)
+        if catalog.get(args.agent) is None:  # said once here, not in every browser tab
+            return usage_error(parser, catalog.unknown(args.agent))
     try:
         listener = bind(args.port)
     except OSError as exc:

@@ -181,3 +181,14 @@ def test_the_agent_setting_in_config_toml(fake_provider, tmp_path):
     assert "agent ignored because this folder is not trusted" in done.stderr
     assert stream(done)[0]["approval_mode"] == "plan"
     assert '<persona name="architect"' in fake_provider.requests[0].messages[0]["content"]
+
+
+def test_serve_passes_agent_on_and_refuses_an_unknown_one(tmp_path):
+    from agent_tui.tui.cli_parser import build_parser
+    from agent_tui.tui.serve import workbench_command
+
+    args = build_parser().parse_args(["--agent", "reviewer"])
+    assert "--agent reviewer" in workbench_command(args, tmp_path)
+    done = agent_tui("serve", "--agent", "revewer", "--port", "0", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "no persona called 'revewer'" in done.stderr

@@ -241,7 +241,11 @@ def _personas_text(current: Any, catalog: Any) -> str:
     if current is None:
         lines = ["No persona is on. /agent NAME takes one on; /agent off leaves it."]
     else:
-        lines = [f"Persona: {current.name} ({current.source}, {current.path})"]
+        tools = ", ".join(current.tools) if current.tools else "every tool"
+        lines = [f"Persona: {current.name} ({current.source}, {current.path})",
+                 f"  model: {current.model or 'the session’s'} · mode: "
+                 f"{current.approval_mode or 'the session’s'} · tools: {tools}",
+                 "/agent NAME switches; /agent off leaves it."]
     lines.append("Personas:" if len(catalog) else "No personas found.")
     for persona in catalog:
         mark = "▸" if current is not None and persona.name == current.name else " "

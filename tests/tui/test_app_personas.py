@@ -79,8 +79,8 @@ async def test_agent_alone_lists_and_an_unknown_name_says_which_exist(fake_provi
         await type_prompt(pilot, "/agent docs")
         await until(pilot, lambda: app.settings.agent == "docs")
         await type_prompt(pilot, "/agent")
-        await until(pilot, lambda: any("Persona: docs (project" in n for n in notices(app)))
-        shown = next(n for n in notices(app) if "Persona: docs (project" in n)
+        await until(pilot, lambda: any("Persona: docs (project, " in n for n in notices(app)))
+        shown = next(n for n in notices(app) if "Persona: docs (project, " in n)
         assert "model: the session’s · mode: the session’s · tools: every tool" in shown
         assert "▸ docs" in shown
 

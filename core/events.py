@@ -282,6 +282,22 @@ class TurnUsage(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class RoundEnded(Event):
+    """A round of autonomous mode ended: the player worked, the coach reviewed.
+
+    Attributes:
+        round: The round's number, from 1.
+        approved: The coach approved the work.
+        review: The coach's review (its feedback when it did not approve).
+    """
+
+    type: ClassVar[str] = "round"
+    round: int
+    approved: bool
+    review: str
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorEvent(Event):
     """Something went wrong; ``message`` says what and what to do."""
 

@@ -62,6 +62,17 @@ def main(argv: list[str] | None = None) -> int:
     workdir = Path(args.path or os.getcwd()).expanduser().resolve()
     if not workdir.is_dir():
         return usage_error(parser, f"{workdir} is not a folder; pass a project folder.")
+    rounds = 0
+    if args.autonomous:
+        problem = _take_requirements(args)
+        if problem:
+            return usage_error(parser, problem)
+        from ..core.autonomous import DEFAULT_ROUNDS
+
+        # --max-turns counts rounds here; each run keeps its configured model-call limit.
+        rounds, args.max_turns = args.max_turns or DEFAULT_ROUNDS, None
+    elif args.requirements or args.coach_model:
+        return usage_error(parser, "--requirements and --coach-model go with --autonomous.")
     prompt = None
     if args.prompt is not None:
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
@@ -144,6 +155,12 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_OK
         import asyncio
 
+        if args.autonomous:
+            from .autonomous_run import run_autonomous
+
+            return asyncio.run(run_autonomous(settings, workdir, prompt, args.output_format,
+                                              rounds=rounds, coach_model=args.coach_model,
+                                              session=session))
         from .headless import run_headless
 
         return asyncio.run(run_headless(settings, workdir, prompt, args.output_format,
@@ -154,6 +171,25 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         close_session(session)
+
+
+def _take_requirements(args: argparse.Namespace) -> str | None:
+    """Put ``--autonomous``'s requirements in ``args.prompt``; what is wrong, if anything."""
+    if args.image or args.preview:
+        return "--image and --preview do not go with --autonomous."
+    if args.requirements is not None:
+        if args.prompt is not None:
+            return "give the requirements once: -p TEXT or --requirements FILE, not both."
+        try:
+            args.prompt = args.requirements.expanduser().read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            return f"cannot read the requirements {args.requirements}: {exc}."
+        if not args.prompt.strip():
+            return f"the requirements file {args.requirements} is empty."
+    elif args.prompt is None:
+        return ("--autonomous needs the requirements: -p TEXT or --requirements FILE (in the "
+                "workbench, /auto REQUIREMENTS).")
+    return None
 
 
 def replay_main(argv: list[str]) -> int:

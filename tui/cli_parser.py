@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from ..core import __version__
@@ -80,7 +81,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-turns",
         type=_positive_int,
         metavar="N",
-        help="model calls allowed in one run (default: 100)",
+        help="model calls allowed in one run (default: 100); with --autonomous, the "
+        "player-coach rounds (default: 5)",
+    )
+    parser.add_argument(
+        "--autonomous",
+        action="store_true",
+        help="headless coach-player mode: a player implements the requirements (-p or "
+        "--requirements), a coach reviews the work, until the coach approves",
+    )
+    parser.add_argument(
+        "--requirements",
+        metavar="FILE",
+        type=Path,
+        help="with --autonomous: read the requirements from FILE",
+    )
+    parser.add_argument(
+        "--coach-model",
+        metavar="MODEL",
+        help="with --autonomous: the coach's model (default: the player's)",
     )
     parser.add_argument(
         "--context-window",

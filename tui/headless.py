@@ -9,6 +9,7 @@ are written as visible pictures (``␛``), never raw. JSON escapes control chara
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -23,7 +24,9 @@ from ..core.events import (
     ApprovalDecided,
     ErrorEvent,
     Event,
+    EventSink,
     Preview,
+    RoundEnded,
     RunResult,
     SessionStart,
     StreamRestart,
@@ -55,21 +58,30 @@ class HeadlessPrinter:
         self.out = out
         self.err = err
 
-    def handle(self, event: Event) -> None:
-        """Print one event as the output format wants it."""
+    def handle(self, event: Event, role: str | None = None) -> None:
+        """Print one event as the output format wants it.
+
+        ``role`` names the agent it came from when two work together (autonomous mode's
+        ``player`` and ``coach``): stream-json carries it, the text lines start with it, and
+        a run's result is then not the final one (the caller prints that).
+        """
         if self.output_format == "stream-json":
-            self.out.write(json.dumps(event.to_dict(), ensure_ascii=False, default=str) + "\n")
+            data = event.to_dict()
+            if role is not None:
+                data["role"] = role
+            self.out.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
             self.out.flush()
             return
         if isinstance(event, RunResult):
-            self._finish(event)
+            if role is None:
+                self._finish(event)
             return
         if self.output_format == "json" and not isinstance(event, ErrorEvent | StreamRestart):
             return  # one JSON result at the end; only trouble is told on stderr on the way
         show = PROGRESS_LINES.get(type(event))
         line = show(event) if show is not None else None
         if line:
-            self.err.write(visible(line) + "\n")
+            self.err.write(visible(f"[{role}] {line}" if role else line) + "\n")
             self.err.flush()
 
     def _finish(self, result: RunResult) -> None:
@@ -99,6 +111,8 @@ PROGRESS_LINES: dict[type[Event], Callable[[Any], str | None]] = {
     ToolResultEvent: _result_line,
     StreamRestart: lambda e: f"  ↻ retry {e.attempt} in {e.delay:.1f}s: {e.reason}",
     ErrorEvent: lambda e: f"agent-tui: error: {e.message}",
+    RoundEnded: lambda e: (f"── round {e.round}: the coach approves" if e.approved
+                           else f"── round {e.round}: the coach asks for changes:\n{e.review}"),
     Preview: lambda e: preview_text(e),
 }
 """What the text formats tell the person on stderr, one line (or block) per event type."""
@@ -166,38 +180,14 @@ async def run_headless(
             return 2
         attached.append((loaded.shown, image_parts([loaded])[0]))
     printer = HeadlessPrinter(output_format, out, err)
-    provider = LitellmProvider(settings)
     # stdout ends up in CI logs and pipes: it shows no key, as the workbench shows none.
     shown = RedactingSink(printer.handle, settings_secrets(settings))
     approver = HeadlessApprover(settings.approval_mode, preview=preview)
-    knowledge = await asyncio.to_thread(load_knowledge, workdir, settings, COMMANDS.names,
-                                        settings_secrets(settings))
-    memory = await asyncio.to_thread(open_project_memory, workdir, settings)
-    for problem in knowledge.problems:
-        err.write(f"agent-tui: warning: {visible(problem)}\n")
-    agent = Agent(provider, ToolRegistry(builtin_tools(settings)), settings, workdir, approver,
-                  shown, session=session.store if session else None, knowledge=knowledge,
-                  memory=memory)
-    approver.emit = agent.emit
-    if session is not None:
-        for warning in session.warnings:
-            err.write(f"agent-tui: warning: {visible(warning)}\n")
-        if session.log is not None:
-            agent.restore(session.log)
-    printer.handle(SessionStart(agent.session_id, provider.model, str(workdir),
+    agent = await headless_agent(settings, workdir, shown, approver, err, session=session)
+    knowledge = agent.knowledge
+    printer.handle(SessionStart(agent.session_id, agent.provider.model, str(workdir),
                                 settings.approval_mode, agent.tool_protocol))
-    from ..tools.discovered import discover_tools
-
-    discovered, problems = await discover_tools(settings, workdir)
-    for problem in problems:
-        err.write(f"agent-tui: warning: {visible(problem)}\n")
-    agent.use_external_tools(DISCOVERED_GROUP, discovered)
-    mcp = await start_mcp_servers(
-        workdir, lambda warning: err.write(f"agent-tui: warning: {visible(warning)}\n"))
-    if mcp is not None:
-        from ..tools.mcp import mcp_tools
-
-        agent.use_external_tools(MCP_GROUP, mcp_tools(mcp))
+    mcp = await lend_outside_tools(agent, settings, workdir, err)
     # `-p "/review 42"` runs a custom command, `-p "/mcp__docs__review app.py"` a server's
     # prompt, as the workbench does.
     try:
@@ -215,6 +205,51 @@ async def run_headless(
         if mcp is not None:
             await mcp.close()
     return 0 if result.ok else 1
+
+
+async def headless_agent(settings: Settings, workdir: Path, sink: EventSink,
+                         approver: HeadlessApprover, err: TextIO, *,
+                         session: OpenedSession | None = None,
+                         persona: Any = None) -> Agent:
+    """An agent for a run without a workbench: the project's knowledge and memory, the
+    session's history when it goes on from one; what is wrong with them said on ``err``.
+    ``persona`` (a ``core.personas.Persona``) replaces the one the settings name."""
+    knowledge = await asyncio.to_thread(load_knowledge, workdir, settings, COMMANDS.names,
+                                        settings_secrets(settings))
+    if persona is not None:
+        knowledge = dataclasses.replace(knowledge, persona=persona)
+    memory = await asyncio.to_thread(open_project_memory, workdir, settings)
+    for problem in knowledge.problems:
+        err.write(f"agent-tui: warning: {visible(problem)}\n")
+    agent = Agent(LitellmProvider(settings), ToolRegistry(builtin_tools(settings)), settings,
+                  workdir, approver, sink, session=session.store if session else None,
+                  knowledge=knowledge, memory=memory)
+    approver.emit = agent.emit
+    if session is not None:
+        for warning in session.warnings:
+            err.write(f"agent-tui: warning: {visible(warning)}\n")
+        if session.log is not None:
+            agent.restore(session.log)
+    return agent
+
+
+async def lend_outside_tools(agent: Agent, settings: Settings, workdir: Path,
+                             err: TextIO) -> Any:
+    """Give ``agent`` the project's discovered tools and its MCP servers' tools; returns the
+    servers (``core.mcp.McpManager``, to close after the run) or None."""
+    from ..tools.discovered import discover_tools
+
+    discovered, problems = await discover_tools(settings, workdir)
+    for problem in problems:
+        err.write(f"agent-tui: warning: {visible(problem)}\n")
+    agent.use_external_tools(DISCOVERED_GROUP, discovered)
+    mcp = await start_mcp_servers(
+        workdir, lambda warning: err.write(f"agent-tui: warning: {visible(warning)}\n"))
+    if mcp is not None:
+        from ..tools.mcp import mcp_tools
+
+        agent.use_external_tools(MCP_GROUP, mcp_tools(mcp))
+    return mcp
 
 
 MCP_START_S = 30.0

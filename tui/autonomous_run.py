@@ -1,0 +1,75 @@
+"""``agent-tui --autonomous``: the coach-player loop run headless.
+
+The player records into the run's session (``--resume`` goes on with it); the coach has a
+context of its own and no session. Every event is printed with its ``role``; the final
+result says whether the coach approved. Nothing here imports textual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from ..core.approval import HeadlessApprover
+from ..core.autonomous import coach_persona, coach_player
+from ..core.config import Settings
+from ..core.events import SessionStart
+from ..core.safety.redaction import RedactingSink, settings_secrets
+from ..core.sessions.start import OpenedSession
+from .headless import HeadlessPrinter, headless_agent, lend_outside_tools
+from .outside_text import visible
+
+
+async def run_autonomous(
+    settings: Settings, workdir: Path, requirements: str, output_format: str,
+    out: TextIO = sys.stdout, err: TextIO = sys.stderr, *, rounds: int,
+    coach_model: str | None = None, session: OpenedSession | None = None,
+) -> int:
+    """Alternate a player and a coach on ``requirements``; 0 when the coach approved, 1
+    when it did not within ``rounds`` or a model call failed."""
+    printer = HeadlessPrinter(output_format, out, err)
+    secrets = settings_secrets(settings)
+
+    def sink(role: str) -> RedactingSink:
+        return RedactingSink(lambda event: printer.handle(event, role), secrets)
+
+    both = RedactingSink(printer.handle, secrets)
+    player = await headless_agent(settings, workdir, sink("player"),
+                                  HeadlessApprover(settings.approval_mode), err,
+                                  session=session)
+    coach_settings = settings.model_copy(update={"model": coach_model}) if coach_model \
+        else settings
+    coach = await headless_agent(coach_settings, workdir, sink("coach"),
+                                 HeadlessApprover(settings.approval_mode), err,
+                                 persona=coach_persona())
+    for role, agent in (("player", player), ("coach", coach)):
+        printer.handle(SessionStart(agent.session_id, agent.provider.model, str(workdir),
+                                    settings.approval_mode, agent.tool_protocol), role)
+    mcp = await lend_outside_tools(player, settings, workdir, err)
+    try:
+        outcome = await coach_player(requirements, player, coach, rounds, both)
+    finally:
+        await asyncio.to_thread(player.close)
+        await asyncio.to_thread(coach.close)
+        if mcp is not None:
+            await mcp.close()
+    usage = sum((result.usage for _, result in outcome.results[1:]),
+                outcome.results[0][1].usage) if outcome.results else None
+    summary = {
+        "type": "result", "autonomous": True, "ok": outcome.approved,
+        "approved": outcome.approved, "rounds": outcome.rounds, "text": outcome.feedback,
+        "error": outcome.error, "session_id": player.session_id,
+        "usage": usage.to_dict() if usage is not None else None,
+    }
+    if output_format in ("json", "stream-json"):
+        out.write(json.dumps(summary, ensure_ascii=False) + "\n")
+    else:
+        verdict = (f"The coach approved after {outcome.rounds} round"
+                   f"{'' if outcome.rounds == 1 else 's'}." if outcome.approved else
+                   outcome.error or f"The coach did not approve after {outcome.rounds} rounds.")
+        out.write(visible(f"{verdict}\n\n{outcome.feedback}".rstrip()) + "\n")
+    out.flush()
+    return 0 if outcome.approved else 1

@@ -189,13 +189,14 @@ def test_a_turn_is_frozen_without_a_pause_and_everything_collected_when_away() -
     assert done.stdout.split() == ["True", "True", "True"]
 
 
-def test_highlighting_a_half_streamed_fence_imports_nothing_once_preloaded() -> None:
+def test_highlighting_a_half_streamed_or_unnamed_fence_imports_nothing_once_preloaded() -> None:
     script = ("import sys\n"
               "from agent_tui.tui.app import preload_highlighting\n"
               "from textual.highlight import highlight\n"
               "preload_highlighting()\n"
               "loaded = set(sys.modules)\n"
               "highlight('x', language='pyt')\n"
+              "highlight('def merge(base):\\n    return dict(base)', language=None)\n"
               "print(sorted(set(sys.modules) - loaded))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=True, timeout=60)

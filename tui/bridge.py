@@ -29,12 +29,18 @@ class AgentEvent(Message):
         self.event = event
 
 
+TEXT_GATHER_S = 0.01
+"""Seconds streamed text is gathered before it is redacted and posted (the answer on
+screen is drawn at most every 50 ms: this adds nothing it would show)."""
+
+
 class EventBridge(RedactingSink):
     """An ``EventSink`` that posts each engine event, redacted, to ``target`` as an ``AgentEvent``.
 
-    Streamed text is gathered for one turn of the event loop (a busy loop reads many chunks
-    at once), then redacted and posted as one message, in order with the events around it:
-    a fast stream costs the app one redaction and one message a turn, not one a chunk.
+    Streamed text is gathered for ``TEXT_GATHER_S``, then redacted and posted as one
+    message, in order with the events around it (any other event passes the text gathered
+    so far on first): a stream of 1,000 chunks a second costs the app about a hundred
+    redactions and messages a second, not a thousand.
 
     Args:
         target: Where the messages go (the app).
@@ -58,7 +64,7 @@ class EventBridge(RedactingSink):
                     self._pass_text()
                     return
                 self._text_scheduled = True
-                loop.call_soon(self._pass_text)
+                loop.call_later(TEXT_GATHER_S, self._pass_text)
             return
         self._pass_text()
         super().__call__(event)

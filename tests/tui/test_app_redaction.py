@@ -14,7 +14,7 @@ from agent_tui.core.events import (
 )
 from agent_tui.core.safety.redaction import REDACTED
 from agent_tui.tui.app import make_app
-from agent_tui.tui.bridge import EventBridge
+from agent_tui.tui.bridge import TEXT_GATHER_S, EventBridge
 from agent_tui.tui.widgets.assistant_block import AssistantBlock
 from agent_tui.tui.widgets.conversation import ToolBlock
 from agent_tui.tui.widgets.tool_log import ToolLog
@@ -124,7 +124,7 @@ async def test_text_of_one_loop_turn_is_posted_once_and_before_what_follows():
     assert [type(e).__name__ for e in target.events] == ["TextDelta", "ToolCallStarted"]
     assert target.events[0].text == "The answer is "
     bridge(TextDelta("more"))
-    await asyncio.sleep(0)
+    await asyncio.sleep(TEXT_GATHER_S * 3)
     assert target.events[-1].text == "more"
 
 
@@ -140,7 +140,7 @@ async def test_the_text_of_one_loop_turn_is_redacted_once_even_a_key_split_in_it
     for piece in ("Your key is sk-proj-Ab3d", "EfGh1jKlMnOpQrStUv and the pass", "word is hunt",
                   "er2hunter2hunter2", " ok "):
         bridge(TextDelta(piece))
-    await asyncio.sleep(0)
+    await asyncio.sleep(TEXT_GATHER_S * 3)
     assert len(fed) == 1  # one redaction for the turn's five pieces
     assert [e.text for e in target.events] == [f"Your key is {REDACTED} and the password is "
                                                f"{REDACTED} ok "]

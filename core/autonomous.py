@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .agent import Agent
-from .events import ErrorEvent, Event, RoundEnded, RunResult
+from .events import ErrorEvent, Event, LaneStarted, RoundEnded, RunResult
 from .personas import Persona
 
 APPROVED = "IMPLEMENTATION_APPROVED"
@@ -101,18 +101,21 @@ async def coach_player(requirements: str, player: Agent, coach: Agent, max_round
                        emit: Callable[[Event], None]) -> Outcome:
     """Alternate the player and the coach on ``requirements`` for at most ``max_rounds``.
 
-    ``emit`` hears a :class:`~agent_tui.core.events.RoundEnded` after each round, and an
+    ``emit`` hears a :class:`~agent_tui.core.events.LaneStarted` before each agent's part of
+    a round, a :class:`~agent_tui.core.events.RoundEnded` after each round, and an
     :class:`~agent_tui.core.events.ErrorEvent` when the rounds run out without approval.
     """
     feedback: str | None = None
     outcome = Outcome(False, 0)
     for number in range(1, max_rounds + 1):
         outcome.rounds = number
+        emit(LaneStarted(number, "player"))
         played = await player.run(player_prompt(requirements, feedback))
         outcome.results.append(("player", played))
         if not played.ok:
             outcome.error = f"the player stopped: {played.error}"
             return outcome
+        emit(LaneStarted(number, "coach"))
         review = await coach.run(coach_prompt(requirements, played.text, number))
         outcome.results.append(("coach", review))
         if not review.ok:

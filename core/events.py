@@ -282,6 +282,20 @@ class TurnUsage(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class LaneStarted(Event):
+    """In autonomous mode, the player or the coach starts its part of a round.
+
+    Attributes:
+        round: The round's number, from 1.
+        role: ``player`` or ``coach``.
+    """
+
+    type: ClassVar[str] = "lane"
+    round: int
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
 class RoundEnded(Event):
     """A round of autonomous mode ended: the player worked, the coach reviewed.
 

@@ -15,7 +15,7 @@ import asyncio
 import gc
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -31,6 +31,7 @@ from textual.widgets import Static
 from ..core import paths
 from ..core.config import APPROVAL_MODES, CheckedSettings, ConfigError
 from ..themes import STYLESHEET, THEMES
+from .autonomous_actions import AutonomousActions
 from .change_actions import ChangeActions
 from .commands import COMMANDS, SLASH_COMMANDS
 from .knowledge_actions import KnowledgeActions
@@ -178,6 +179,7 @@ class AgentApp(App[None]):
         self.changes = ChangeActions(self, self.sessions)
         self.knowledge = KnowledgeActions(self, SLASH_COMMANDS)
         self.outside_tools = OutsideTools(self)
+        self.autonomous = AutonomousActions(self)
         self.session_source = "startup"
         """What the next agent's ``SessionStart`` hooks are told: ``startup`` or ``clear``."""
         self._session_changes: dict[str, Any] = dict(persona_settings or {})
@@ -462,13 +464,34 @@ class AgentApp(App[None]):
     async def run_turn(self, text: str, command: CustomCommand | None = None,
                        images: tuple[tuple[str, ImagePart], ...] = ()) -> None:
         """The worker of one turn; cancelling it cancels the stream and kills tools."""
-        try:
-            agent = await self.ensure_agent()
-            self.outside_tools.offer_tools(agent)
+        async def one_prompt(agent: Agent) -> None:
             if command is None:
                 await agent.run(await self.outside_tools.expand(text), images=images)
             else:
                 await self.run_custom_command(agent, command, text)
+
+        await self._turn_of(one_prompt)
+
+    def start_work(self, work: Callable[[Agent], Awaitable[None]]) -> None:
+        """Run ``work`` with the session's agent as a turn (busy, Esc cancels, the queue
+        waits): what autonomous mode runs."""
+        if not self.settings.model:
+            self.notice(NO_MODEL, error=True)
+            return
+        self._set_busy(True)
+        self.view.prompt_shown = True
+        self.run_work(work)
+
+    @work(exclusive=True, group="turn", exit_on_error=False)
+    async def run_work(self, work: Callable[[Agent], Awaitable[None]]) -> None:
+        """The worker of :meth:`start_work`."""
+        await self._turn_of(work)
+
+    async def _turn_of(self, work: Callable[[Agent], Awaitable[None]]) -> None:
+        try:
+            agent = await self.ensure_agent()
+            self.outside_tools.offer_tools(agent)
+            await work(agent)
         except asyncio.CancelledError:
             await self.view.finish_assistant()
             self.notice("Cancelled: the stream was stopped and running tools were killed.")

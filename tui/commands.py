@@ -32,6 +32,8 @@ class CommandHost(Workbench, Protocol):
     sessions: SessionActions
     changes: ChangeActions
     knowledge: Any
+    autonomous: Any
+    """Autonomous mode (:class:`~agent_tui.tui.autonomous_actions.AutonomousActions`)."""
     outside_tools: Any
     """MCP servers and discovered tools (:class:`~agent_tui.tui.outside_tools.OutsideTools`)."""
     """The session's knowledge actions (:class:`~agent_tui.tui.knowledge_actions.KnowledgeActions`)."""
@@ -285,6 +287,10 @@ def _theme_choices(app: CommandHost) -> Iterator[tuple[str, str]]:
 # -- knowledge: instructions, memory, skills, hooks -------------------------------------
 
 
+async def _auto(app: CommandHost, arg: str) -> None:
+    await app.autonomous.command(arg)
+
+
 async def _init(app: CommandHost, arg: str) -> None:
     from ..core.prompts import INIT_PROMPT
     from .widgets.conversation import UserBlock
@@ -381,6 +387,10 @@ COMMANDS = SlashRegistry([
     SlashCommand("/export", "Write the session as Markdown: /export [FILE]",
                  "write the session as Markdown (default: agent-tui-ID.md in the project)",
                  _export, args="[FILE]"),
+    SlashCommand("/auto", "Autonomous mode: /auto REQUIREMENT (adds it; coach-player on all)",
+                 "add a requirement to the accumulated ones and run the coach-player loop on "
+                 "them (`@FILE` reads it from a file; alone: the list; `clear` forgets them)",
+                 _auto, args="[REQUIREMENT|@FILE|clear]", wait_note="before /auto"),
     SlashCommand("/init", "Have the agent explore the project and write AGENTS.md: /init [FOCUS]",
                  "have the agent explore the project and write an AGENTS.md (you approve "
                  "the write)", _init, args="[FOCUS]", wait_note="before /init"),

@@ -382,6 +382,18 @@ class EventView:
         gauge.turn_cost = event.usage.cost
         gauge.session_cost = event.session.cost
 
+    @shows(ev.LaneStarted)
+    async def _lane(self, event: ev.LaneStarted) -> None:
+        await self.finish_assistant()
+        what = "implementing" if event.role == "player" else "reviewing the player's work"
+        self.panes.notice(f"▌ {event.role.capitalize()} · round {event.round}: {what}")
+
+    @shows(ev.RoundEnded)
+    async def _round(self, event: ev.RoundEnded) -> None:
+        await self.finish_assistant()
+        verdict = "the coach approves" if event.approved else "the coach asks for changes"
+        self.panes.notice(f"Round {event.round}: {verdict}.")
+
     @shows(ev.ErrorEvent)
     async def _error(self, event: ev.ErrorEvent) -> None:
         await self.finish_assistant()

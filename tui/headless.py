@@ -25,6 +25,7 @@ from ..core.events import (
     ErrorEvent,
     Event,
     EventSink,
+    LaneStarted,
     Preview,
     RoundEnded,
     RunResult,
@@ -111,6 +112,7 @@ PROGRESS_LINES: dict[type[Event], Callable[[Any], str | None]] = {
     ToolResultEvent: _result_line,
     StreamRestart: lambda e: f"  ↻ retry {e.attempt} in {e.delay:.1f}s: {e.reason}",
     ErrorEvent: lambda e: f"agent-tui: error: {e.message}",
+    LaneStarted: lambda e: f"── round {e.round}: the {e.role}",
     RoundEnded: lambda e: (f"── round {e.round}: the coach approves" if e.approved
                            else f"── round {e.round}: the coach asks for changes:\n{e.review}"),
     Preview: lambda e: preview_text(e),

@@ -114,3 +114,31 @@ def test_what_counts_as_approval():
     assert approves("Checked everything.\n\n**IMPLEMENTATION_APPROVED**")
     assert not approves("Not IMPLEMENTATION_APPROVED yet: fix the test.")
     assert not approves("1. answer() must return 2")
+
+
+async def test_auto_in_the_workbench_accumulates_and_shows_both_lanes(tmp_path):
+    from agent_tui.tui.widgets.conversation import NoticeBlock
+    from tests.tui.test_app import SIZE, app_for, type_prompt, until
+
+    with FakeProvider(responder=Pair()) as fake:
+        app = app_for(fake, tmp_path, approval_mode="auto-edit")
+        async with app.run_test(size=SIZE) as pilot:
+            await type_prompt(pilot, "/auto answer() returns 2")
+            await until(pilot, lambda: not app.busy and any(
+                "approved after 2 rounds" in str(n.content) for n in app.query(NoticeBlock)),
+                timeout=60)
+            notices = [str(n.content) for n in app.query(NoticeBlock)]
+            assert "▌ Player · round 1: implementing" in notices
+            assert "▌ Coach · round 1: reviewing the player's work" in notices
+            assert "Round 1: the coach asks for changes." in notices
+            assert "Round 2: the coach approves." in notices
+            assert (tmp_path / "answer.py").read_text() == "def answer():\n    return 2\n"
+            # Accumulative: the next /auto carries both requirements.
+            await type_prompt(pilot, "/auto answer.py has a docstring")
+            await until(pilot, lambda: not app.busy and sum(
+                "the coach approves" in str(n.content) for n in app.query(NoticeBlock)) == 2,
+                timeout=60)
+            assert app.autonomous.accumulated() == (
+                "1. answer() returns 2\n2. answer.py has a docstring")
+        player = [r for r in fake.requests if r.method == "POST" and not is_coach(r)]
+        assert "2. answer.py has a docstring" in str(player[-1].messages)

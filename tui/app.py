@@ -61,7 +61,8 @@ if TYPE_CHECKING:
     from ..core.sessions.start import OpenedSession
     from ..tools.base import ImagePart
     from ..tools.browser.session import BrowserSession
-    from .approver import ApprovalNeeded, RulesRemembered, TuiApprover
+    from .approver import ApprovalNeeded, InboxChanged, RulesRemembered, TuiApprover
+    from .background import BackgroundSessions
     from .bridge import AgentEvent
     from .event_view import EventView
 
@@ -138,6 +139,8 @@ class AgentApp(App[None]):
         Binding("f6", "resize_side(4)", "Wider side", show=False, priority=True),
         Binding("f5", "resize_side(-4)", "Narrower side", show=False, priority=True),
         Binding("f7", "review_changes", "Review changes", show=False, priority=True),
+        Binding("f8", "open_inbox", "Approval inbox", show=False, priority=True),
+        Binding("f9", "switch_sessions", "Open sessions", show=False, priority=True),
     ]
 
     def __init__(self, settings: Settings | CheckedSettings, workdir: Path, *,
@@ -180,6 +183,8 @@ class AgentApp(App[None]):
         self.knowledge = KnowledgeActions(self, SLASH_COMMANDS)
         self.outside_tools = OutsideTools(self)
         self.autonomous = AutonomousActions(self)
+        self._background: BackgroundSessions | None = None
+        self._front_title = ""
         self.session_source = "startup"
         """What the next agent's ``SessionStart`` hooks are told: ``startup`` or ``clear``."""
         self._session_changes: dict[str, Any] = dict(persona_settings or {})
@@ -209,6 +214,20 @@ class AgentApp(App[None]):
 
             self._view = EventView(self)
         return self._view
+
+    @property
+    def background(self) -> BackgroundSessions:
+        """The open sessions besides the front one (loaded on first use)."""
+        if self._background is None:
+            from .background import BackgroundSessions
+
+            self._background = BackgroundSessions(self)
+        return self._background
+
+    @property
+    def has_approver(self) -> bool:
+        """Whether the approver was loaded (no call has waited before it is)."""
+        return self._approver is not None
 
     @property
     def approver(self) -> TuiApprover:
@@ -314,7 +333,10 @@ class AgentApp(App[None]):
                             exit_on_error=False)
 
     async def on_unmount(self) -> None:
-        """agent-tui is closing: end the MCP servers it started."""
+        """agent-tui is closing: end the MCP servers it started, release the background
+        sessions' logs."""
+        if self._background is not None:
+            await self._background.close_all()
         await self.outside_tools.close()
 
     def _leave_if_terminal_gone(self, fd: int) -> None:
@@ -458,6 +480,7 @@ class AgentApp(App[None]):
             return
         self._set_busy(True)
         self.view.prompt_shown = True
+        self._front_title = self._front_title or " ".join(text.split())[:48]
         self.run_turn(text, command, images)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
@@ -488,22 +511,32 @@ class AgentApp(App[None]):
         await self._turn_of(work)
 
     async def _turn_of(self, work: Callable[[Agent], Awaitable[None]]) -> None:
+        agent: Agent | None = None
         try:
             agent = await self.ensure_agent()
             self.outside_tools.offer_tools(agent)
             await work(agent)
         except asyncio.CancelledError:
-            await self.view.finish_assistant()
-            self.notice("Cancelled: the stream was stopped and running tools were killed.")
+            if agent is None or agent is self.agent:  # else it went to the background
+                await self.view.finish_assistant()
+                self.notice("Cancelled: the stream was stopped and running tools were killed.")
             raise
         except Exception as exc:  # the engine reports its own failures; this is a bug
             self.notice(f"Unexpected error: {type(exc).__name__}: {exc}", error=True)
         finally:
-            self._set_busy(False)
-            self._ring_if_away("The agent finished.")
-            self.call_later(self._next_in_queue)
-            self.call_later(self.knowledge.reload_pending)
-            self.set_timer(1.0, self._freeze_if_idle)
+            self.work_ended(agent)
+
+    def work_ended(self, agent: Agent | None) -> None:
+        """A prompt of ``agent`` ended: the front session takes its next queued prompt; a
+        session in the background (sent there meanwhile, or started there) its own."""
+        if agent is not None and agent is not self.agent:
+            self.background.ended(agent)
+            return
+        self._set_busy(False)
+        self._ring_if_away("The agent finished.")
+        self.call_later(self._next_in_queue)
+        self.call_later(self.knowledge.reload_pending)
+        self.set_timer(1.0, self._freeze_if_idle)
 
     async def run_custom_command(self, agent: Agent, command: CustomCommand,
                                  line: str) -> None:
@@ -554,23 +587,49 @@ class AgentApp(App[None]):
         self.busy = busy
         self.status.busy = busy
 
-    async def build_agent(self, settings: Settings) -> Agent:
-        """An agent of this session with ``settings``: its log, its browser, the project's
-        knowledge and memory."""
+    set_busy = _set_busy
+
+    async def queue_prompt(self, text: str, command: CustomCommand | None = None,
+                           images: tuple[tuple[str, ImagePart], ...] = ()) -> None:
+        """Show ``text`` as the person's prompt and run it, after the running turn if any."""
+        block = UserBlock(text, queued=self.busy, images=tuple(name for name, _ in images))
+        await self.conversation.add(block)
+        if self.busy:
+            self.queue.append((text, block, command, images))
+            self.status.queued = len(self.queue)
+        else:
+            self.start_turn(text, command, images)
+
+    def front_title(self) -> str:
+        """The front session's first prompt (or its id), for the session switcher."""
+        return self._front_title or f"session {self.session_id}"
+
+    def session_label(self, session_id: str) -> str:
+        """How the approval inbox names ``session_id``."""
+        return self.background.label(session_id)
+
+    _NO_SESSION: Any = object()
+
+    async def build_agent(self, settings: Settings, *, session_id: str | None = None,
+                          opened: OpenedSession | None = _NO_SESSION) -> Agent:
+        """An agent with ``settings``: its log, its browser, the project's knowledge and
+        memory; of the front session unless ``session_id`` and ``opened`` name another."""
         from ..core.agent import Agent
         from ..core.providers.litellm import LitellmProvider, load_litellm
         from ..core.safety.redaction import settings_secrets
         from ..tools.builtin import builtin_tools
         from ..tools.registry import ToolRegistry
-        from .bridge import EventBridge
+        from .background import SessionBridge
 
         await asyncio.to_thread(load_litellm)
         knowledge = await self.knowledge.ready()
-        opened = self.opened
+        if opened is self._NO_SESSION:
+            opened = self.opened
+        session_id = session_id or self.session_id
         agent = Agent(LitellmProvider(settings), ToolRegistry(builtin_tools(settings)),
-                      settings, self.workdir, self.approver,
-                      EventBridge(self, settings_secrets(settings)),
-                      session_id=self.session_id, session=opened.store if opened else None,
+                      settings, self.workdir, self.approver.for_session(session_id),
+                      SessionBridge(self, session_id, settings_secrets(settings)),
+                      session_id=session_id, session=opened.store if opened else None,
                       knowledge=knowledge, memory=self.knowledge.memory)
         agent.session_source = self.session_source
         # The browser belongs to the session, not to one agent (/model makes a new one).
@@ -603,6 +662,14 @@ class AgentApp(App[None]):
     # -- engine events and recorded sessions -------------------------------------------
 
     async def on_agent_event(self, message: AgentEvent) -> None:
+        session_id = getattr(message, "session_id", None)
+        if session_id is not None and (
+                session_id != self.session_id or getattr(message, "sequence", 0)
+                < (self._background.shown_from.get(session_id, 0) if self._background else 0)):
+            # A background session's, or the front one's from before its redraw (its log
+            # has it): kept for the switcher, not drawn.
+            self.background.record(session_id, message.event)
+            return
         try:
             await self.view.show(message.event)
         except NoMatches:
@@ -645,8 +712,14 @@ class AgentApp(App[None]):
         self.workers.cancel_group(self, "turn")
         self.agent = None
         self.close_browser()
+        await self.clear_panes(session_id)
+
+    async def clear_panes(self, session_id: str) -> None:
+        """Empty the panes for ``session_id``, which the front shows from now on."""
         self.session_id = session_id
+        self._front_title = ""
         self.queue.clear()
+        self.status.queued = 0
         self.view.reset()
         await self.conversation.remove_children()
         self.query_one(ToolLog).clear()
@@ -656,13 +729,27 @@ class AgentApp(App[None]):
     # -- approvals ---------------------------------------------------------------------
 
     def on_approval_needed(self, message: ApprovalNeeded) -> None:
+        if message.session_id and message.session_id != self.session_id:
+            self.notify(f"Background session {message.session_id} waits for approval: "
+                        f"{message.request.summary} (F8: the inbox)", markup=False, timeout=6)
+            self._ring_if_away("A background session waits for your approval.")
+            self.background.changed()
+            return
         self.view.awaiting_approval(message.call_id)
         self._ring_if_away("The agent waits for your approval.")
+
+    def on_inbox_changed(self, message: InboxChanged) -> None:
+        self.status.inbox = message.waiting
+        self.background.changed()
 
     def on_rules_remembered(self, message: RulesRemembered) -> None:
         # Saved or not, the rules apply until agent-tui exits; a new agent (/model) keeps them.
         fresh = [rule for rule in message.saved.rules if rule not in self.settings.allow_rules]
         self.update_settings(allow_rules=[*self.settings.allow_rules, *fresh])
+
+    def ring_if_away(self, message: str) -> None:
+        """Ring the bell and show ``message`` when the window is not focused."""
+        self._ring_if_away(message)
 
     def _ring_if_away(self, message: str) -> None:
         if not self._window_focused and self.settings.notify_bell:
@@ -724,6 +811,21 @@ class AgentApp(App[None]):
         """Shift+Tab: default -> auto-edit -> plan -> yolo -> default."""
         current = APPROVAL_MODES.index(self.settings.approval_mode)
         self.set_mode(APPROVAL_MODES[(current + 1) % len(APPROVAL_MODES)])
+
+    def action_open_inbox(self) -> None:
+        """F8: every call of every session waiting for approval (as ``/inbox``)."""
+        self.approver.open_inbox()
+
+    def action_switch_sessions(self) -> None:
+        """F9: the open sessions, front and background; bring one to the front."""
+        from .screens.session_switcher import SessionSwitcher
+
+        self.push_screen(SessionSwitcher(self.background), self._switch_chosen)
+
+    async def _switch_chosen(self, session_id: str | None) -> None:
+        if session_id is not None and session_id != self.session_id:
+            if await self.background.bring_to_front(session_id):
+                self.notify(f"Now in front: session {session_id}.", markup=False, timeout=3)
 
     def action_browse_sessions(self) -> None:
         """Ctrl+R: the session browser (as ``/sessions``)."""

@@ -34,6 +34,10 @@ class CommandHost(Workbench, Protocol):
     knowledge: Any
     autonomous: Any
     """Autonomous mode (:class:`~agent_tui.tui.autonomous_actions.AutonomousActions`)."""
+    background: Any
+    """The background sessions (:class:`~agent_tui.tui.background.BackgroundSessions`)."""
+    approver: Any
+    """The approver and its inbox (:class:`~agent_tui.tui.approver.TuiApprover`)."""
     outside_tools: Any
     """MCP servers and discovered tools (:class:`~agent_tui.tui.outside_tools.OutsideTools`)."""
     """The session's knowledge actions (:class:`~agent_tui.tui.knowledge_actions.KnowledgeActions`)."""
@@ -61,15 +65,22 @@ class CommandHost(Workbench, Protocol):
 
     def call_later(self, callback: Any, *args: Any) -> bool: ...
 
+    def action_switch_sessions(self) -> None: ...
+
 KEYS_HELP = """\
 **Keys** — Enter send · Ctrl+J new line · ↑/↓ history · Esc cancel the running turn ·
 Shift+Tab cycle approval mode · F2 side panel · F3 tool log · F4 todos ·
 F5/F6 narrow/widen the side panel · F7 review the changes (/diff) ·
+F8 approval inbox · F9 open sessions (front and background) ·
 Ctrl+↑ to the conversation, then j/k between blocks, Esc back to the prompt ·
 Enter expands a tool block · c copies a block · Ctrl+P command palette · Ctrl+Q quit
 
 **Approvals** — y allow once · a allow always · n deny · d deny with a reason ·
-e edit before it runs · Esc deny · space ticks/unticks an edit's hunk, j/k move between hunks
+e edit before it runs · Esc deny · space ticks/unticks an edit's hunk, j/k move between hunks ·
+i answer it later in the inbox
+
+**Inbox (F8, /inbox)** — every call of every session waiting: j/k move · y allow once ·
+n deny · a always allow in its session · d details · r allow every read-only call
 
 **Review (F7, /diff)** — j/k hunk · n/p or Tab file · a/r accept/reject the hunk ·
 A/R the whole file · q close; a rejection is reverted on disk at once, and the model hears
@@ -338,6 +349,35 @@ async def _export(app: CommandHost, arg: str) -> None:
     await app.sessions.export(arg)
 
 
+async def _background(app: CommandHost, arg: str) -> None:
+    if not arg.strip():
+        app.notice("Usage: /bg PROMPT starts a session that works on PROMPT in the "
+                   "background; F9 lists the open sessions.", error=True)
+        return
+    if not app.settings.model:
+        app.notice(NO_MODEL, error=True)
+        return
+    session = await app.background.spawn(arg.strip())
+    if session is not None:
+        app.notice(f"Background session {session.session_id} started: {session.title} "
+                   "(F9 lists the open sessions; its approvals wait in the inbox, F8).")
+
+
+async def _inbox(app: CommandHost, arg: str) -> None:
+    app.approver.open_inbox()
+
+
+async def _switch(app: CommandHost, arg: str) -> None:
+    if arg.strip():
+        if arg.strip() == app.session_id:
+            app.notice(f"Session {arg.strip()} is in front already.")
+        elif not await app.background.bring_to_front(arg.strip()):
+            app.notice(f"No open background session {arg.strip()}; F9 lists them.",
+                       error=True)
+        return
+    app.action_switch_sessions()
+
+
 async def _undo(app: CommandHost, arg: str) -> None:
     await app.changes.undo()
 
@@ -387,6 +427,16 @@ COMMANDS = SlashRegistry([
     SlashCommand("/export", "Write the session as Markdown: /export [FILE]",
                  "write the session as Markdown (default: agent-tui-ID.md in the project)",
                  _export, args="[FILE]"),
+    SlashCommand("/bg", "Start a session in the background: /bg PROMPT",
+                 "start another session that works on the prompt in the background, in this "
+                 "project; its approvals wait in the inbox", _background, args="PROMPT"),
+    SlashCommand("/switch", "The open sessions; bring one to the front: /switch [ID] (F9)",
+                 "list the open sessions (front and background) with their states, or bring "
+                 "one to the front; the front one goes on in the background", _switch,
+                 args="[ID]"),
+    SlashCommand("/inbox", "Every call of every session waiting for approval (F8)",
+                 "the approval inbox: every call waiting, from every session; answer with "
+                 "single keys, read-only ones in bulk", _inbox),
     SlashCommand("/auto", "Autonomous mode: /auto REQUIREMENT (adds it; coach-player on all)",
                  "add a requirement to the accumulated ones and run the coach-player loop on "
                  "them (`@FILE` reads it from a file; alone: the list; `clear` forgets them)",

@@ -281,6 +281,10 @@ class EventView:
         self._tool_log.update_call(call_id, status=status, duration=duration, output=output,
                                    note=note)
 
+    def streamed_text(self) -> str:
+        """The answer being streamed so far ("" when none is)."""
+        return self._assistant.text if self._assistant is not None else ""
+
     def awaiting_approval(self, call_id: str) -> None:
         """The call waits for the person's approval."""
         self._update_tool(call_id, status="approval")

@@ -421,7 +421,7 @@ async def test_the_title_names_the_tool_the_call_the_reason_and_the_queue(
         assert str(screen.query_one("#tool-name", Label).content) == "shell"
         assert str(screen.query_one("#summary", Label).content) == "shell: rm -r build"
         assert text_of(pilot, "#why") == "Needs approval: runs a command"
-        assert str(screen.query_one("#waiting", Label).content) == "2 more waiting"
+        assert str(screen.query_one("#waiting", Label).content) == "2 more waiting (i: inbox)"
         assert text_of(pilot, "#working-dir") == "working dir: . (the project folder)"
         screen.waiting = 0
         await pilot.pause()

@@ -49,7 +49,21 @@ SCOPE_KEYS: tuple[tuple[str, Scope, str], ...] = (
 """The keys that pick how long "always allow" lasts, and what each says."""
 
 
-class ApprovalScreen(ModalScreen[Decision]):
+class AnswerInInbox:
+    """What the modal returns when the person leaves the call for the approval inbox."""
+
+    def __repr__(self) -> str:
+        return "ANSWER_IN_INBOX"
+
+
+ANSWER_IN_INBOX = AnswerInInbox()
+"""The modal's answer "not now: show me every call waiting" (``i``)."""
+
+ApprovalAnswer = Decision | AnswerInInbox
+"""What the modal returns: the decision, or "answer it in the inbox"."""
+
+
+class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     """Shows one call that needs approval and returns the person's :data:`Decision`.
 
     It sees only the request's data (already redacted) and answers with one decision; the
@@ -102,6 +116,7 @@ class ApprovalScreen(ModalScreen[Decision]):
         Binding("space", "toggle_hunk", "tick or untick the hunk", show=False),
         Binding("j", "move_hunk(1)", "next hunk", show=False),
         Binding("k", "move_hunk(-1)", "previous hunk", show=False),
+        Binding("i", "to_inbox", "answer in the inbox", show=False),
     ]
 
     mode: reactive[Mode] = reactive("menu", init=False)
@@ -203,7 +218,7 @@ class ApprovalScreen(ModalScreen[Decision]):
                            show_line_numbers=True, tab_behavior="focus")
 
     def _waiting_text(self) -> str:
-        return f"{self.waiting} more waiting" if self.waiting > 0 else ""
+        return f"{self.waiting} more waiting (i: inbox)" if self.waiting > 0 else ""
 
     def _keys_help(self) -> Content:
         """The help for the current mode; "always allow" gets its own line with the rule."""
@@ -343,6 +358,8 @@ class ApprovalScreen(ModalScreen[Decision]):
             return self.mode == "menu" and bool(self.hunks)
         if action == "preview":
             return self.mode == "menu" and not self.previewing and self.preview is not None
+        if action == "to_inbox":
+            return self.mode == "menu" and not self.previewing
         return True
 
     # ------------------------------------------------------------------ answers
@@ -381,6 +398,10 @@ class ApprovalScreen(ModalScreen[Decision]):
     def action_edit(self) -> None:
         """Open the command or the new content for editing."""
         self.mode = "edit"
+
+    def action_to_inbox(self) -> None:
+        """Leave the call unanswered and open the approval inbox, with every call waiting."""
+        self.dismiss(ANSWER_IN_INBOX)
 
     def action_back_or_deny(self) -> None:
         """Escape: stop a running preview, back to the keys from an input, else deny."""

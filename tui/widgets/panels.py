@@ -124,6 +124,10 @@ class StatusBar(Static):
     queued: reactive[int] = reactive(0)
     network: reactive[bool] = reactive(False)
     sandbox: reactive[str] = reactive("none")
+    background: reactive[int] = reactive(0)
+    """Open sessions besides the front one."""
+    inbox: reactive[int] = reactive(0)
+    """Calls of every session waiting for approval."""
 
     def render(self) -> Text:
         text = Text()
@@ -140,4 +144,8 @@ class StatusBar(Static):
         text.append(f"│ {visible(self.project)} │ session {visible(self.session_id)}")
         if self.queued:
             text.append(f" │ {self.queued} queued", "italic")
+        if self.background:
+            text.append(f" │ {self.background} more open (F9)", "italic")
+        if self.inbox:
+            text.append(f" │ {self.inbox} awaiting approval (F8)", "bold yellow")
         return text

@@ -512,11 +512,13 @@ class AgentApp(App[None]):
 
     async def _turn_of(self, work: Callable[[Agent], Awaitable[None]]) -> None:
         agent: Agent | None = None
+        cancelled = False
         try:
             agent = await self.ensure_agent()
             self.outside_tools.offer_tools(agent)
             await work(agent)
         except asyncio.CancelledError:
+            cancelled = True
             if agent is None or agent is self.agent:  # else it went to the background
                 await self.view.finish_assistant()
                 self.notice("Cancelled: the stream was stopped and running tools were killed.")
@@ -524,13 +526,13 @@ class AgentApp(App[None]):
         except Exception as exc:  # the engine reports its own failures; this is a bug
             self.notice(f"Unexpected error: {type(exc).__name__}: {exc}", error=True)
         finally:
-            self.work_ended(agent)
+            self.work_ended(agent, cancelled=cancelled)
 
-    def work_ended(self, agent: Agent | None) -> None:
+    def work_ended(self, agent: Agent | None, *, cancelled: bool = False) -> None:
         """A prompt of ``agent`` ended: the front session takes its next queued prompt; a
         session in the background (sent there meanwhile, or started there) its own."""
         if agent is not None and agent is not self.agent:
-            self.background.ended(agent)
+            self.background.ended(agent, cancelled=cancelled)
             return
         self._set_busy(False)
         self._ring_if_away("The agent finished.")

@@ -231,6 +231,7 @@ class BackgroundSessions:
     async def _run(self, session: BackgroundSession) -> None:
         agent = session.agent
         assert agent is not None
+        cancelled = False
         try:
             while session.prompts and self.sessions.get(session.session_id) is session:
                 text, command, images = session.prompts.popleft()
@@ -240,25 +241,34 @@ class BackgroundSessions:
                 else:
                     await agent.run(text, images=images)
         except asyncio.CancelledError:
-            session.outcome = "cancelled"
+            cancelled = True
             raise
         except Exception as exc:  # the engine reports its own failures; this is a bug
             session.outcome = "failed"
             session.last = f"Unexpected error: {type(exc).__name__}: {exc}"
         finally:
-            self.app.work_ended(agent)
+            self.app.work_ended(agent, cancelled=cancelled)
 
-    def ended(self, agent: Agent) -> None:
+    def ended(self, agent: Agent, *, cancelled: bool = False) -> None:
         """A prompt of a background session (or of one sent there) ended: run its next
         prompt, or tell the person it is done."""
         session = next((s for s in self.sessions.values() if s.agent is agent), None)
         if session is None:
             return
         session.running = False
+        if cancelled:
+            session.outcome = "cancelled"
+            session.prompts.clear()
         if session.prompts:
             self.start(session)
             return
+        # After the messages the run posted (its result among them) were handled.
+        self.app.call_later(self._announce, session)
+
+    def _announce(self, session: BackgroundSession) -> None:
         self.changed()
+        if session.running or self.sessions.get(session.session_id) is not session:
+            return
         state = self.state(session)
         self.app.notify(f"Background session {session.session_id} {state}: "
                         f"{session.last or session.title} (F9 to switch)",

@@ -196,3 +196,27 @@ async def test_a_running_front_session_goes_on_in_the_background(fake_provider, 
         assert (tmp_path / "long.txt").exists() and moved.last == "Long job done."
         assert app.session_id == other_id and not app.busy
     close_session(app.opened)
+
+
+async def test_the_switcher_stops_a_background_session_and_its_call_leaves_the_inbox(
+        fake_provider, tmp_path):
+    fake_provider.responder = by_prompt({
+        "risky job": [Reply(tool_calls=[ToolCall("shell", {"command": "touch risky.txt"})])],
+    })
+    app = workbench(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "/bg risky job")
+        await until(pilot, lambda: app.status.inbox == 1)
+        session = next(iter(app.background.sessions.values()))
+        await pilot.press("f9")
+        await until(pilot, lambda: screen_of(app, SessionSwitcher) is not None)
+        await pilot.press("j", "c")
+        await until(pilot, lambda: app.background.state(session) == "cancelled"
+                    and app.status.inbox == 0)
+        assert app.approver.pending == [] and not (tmp_path / "risky.txt").exists()
+        await pilot.press("x")
+        await until(pilot, lambda: app.background.sessions == {})
+        await pilot.press("escape")
+        # Closed, it stays in the store: its log has the prompt.
+        assert any(e.get("text") == "risky job" for e in read_events(session.session_id).events)
+    close_session(app.opened)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -14,9 +14,6 @@ from textual.widgets import DataTable, Static
 from ...core.approval import Allow, Deny
 from ..outside_text import outside_text, visible
 from .key_help import key_help
-
-if TYPE_CHECKING:
-    from ..approver import PendingApproval, TuiApprover
 
 KEYS = (("j/k", "move"), ("y", "allow once"), ("n", "deny"), ("a", "always allow (session)"),
         ("d/enter", "details"), ("r", "allow every read-only call"), ("esc", "close"))
@@ -36,7 +33,9 @@ class InboxScreen(ModalScreen[None]):
     the project). The list follows the queue while it is open.
 
     Args:
-        approver: The workbench's approver, whose queue this shows.
+        approver: The workbench's approver, whose queue this shows
+            (:class:`~agent_tui.tui.approver.TuiApprover`; not imported here: it opens this
+            screen).
     """
 
     CSS_PATH = "inbox.tcss"
@@ -54,11 +53,11 @@ class InboxScreen(ModalScreen[None]):
         Binding("q", "close", "close", show=False),
     ]
 
-    def __init__(self, approver: TuiApprover) -> None:
+    def __init__(self, approver: Any) -> None:
         super().__init__()
         self._ready = False  # the table exists (is_mounted is false during on_mount)
         self.approver = approver
-        self._rows: list[PendingApproval] = []
+        self._rows: list[Any] = []  # PendingApproval
 
     def compose(self) -> ComposeResult:
         with Vertical(id="inbox"):
@@ -107,8 +106,8 @@ class InboxScreen(ModalScreen[None]):
         self.query_one("#inbox-title", Static).update(outside_text(title))
         self._show_detail()
 
-    def current(self) -> PendingApproval | None:
-        """The call under the cursor."""
+    def current(self) -> Any:
+        """The call under the cursor (a ``PendingApproval``), or None."""
         if not self._rows:
             return None
         row = self.query_one("#calls", DataTable).cursor_row

@@ -146,6 +146,10 @@ class TuiApprover:
         """Calls waiting besides the one the modal shows."""
         return len(self.pending) - (1 if self._modal_item is not None else 0)
 
+    def front_session(self) -> str:
+        """The session the panes show; its calls open the modal."""
+        return self._front_session()
+
     def for_session(self, session_id: str) -> SessionApprover:
         """The approver for the agents of ``session_id``."""
         return SessionApprover(self, session_id)

@@ -375,6 +375,34 @@ async def test_approval_of_hostile_arguments_shows_them_literally(monkeypatch):
 # -- compaction, diff review, rewind ------------------------------------------------------
 
 
+async def test_the_approval_inbox_shows_hostile_calls_literally(monkeypatch):
+    import asyncio
+
+    from agent_tui.tui.approver import PendingApproval, TuiApprover
+    from agent_tui.tui.screens.inbox import InboxScreen
+
+    host = ScreenHost(Screen())
+    async with host.run_test(size=SIZE) as pilot:
+        tripwire = Tripwire(host, monkeypatch)
+        approver = TuiApprover(host, front_session=lambda: "front")
+        loop = asyncio.get_running_loop()
+        for number, session in enumerate(("front", HOSTILE["osc title"]), 1):
+            approver.pending.append(PendingApproval(number, session, command_request(), None,
+                                                    loop.create_future()))
+        host.push_screen(InboxScreen(approver))
+        screen = await screen_on(pilot, InboxScreen)
+        rows = table_text(screen.query_one(DataTable))
+        assert rows[0][1] == "▶ front" and rows[0][3].startswith(
+            "shell: printf %s '[@click=app.quit]press me[/]␛[31mred")
+        assert rows[1][1] == "␛]0;pwned title␇after"  # another session, named literally
+        assert "closing tag: [/x]" in plain(screen.query_one("#inbox-detail"))
+        assert_terminal_safe(host)
+        await pilot.press("n")
+        await pilot.pause()
+        assert approver.pending[0].session_id != "front"
+    assert tripwire.calls == []
+
+
 async def test_compaction_shows_the_model_summary_literally(monkeypatch):
     app = ScreenHost(CompactionScreen(ALL_HOSTILE))
     async with app.run_test(size=SIZE) as pilot:

@@ -84,7 +84,7 @@ class InboxScreen(ModalScreen[None]):
         current = self.current()
         self._rows = list(self.approver.pending)
         table.clear()
-        front = str(getattr(self.app, "session_id", ""))
+        front = self.approver.front_session()
         describe = getattr(self.app, "session_label", None)
         for item in self._rows:
             session = describe(item.session_id) if callable(describe) else item.session_id

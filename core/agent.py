@@ -32,6 +32,7 @@ from .changes.checkpoints import CheckpointError, Checkpoints, checkpoints_off
 from .config import Settings
 from .context.oversized import cut_to_fit
 from .context.window import CompactionLoop, ContextManager
+from .escalation import Escalation, cannot_proceed, takeover_note
 from .events import (
     ApprovalDecided,
     AssistantMessage,
@@ -171,6 +172,8 @@ class Agent:
         self._last_call: tuple[str, str] | None = None  # the last call run: name, arguments
         self._notes: list[str] = []
         self._escalations: list[str] = []  # why tools suggested a stronger model, this run
+        self.escalation = Escalation()
+        """Whether ``escalation_model`` has taken the current run over."""
         self.gate = ApprovalGate(approver, registry, self.tool_ctx, workdir, self.emit)
         """Decides whether each call runs; keeps the rules the person gave."""
         self.checkpoints: Checkpoints | None = (
@@ -327,6 +330,7 @@ class Agent:
         self.emit(UserMessage(prompt, tuple(name for name, _part in images)))
         self.gate.turn_rules = list(allowed_rules)
         self._escalations = []
+        self.escalation.start_run()
         self._last_call = None
         self._stop_hook_active = False
         turns = 0
@@ -345,12 +349,15 @@ class Agent:
                 usage = usage + reply.usage
                 text = reply.text
                 if not reply.tool_calls:
-                    if await self._stop_hooks_go_on(text):
+                    if await self._stop_hooks_go_on(text) or self._escalate_answer(text):
                         continue
                     break
                 if reply.text.strip():
                     self._last_call = None  # text between two same calls: not a blind repeat
+                suggested = len(self._escalations)
                 await self._run_tools(reply.tool_calls)
+                if len(self._escalations) > suggested:
+                    self._escalate(self._escalations[suggested], "tool")
         except asyncio.CancelledError:
             self.gate.turn_rules = []
             self._close_dangling_calls()
@@ -368,9 +375,33 @@ class Agent:
         if self._escalations:
             result = replace(result, suggest_escalation=True,
                              escalation_reasons=list(self._escalations))
+        if self.escalation.active is not None:
+            result = replace(result, escalated_to=self.escalation.active.model)
         await self._end_turn_checkpoint()
         self.emit(result)
         return result
+
+    # -- escalation --------------------------------------------------------------------
+
+    def _escalate(self, reason: str, trigger: str) -> bool:
+        """Send the rest of this run's model calls to ``escalation_model`` (once a run; never
+        in a sub-agent, a bounded helper whose notices nobody sees). The run keeps its tool
+        protocol: its history and system prompt are written in it."""
+        escalated = None if self.subagent else self.escalation.take_over(
+            self.provider, self.settings, reason, trigger)
+        if escalated is not None:
+            self.emit(escalated)
+        return escalated is not None
+
+    def _escalate_answer(self, answer: str) -> bool:
+        """The model's final answer says it cannot proceed: the escalation model gets one go
+        at the task, told so in a note (a user message)."""
+        reason = cannot_proceed(answer) if self.settings.escalation_model else None
+        if reason is None or not self._escalate(reason, "answer"):
+            return False
+        model = self.settings.escalation_model or ""
+        self.messages.append({"role": "user", "content": takeover_note(model, reason)})
+        return True
 
     # -- hooks -------------------------------------------------------------------------
 
@@ -519,7 +550,8 @@ class Agent:
                     self.emit(TextDelta(shown))
 
             try:
-                reply = await self.provider.complete(self.messages, tools, on_text)
+                provider = self.escalation.active or self.provider
+                reply = await provider.complete(self.messages, tools, on_text)
                 break
             except ProviderError as error:
                 if error.kind == "context_length" and not compacted:

@@ -40,6 +40,7 @@ ENV_PREFIX = "AGENT_TUI_"
 # send the person's API key to a server of the project's choosing.
 TRUST_GATED_KEYS = frozenset(
     {"approval_mode", "api_base", "api_key", "api_key_env", "trusted_projects", "allow_rules",
+     "escalation_api_base", "escalation_api_key_env",
      "network", "web_search_url", "web_search_key_env", "sandbox", "bwrap_path",
      "env_passthrough", "webdriver", "chromium_path", "chromedriver_path", "computer_control", "skill_paths",
      "embedding_model", "embedding_api_base", "http_allowed_domains", "gif_search_url",
@@ -99,6 +100,9 @@ SETTING_KINDS: dict[str, SettingKind] = {
     "api_base": _str(),
     "api_key": _str(),
     "api_key_env": _str(),
+    "escalation_model": _str(),
+    "escalation_api_base": _str(),
+    "escalation_api_key_env": _str(),
     "approval_mode": _choice(*APPROVAL_MODES, default="default"),
     "max_turns": SettingKind("int", 100, ge=1),
     "context_window": SettingKind("int", None, optional=True, ge=1024),

@@ -220,6 +220,23 @@ class ToolResultEvent(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Escalated(Event):
+    """The rest of the run goes to a stronger model (``escalation_model``).
+
+    Attributes:
+        model: The model that takes over.
+        reason: Why: the tool's escalation reason, or the sentence in which the model said
+            it could not proceed.
+        trigger: ``tool`` (a tool result suggested it) or ``answer`` (the model gave up).
+    """
+
+    type: ClassVar[str] = "escalated"
+    model: str
+    reason: str
+    trigger: str = "tool"
+
+
+@dataclass(frozen=True, slots=True)
 class TodoUpdated(Event):
     """The agent's todo list changed (markdown checkboxes)."""
 
@@ -326,6 +343,7 @@ class RunResult(Event):
 
     ``escalation_reasons`` holds why tools suggested a stronger model during the run (one
     entry per suggestion, in order); ``suggest_escalation`` is true when there is any.
+    ``escalated_to`` names the ``escalation_model`` that took the run over, if one did.
     """
 
     type: ClassVar[str] = "result"
@@ -337,6 +355,7 @@ class RunResult(Event):
     error: str | None = None
     suggest_escalation: bool = False
     escalation_reasons: list[str] = field(default_factory=list)
+    escalated_to: str | None = None
 
 
 EventSink = Callable[[Event], None]

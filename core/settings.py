@@ -48,6 +48,17 @@ class Settings(BaseSettings):
     api_key_env: str | None = Field(
         None, description="Name of the environment variable that holds the API key."
     )
+    escalation_model: str | None = Field(
+        None, description="A stronger litellm model that takes over the rest of a run when a "
+        "tool suggests it (an edit whose text is not in the file) or the model says it cannot "
+        "proceed; unset: no escalation.")
+    escalation_api_base: str | None = Field(
+        None, description="Base URL of the escalation model's provider; unset: model's "
+        "api_base when both models name the same provider, else that provider's own endpoint.")
+    escalation_api_key_env: str | None = Field(
+        None, description="Name of the environment variable that holds the escalation "
+        "model's API key; unset: as for escalation_api_base, model's key or the provider's "
+        "usual variable.")
     approval_mode: ApprovalMode = Field("default", description="default | auto-edit | plan | yolo.")
     max_turns: int = Field(100, ge=1, description="Model calls allowed in one run.")
     context_window: int | None = Field(

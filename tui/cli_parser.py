@@ -57,6 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
         "anthropic/claude-sonnet-4-20250514, ollama_chat/qwen2.5-coder",
     )
     parser.add_argument(
+        "--escalation-model",
+        metavar="MODEL",
+        help="a stronger litellm model that takes over the rest of a run when a tool suggests "
+        "it (an edit whose text is not in the file) or the model says it cannot proceed",
+    )
+    parser.add_argument(
         "--api-base",
         metavar="URL",
         help="provider base URL (OpenAI-compatible servers, Ollama, vLLM)",
@@ -182,6 +188,7 @@ def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The settings the command line's flags give (None: the flag was not given)."""
     return {
         "model": args.model,
+        "escalation_model": getattr(args, "escalation_model", None),
         "api_base": args.api_base,
         "api_key": args.api_key,
         "approval_mode": args.approval_mode,

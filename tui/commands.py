@@ -141,7 +141,9 @@ async def _processes(app: CommandHost, arg: str) -> None:
 
 async def _model(app: CommandHost, arg: str) -> None:
     if not arg:
-        app.notice(f"Model: {app.settings.model or 'none'}. Usage: /model NAME")
+        stronger = app.settings.escalation_model
+        escalation = f"; escalation model: {stronger}" if stronger else ""
+        app.notice(f"Model: {app.settings.model or 'none'}{escalation}. Usage: /model NAME")
         return
     app.update_settings(model=arg)
     app.status.model = arg

@@ -398,6 +398,11 @@ class EventView:
         verdict = "the coach approves" if event.approved else "the coach asks for changes"
         self.panes.notice(f"Round {event.round}: {verdict}.")
 
+    @shows(ev.Escalated)
+    async def _escalated(self, event: ev.Escalated) -> None:
+        await self.finish_assistant()
+        self.panes.notice(f"↑ Escalated to {event.model}: {event.reason}")
+
     @shows(ev.ErrorEvent)
     async def _error(self, event: ev.ErrorEvent) -> None:
         await self.finish_assistant()

@@ -23,6 +23,7 @@ from ..core.config import Settings
 from ..core.events import (
     ApprovalDecided,
     ErrorEvent,
+    Escalated,
     Event,
     EventSink,
     LaneStarted,
@@ -112,6 +113,7 @@ PROGRESS_LINES: dict[type[Event], Callable[[Any], str | None]] = {
     ToolResultEvent: _result_line,
     StreamRestart: lambda e: f"  ↻ retry {e.attempt} in {e.delay:.1f}s: {e.reason}",
     ErrorEvent: lambda e: f"agent-tui: error: {e.message}",
+    Escalated: lambda e: f"↑ escalated to {e.model}: {e.reason}",
     LaneStarted: lambda e: f"── round {e.round}: the {e.role}",
     RoundEnded: lambda e: (f"── round {e.round}: the coach approves" if e.approved
                            else f"── round {e.round}: the coach asks for changes:\n{e.review}"),

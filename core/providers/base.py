@@ -102,3 +102,13 @@ class Provider(Protocol):
     def count_tokens(self, messages: list[Message]) -> int:
         """Tokens ``messages`` take for this model."""
         ...
+
+    def with_model(self, model: str, **api: Any) -> Provider:
+        """The same kind of provider for ``model`` (escalation's stronger model), its
+        capabilities (context window, tools, images, prices) those of ``model``.
+
+        Args:
+            api: Where its requests go when not where this provider's go: ``api_base``,
+                ``api_key``, ``api_key_env`` (None: the provider's default).
+        """
+        ...

@@ -78,6 +78,12 @@ class LitellmProvider:
         self._settings = settings
         self._window: int | None = None
 
+    def with_model(self, model: str, **api: Any) -> LitellmProvider:
+        """This provider's settings for ``model``; see ``Provider.with_model``. The configured
+        ``context_window`` describes this model, so the copy takes litellm's figure."""
+        changes = {"model": model, "context_window": None, **api}
+        return LitellmProvider(self._settings.model_copy(update=changes))
+
     # -- capabilities ------------------------------------------------------------------
 
     def supports_native_tools(self) -> bool:

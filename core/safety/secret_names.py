@@ -61,6 +61,9 @@ def matches_any(name: str, globs: Iterable[str]) -> bool:
 
 
 def settings_secret_names(settings: Any) -> tuple[str, ...]:
-    """The variables the settings name as holding keys (``api_key_env``, ``web_search_key_env``)."""
-    names = (getattr(settings, "api_key_env", None), getattr(settings, "web_search_key_env", None))
+    """The variables the settings name as holding keys (``api_key_env``,
+    ``escalation_api_key_env``, ``web_search_key_env``)."""
+    names = (getattr(settings, "api_key_env", None),
+             getattr(settings, "escalation_api_key_env", None),
+             getattr(settings, "web_search_key_env", None))
     return tuple(name for name in names if name)

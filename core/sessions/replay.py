@@ -24,7 +24,7 @@ _EVENT_TYPES: dict[str, type[ev.Event]] = {
     cls.type: cls for cls in (
         ev.UserMessage, ev.AssistantMessage, ev.ToolCallStarted, ev.ApprovalDecided,
         ev.ToolResultEvent, ev.TodoUpdated, ev.ContextUpdated, ev.TurnUsage, ev.ErrorEvent,
-        ev.ContextThinned, ev.Compacted, ev.RunResult,
+        ev.ContextThinned, ev.Compacted, ev.Escalated, ev.RunResult,
     )
 }
 

@@ -143,6 +143,9 @@ class UpdateTranslator:
                 f"\n\n*(retry {event.attempt} in {event.delay:.1f} s: {event.reason})*\n\n")]
         if isinstance(event, ev.ErrorEvent) and not event.fatal:
             return [update_agent_message_text(f"\n\n> agent-tui: {event.message}\n\n")]
+        if isinstance(event, ev.Escalated):
+            return [update_agent_message_text(
+                f"\n\n*(escalated to {event.model}: {event.reason})*\n\n")]
         if isinstance(event, ev.Compacted):
             return [update_agent_message_text(
                 f"\n\n*(context compacted: {event.tokens_before:,} → {event.tokens_after:,} "

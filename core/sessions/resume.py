@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..escalation import takeover_note
 from ..events import Usage
 from ..providers.base import Message, ToolCallRequest
 from ..text_protocol import results_message
@@ -72,6 +73,11 @@ def restore(log: SessionLog, *, native_tools: bool) -> RestoredSession:
             else:
                 call = ToolCallRequest(record.get("id", ""), record.get("name", ""), "")
                 pending.append((call, record.get("output", ""), bool(record.get("ok"))))
+        elif kind == "escalated" and record.get("trigger") == "answer":
+            # The stronger model was told it takes over: the history keeps what it saw.
+            flush_text_results()
+            messages.append({"role": "user", "content": takeover_note(
+                record.get("model", ""), record.get("reason", ""))})
         elif kind == "usage":
             session = record.get("session") or {}
             restored.usage = Usage(int(session.get("prompt_tokens", 0)),

@@ -87,6 +87,27 @@ async def test_the_escalation_is_logged_in_the_session(fake_provider, tmp_path: 
         STRONG, "edit_file's old_text is not in a.py", "tool")  # agent-tui replay shows it
 
 
+async def test_a_resumed_session_keeps_the_note_the_escalation_model_was_sent(
+        fake_provider, tmp_path: Path) -> None:
+    settings = settings_for(fake_provider, escalation_model=STRONG)
+    store = SessionStore.create("resumed", project=tmp_path, model=settings.model)
+    agent = Agent(LitellmProvider(settings), ToolRegistry(builtin_tools()), settings, tmp_path,
+                  HeadlessApprover("default"), lambda event: None, session=store)
+    fake_provider.script(Reply(text="I am stuck."), Reply(text="Unstuck."), Reply(text="Hi."))
+    await agent.run("go")
+    store.close()
+    sent = fake_provider.requests[1].messages[1:]
+
+    again = Agent(LitellmProvider(settings), ToolRegistry(builtin_tools()), settings, tmp_path,
+                  HeadlessApprover("default"), lambda event: None)
+    again.restore(read_events("resumed"))
+    await again.run("hello")
+
+    resumed = fake_provider.requests[2].messages[1:]
+    assert resumed[:len(sent)] == sent
+    assert [m["role"] for m in resumed] == ["user", "assistant", "user", "assistant", "user"]
+
+
 def _agent(fake, tmp_path: Path, events: list[ev.Event], **overrides) -> Agent:
     settings = settings_for(fake, **overrides)
     return Agent(LitellmProvider(settings), ToolRegistry(builtin_tools()), settings, tmp_path,

@@ -24,7 +24,7 @@ from .widgets.conversation import (
     UserBlock,
     live_output,
 )
-from .widgets.panels import ContextGauge, TodoPane
+from .widgets.panels import ContextGauge, StatusBar, TodoPane
 from .widgets.tool_log import ToolCallRecord, ToolLog
 
 if TYPE_CHECKING:
@@ -68,6 +68,8 @@ class Panes(Protocol):
     """What the event view draws on: the app's panes, looked up when an event arrives."""
 
     def query_one(self, selector: Any) -> Any: ...
+
+    def query(self, selector: Any) -> Any: ...
 
     def notice(self, text: str, *, error: bool = False) -> None: ...
 
@@ -281,6 +283,11 @@ class EventView:
         self._tool_log.update_call(call_id, status=status, duration=duration, output=output,
                                    note=note)
 
+    def _escalated_to(self, model: str) -> None:
+        """Name the model the running prompt was handed to in the status bar, if any."""
+        for status in self.panes.query(StatusBar):
+            status.escalated_to = model
+
     def streamed_text(self) -> str:
         """The answer being streamed so far ("" when none is)."""
         return self._assistant.text if self._assistant is not None else ""
@@ -293,6 +300,7 @@ class EventView:
 
     @shows(ev.UserMessage)
     async def _user_message(self, event: ev.UserMessage) -> None:
+        self._escalated_to("")  # a new prompt starts on the own model
         if self.prompt_shown:
             self.prompt_shown = False
             return
@@ -401,6 +409,7 @@ class EventView:
     @shows(ev.Escalated)
     async def _escalated(self, event: ev.Escalated) -> None:
         await self.finish_assistant()
+        self._escalated_to(event.model)
         self.panes.notice(f"↑ Escalated to {event.model}: {event.reason}")
 
     @shows(ev.ErrorEvent)

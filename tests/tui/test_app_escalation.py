@@ -30,11 +30,17 @@ async def test_an_escalation_is_a_notice_in_the_conversation_and_model_lists_bot
             "I cannot proceed with this bug.", "Found it: an off-by-one."]
         assert [r.body["model"] for r in fake_provider.requests] == ["fake-model",
                                                                      "strong-model"]
+        # The status bar says who answers now, until the next prompt.
+        assert "↑ openai/strong-model" in str(app.status.render())
 
         await type_prompt(pilot, "/model")
         await pilot.pause(0.1)
         assert _notices(app)[-1] == ("Model: openai/fake-model; escalation model: "
                                      "openai/strong-model. Usage: /model NAME")
+        fake_provider.script(Reply(text="Fixed."))
+        await type_prompt(pilot, "fix it")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 3)
+        assert "↑" not in str(app.status.render())
 
 
 async def test_model_without_an_escalation_model_names_one(fake_provider, tmp_path):

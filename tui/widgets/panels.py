@@ -128,6 +128,8 @@ class StatusBar(Static):
     """Open sessions besides the front one."""
     inbox: reactive[int] = reactive(0)
     """Calls of every session waiting for approval."""
+    escalated_to: reactive[str] = reactive("")
+    """The stronger model the running prompt was handed to ("" when none)."""
 
     def render(self) -> Text:
         text = Text()
@@ -135,6 +137,8 @@ class StatusBar(Static):
         # Model, project and session id come from config, the environment and session logs:
         # appended as literal text with escapes made visible.
         text.append(f" {visible(self.model) or 'no model'} ", "bold")
+        if self.escalated_to:
+            text.append(f"↑ {visible(self.escalated_to)} ", "bold yellow")
         text.append(f"│ mode: {visible(self.mode)} ",
                     "bold yellow" if self.mode == "yolo" else "")
         text.append("│ net: on " if self.network else "│ net: off ",

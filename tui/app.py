@@ -430,13 +430,7 @@ class AgentApp(App[None]):
             self.notice(f"Not attached: {problem}", error=True)
         images = tuple(zip((image.shown for image in loaded), image_parts(loaded),
                            strict=True))
-        block = UserBlock(text, queued=self.busy, images=tuple(name for name, _ in images))
-        await self.conversation.add(block)
-        if self.busy:
-            self.queue.append((text, block, command, images))
-            self.status.queued = len(self.queue)
-        else:
-            self.start_turn(text, command, images)
+        await self.queue_prompt(text, command, images)
 
     def offer_commands(self, commands: dict[str, str]) -> None:
         """What the prompt's ``/`` completion offers: names to one-line help."""
@@ -452,13 +446,7 @@ class AgentApp(App[None]):
         except (McpError, ValueError) as exc:
             self.notice(str(exc), error=True)
             return
-        block = UserBlock(line, queued=self.busy)
-        await self.conversation.add(block)
-        if self.busy:
-            self.queue.append((text, block, None, ()))
-            self.status.queued = len(self.queue)
-        else:
-            self.start_turn(text)
+        await self.queue_prompt(text, shown=line)
 
     def edit_prompt(self, text: str) -> None:
         """Put ``text`` in the prompt box, to edit and send, and focus it."""
@@ -592,9 +580,12 @@ class AgentApp(App[None]):
     set_busy = _set_busy
 
     async def queue_prompt(self, text: str, command: CustomCommand | None = None,
-                           images: tuple[tuple[str, ImagePart], ...] = ()) -> None:
-        """Show ``text`` as the person's prompt and run it, after the running turn if any."""
-        block = UserBlock(text, queued=self.busy, images=tuple(name for name, _ in images))
+                           images: tuple[tuple[str, ImagePart], ...] = (), *,
+                           shown: str | None = None) -> None:
+        """Show the person's prompt (``shown``, else ``text``) and run ``text``, after the
+        running turn if any."""
+        block = UserBlock(text if shown is None else shown, queued=self.busy,
+                          images=tuple(name for name, _ in images))
         await self.conversation.add(block)
         if self.busy:
             self.queue.append((text, block, command, images))

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..core.approval import HeadlessApprover
-from ..core.autonomous import coach_persona, coach_player
+from ..core.autonomous import Outcome, coach_persona, coach_player
 from ..core.config import Settings
 from ..core.events import SessionStart
 from ..core.safety.redaction import RedactingSink, settings_secrets
@@ -23,14 +23,13 @@ from .headless import HeadlessPrinter, headless_agent, lend_outside_tools
 from .outside_text import visible
 
 
-async def run_autonomous(
-    settings: Settings, workdir: Path, requirements: str, output_format: str,
-    out: TextIO = sys.stdout, err: TextIO = sys.stderr, *, rounds: int,
-    coach_model: str | None = None, session: OpenedSession | None = None,
-) -> int:
-    """Alternate a player and a coach on ``requirements``; 0 when the coach approved, 1
-    when it did not within ``rounds`` or a model call failed."""
-    printer = HeadlessPrinter(output_format, out, err)
+async def play(
+    settings: Settings, workdir: Path, requirements: str, printer: HeadlessPrinter,
+    err: TextIO, *, rounds: int, coach_model: str | None = None,
+    session: OpenedSession | None = None,
+) -> tuple[Outcome, str]:
+    """Alternate a player and a coach on ``requirements``, their events printed by
+    ``printer`` with their roles; the outcome and the player's session id."""
     secrets = settings_secrets(settings)
 
     def sink(role: str) -> RedactingSink:
@@ -56,13 +55,32 @@ async def run_autonomous(
         await asyncio.to_thread(coach.close)
         if mcp is not None:
             await mcp.close()
+    return outcome, player.session_id
+
+
+def total_usage(outcome: Outcome) -> dict[str, object] | None:
+    """The tokens and cost of every run of ``outcome``, as the result line gives them."""
+    if not outcome.results:
+        return None
     usage = sum((result.usage for _, result in outcome.results[1:]),
-                outcome.results[0][1].usage) if outcome.results else None
+                outcome.results[0][1].usage)
+    return usage.to_dict()
+
+
+async def run_autonomous(
+    settings: Settings, workdir: Path, requirements: str, output_format: str,
+    out: TextIO = sys.stdout, err: TextIO = sys.stderr, *, rounds: int,
+    coach_model: str | None = None, session: OpenedSession | None = None,
+) -> int:
+    """Alternate a player and a coach on ``requirements``; 0 when the coach approved, 1
+    when it did not within ``rounds`` or a model call failed."""
+    printer = HeadlessPrinter(output_format, out, err)
+    outcome, session_id = await play(settings, workdir, requirements, printer, err,
+                                     rounds=rounds, coach_model=coach_model, session=session)
     summary = {
         "type": "result", "autonomous": True, "ok": outcome.approved,
         "approved": outcome.approved, "rounds": outcome.rounds, "text": outcome.feedback,
-        "error": outcome.error, "session_id": player.session_id,
-        "usage": usage.to_dict() if usage is not None else None,
+        "error": outcome.error, "session_id": session_id, "usage": total_usage(outcome),
     }
     if output_format in ("json", "stream-json"):
         out.write(json.dumps(summary, ensure_ascii=False) + "\n")

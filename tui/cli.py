@@ -63,21 +63,31 @@ def main(argv: list[str] | None = None) -> int:
     if not workdir.is_dir():
         return usage_error(parser, f"{workdir} is not a folder; pass a project folder.")
     rounds = 0
-    if args.autonomous:
-        problem = _take_requirements(args)
-        if problem:
+    if args.planning:
+        if problem := _planning_problem(args):
             return usage_error(parser, problem)
+        from .planning_run import start_plan
+
+        if (stopped := start_plan(workdir)) is not None:
+            return stopped
+    elif args.autonomous and (problem := _take_requirements(args)):
+        return usage_error(parser, problem)
+    if args.autonomous or args.planning:
         from ..core.autonomous import DEFAULT_ROUNDS
 
         # --max-turns counts rounds here; each run keeps its configured model-call limit.
         rounds, args.max_turns = args.max_turns or DEFAULT_ROUNDS, None
     elif args.requirements or args.coach_model:
         return usage_error(parser, "--requirements and --coach-model go with --autonomous.")
+    if args.yes and not args.planning:
+        return usage_error(parser, "--yes goes with --planning.")
     prompt = None
     if args.prompt is not None:
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
         if not prompt.strip():
             return usage_error(parser, "the prompt is empty; pass -p 'what to do'.")
+    elif args.planning:
+        prompt = ""  # headless: the plan's files are the prompt
     else:
         # The workbench's start-up makes ~100,000 objects (Textual, the panes) and a full
         # collection over them costs 20-40 ms before the first frame; the app freezes what
@@ -155,6 +165,12 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_OK
         import asyncio
 
+        if args.planning:
+            from .planning_run import run_planning
+
+            return asyncio.run(run_planning(settings, workdir, args.output_format,
+                                            rounds=rounds, coach_model=args.coach_model,
+                                            session=session, yes=args.yes))
         if args.autonomous:
             from .autonomous_run import run_autonomous
 
@@ -171,6 +187,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         close_session(session)
+
+
+def _planning_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with ``--planning``'s flags, if anything."""
+    if args.autonomous or args.prompt is not None or args.requirements is not None:
+        return ("--planning reads its requirements from agent-tui-plan/new_requirements.md; "
+                "leave out -p, --requirements and --autonomous.")
+    if args.image or args.preview:
+        return "--image and --preview do not go with --planning."
+    return None
 
 
 def _take_requirements(args: argparse.Namespace) -> str | None:

@@ -87,8 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-turns",
         type=_positive_int,
         metavar="N",
-        help="model calls allowed in one run (default: 100); with --autonomous, the "
-        "player-coach rounds (default: 5)",
+        help="model calls allowed in one run (default: 100); with --autonomous or "
+        "--planning, the player-coach rounds (default: 5)",
     )
     parser.add_argument(
         "--autonomous",
@@ -105,7 +105,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--coach-model",
         metavar="MODEL",
-        help="with --autonomous: the coach's model (default: the player's)",
+        help="with --autonomous or --planning: the coach's model (default: the player's)",
+    )
+    parser.add_argument(
+        "--planning",
+        action="store_true",
+        help="planning mode: the model refines agent-tui-plan/new_requirements.md for your "
+        "approval, a coach-player pair implements them, the files are archived and the "
+        "change committed (the commit asks for approval like any write to .git)",
+    )
+    parser.add_argument(
+        "--yes",
+        action="store_true",
+        help="with --planning: approve the refined requirements without asking",
     )
     parser.add_argument(
         "--context-window",

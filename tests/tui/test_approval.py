@@ -16,6 +16,7 @@ from textual.widgets import Input, Label, Static, TextArea
 from agent_tui.core.approval import (
     Allow,
     ApprovalRequest,
+    ArgumentDetails,
     Decision,
     Deny,
     RunEdited,
@@ -922,3 +923,39 @@ async def test_an_edit_that_adds_a_syntax_error_shows_the_warning_above_the_diff
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert not clean.query("#warnings")
+
+
+class InboxHost(App[None]):
+    """A bare app whose approver holds three waiting calls of two sessions, inbox open."""
+
+    def __init__(self, requests: list[tuple[str, ApprovalRequest]]) -> None:
+        super().__init__()
+        self.requests = requests
+
+    def on_mount(self) -> None:
+        import asyncio
+
+        from agent_tui.tui.approver import PendingApproval, TuiApprover
+        from agent_tui.tui.screens.inbox import InboxScreen
+
+        self.approver = TuiApprover(self, front_session=lambda: "0123456789ab")
+        loop = asyncio.get_running_loop()
+        for number, (session, request) in enumerate(self.requests, 1):
+            self.approver.pending.append(
+                PendingApproval(number, session, request, None, loop.create_future()))
+        self.push_screen(InboxScreen(self.approver))
+
+
+def test_snapshot_the_approval_inbox(snap_compare: Any, ctx: ToolContext) -> None:
+    """A person sees "Approval inbox: 3 calls waiting, 1 read-only" over a table: row 1
+    "▶ 0123456789ab", shell, "shell: rm -r build" (the cursor on it); row 2 "fedcba987654",
+    "web_fetch (read-only)", "web_fetch https://docs.example/api"; row 3 "fedcba987654",
+    write_file, "write_file notes.md"; under the table the cursor's call and "Needs
+    approval: runs a command"; then the keys: j/k move, y allow once, n deny, a always
+    allow (session), d/enter details, r allow every read-only call, esc close."""
+    fetch = ApprovalRequest("c9", "web_fetch", "info", "web_fetch https://docs.example/api",
+                            "reaches the network", ArgumentDetails('{"url": "..."}'))
+    host = InboxHost([("0123456789ab", request_for(shell_call(ctx), "runs a command")),
+                      ("fedcba987654", fetch),
+                      ("fedcba987654", request_for(write_call(ctx), "changes files"))])
+    assert snap_compare(host, terminal_size=SIZE)

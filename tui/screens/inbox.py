@@ -68,7 +68,7 @@ class InboxScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#calls", DataTable)
-        table.add_columns("#", "session", "tool", "what", "why")
+        table.add_columns("#", "session", "tool", "what")
         self._ready = True
         self.show_pending()
         table.focus()
@@ -94,8 +94,7 @@ class InboxScreen(ModalScreen[None]):
             if item.read_only:
                 tool.append(" (read-only)", "italic")
             table.add_row(str(item.number), Text(_clip(session, 24)), tool,
-                          Text(_clip(item.request.summary, 60)),
-                          Text(_clip(item.request.reason, 40)))
+                          Text(_clip(item.request.summary, 60)))
         if current in self._rows:
             table.move_cursor(row=self._rows.index(current))
         count = len(self._rows)

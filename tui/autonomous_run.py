@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..core.approval import HeadlessApprover
 from ..core.autonomous import Outcome, coach_persona, coach_player
@@ -26,24 +27,26 @@ from .outside_text import visible
 async def play(
     settings: Settings, workdir: Path, requirements: str, printer: HeadlessPrinter,
     err: TextIO, *, rounds: int, coach_model: str | None = None,
-    session: OpenedSession | None = None,
+    session: OpenedSession | None = None, approver: Callable[[], Any] | None = None,
 ) -> tuple[Outcome, str]:
     """Alternate a player and a coach on ``requirements``, their events printed by
-    ``printer`` with their roles; the outcome and the player's session id."""
+    ``printer`` with their roles; the outcome and the player's session id. ``approver``
+    makes each agent's approver (default: a :class:`HeadlessApprover`, asking nobody)."""
     secrets = settings_secrets(settings)
+
+    def approver_for_one() -> Any:
+        return approver() if approver is not None else HeadlessApprover(settings.approval_mode)
 
     def sink(role: str) -> RedactingSink:
         return RedactingSink(lambda event: printer.handle(event, role), secrets)
 
     both = RedactingSink(printer.handle, secrets)
     player = await headless_agent(settings, workdir, sink("player"),
-                                  HeadlessApprover(settings.approval_mode), err,
-                                  session=session)
+                                  approver_for_one(), err, session=session)
     coach_settings = settings.model_copy(update={"model": coach_model}) if coach_model \
         else settings
     coach = await headless_agent(coach_settings, workdir, sink("coach"),
-                                 HeadlessApprover(settings.approval_mode), err,
-                                 persona=coach_persona())
+                                 approver_for_one(), err, persona=coach_persona())
     for role, agent in (("player", player), ("coach", coach)):
         printer.handle(SessionStart(agent.session_id, agent.provider.model, str(workdir),
                                     settings.approval_mode, agent.tool_protocol), role)

@@ -26,16 +26,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..core.agent import Agent
-from ..core.approval import (
-    Allow,
-    ApprovalRequest,
-    CommandDetails,
-    Decision,
-    Deny,
-    HeadlessApprover,
-    Previewer,
-    RememberedRules,
-)
+from ..core.approval import HeadlessApprover
 from ..core.config import Settings
 from ..core.personas import Persona
 from ..core.planning import (
@@ -68,6 +59,7 @@ from ..core.sessions.start import OpenedSession
 from .autonomous_run import play, total_usage
 from .headless import HeadlessPrinter, headless_agent
 from .outside_text import visible
+from .terminal_approver import TerminalApprover, on_terminal, read_answer
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
@@ -94,48 +86,6 @@ def start_plan(workdir: Path, err: TextIO = sys.stderr) -> int | None:
 def _say(err: TextIO, text: str) -> None:
     err.write(visible(text) + "\n")
     err.flush()
-
-
-def on_terminal() -> bool:
-    """Whether a person can answer on this terminal (stdin and stderr are terminals)."""
-    return sys.stdin.isatty() and sys.stderr.isatty()
-
-
-def _read_answer(err: TextIO, question: str) -> str:
-    """One line typed by the person ("" at the end of input)."""
-    err.write(question)
-    err.flush()
-    return sys.stdin.readline().strip().lower()
-
-
-class TerminalApprover:
-    """Asks the person on the terminal (yes or no) for each call that needs approval.
-
-    Args:
-        err: Where the request is shown.
-    """
-
-    def __init__(self, err: TextIO) -> None:
-        self.err = err
-        self.emit: object = None
-        """Set by the agent (as on :class:`~agent_tui.core.approval.HeadlessApprover`)."""
-
-    async def ask(self, request: ApprovalRequest, preview: Previewer | None = None) -> Decision:
-        """Show the call and why it needs approval; allow it once on ``y``."""
-        what = request.details.command if isinstance(request.details, CommandDetails) \
-            else request.summary
-        _say(self.err, f"\n{what}\n  needs your approval: {request.reason}")
-        answer = await asyncio.to_thread(_read_answer, self.err, "Run it? [y/N] ")
-        if answer in ("y", "yes"):
-            return Allow()
-        return Deny("the person said no")
-
-    def remembered(self, saved: RememberedRules) -> None:
-        """Never called: this approver allows once only."""
-
-    async def review_summary(self, summary: str) -> str:
-        """Nobody reviews a summary here: it applies as written."""
-        return summary
 
 
 async def _one_call(settings: Settings, workdir: Path, persona: Persona, prompt: str,
@@ -168,7 +118,7 @@ async def _approval(plan: PlanFiles, yes: bool, interactive: bool, err: TextIO) 
     while True:
         _say(err, f"\n{plan.refined.read_text(encoding='utf-8').rstrip()}\n")
         answer = await asyncio.to_thread(
-            _read_answer, err, f"{plan.shown(plan.refined)}: [a]pprove / [e]dit in $EDITOR "
+            read_answer, err, f"{plan.shown(plan.refined)}: [a]pprove / [e]dit in $EDITOR "
             "/ [q]uit? ")
         if answer in ("a", "approve"):
             return "approve"
@@ -241,8 +191,9 @@ async def run_planning(
     if baseline is None:
         baseline = await asyncio.to_thread(worktree_state, workdir)
     requirements = requirements_text(plan.current)
-    outcome, session_id = await play(settings, workdir, requirements, printer, err,
-                                     rounds=rounds, coach_model=coach_model, session=session)
+    outcome, session_id = await play(
+        settings, workdir, requirements, printer, err, rounds=rounds, coach_model=coach_model,
+        session=session, approver=(lambda: TerminalApprover(err)) if interactive else None)
     summary.update(approved=outcome.approved, rounds=outcome.rounds, session_id=session_id,
                    usage=total_usage(outcome))
     if not outcome.approved:

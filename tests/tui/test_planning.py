@@ -214,8 +214,9 @@ def test_usage_errors(tmp_path):
 
 
 def test_on_a_terminal_the_person_edits_approves_and_allows_the_commit(tmp_path):
-    """The refinement is shown; ``e`` opens $EDITOR on it, ``a`` approves it as edited, and
-    the commit (which auto-edit mode does not allow on its own) is asked on the terminal."""
+    """The refinement is shown; ``e`` opens $EDITOR on it, ``a`` approves it as edited; the
+    player's edit and the commit, which default mode does not allow on their own, are asked
+    on the terminal."""
     import pty
     import threading
 
@@ -225,7 +226,7 @@ def test_on_a_terminal_the_person_edits_approves_and_allows_the_commit(tmp_path)
     editor.write_text('#!/bin/sh\nprintf "2. answer.py has a docstring.\\n" >> "$1"\n')
     editor.chmod(0o755)
     master, slave = pty.openpty()
-    os.write(master, b"e\na\ny\n")  # typed ahead: the terminal hands them over line by line
+    os.write(master, b"e\na\ny\ny\n")  # typed ahead: the terminal hands them over line by line
     env = {k: v for k, v in os.environ.items()
            if not k.endswith("_API_KEY") and not k.startswith("AGENT_TUI_")}
     env.update(AGENT_TUI_HOME=str(folder / ".home"), EDITOR=str(editor), VISUAL="")
@@ -247,7 +248,7 @@ def test_on_a_terminal_the_person_edits_approves_and_allows_the_commit(tmp_path)
         process = subprocess.run(
             [sys.executable, "-m", "agent_tui.tui.cli", "--model", "openai/fake-model",
              "--api-base", fake.openai_base, "--api-key", "sk-test", "--approval-mode",
-             "auto-edit", "--planning"], cwd=folder, env=env, stdin=slave, stderr=slave,
+             "default", "--planning"], cwd=folder, env=env, stdin=slave, stderr=slave,
             stdout=subprocess.PIPE, text=True, timeout=120)
         player = next(r for r in fake.requests if r.method == "POST" and role_of(r) == "player")
     os.close(slave)
@@ -256,7 +257,8 @@ def test_on_a_terminal_the_person_edits_approves_and_allows_the_commit(tmp_path)
     terminal = shown.decode(errors="replace")
     assert process.returncode == 0, terminal
     assert "[a]pprove / [e]dit in $EDITOR / [q]uit?" in terminal
-    assert "needs your approval" in terminal and "Run it? [y/N]" in terminal
+    assert "+++ b/answer.py" in terminal and "+    return 2" in terminal  # the edit's diff
+    assert terminal.count("Allow it? [y/N]") == 2 and "needs your approval" in terminal
     assert "2. answer.py has a docstring." in str(player.messages[-1]["content"])
     assert git(folder, "log", "-1", "--format=%s").strip() == MESSAGE.splitlines()[0]
     assert "Committed " in process.stdout

@@ -25,8 +25,11 @@ COMMIT_CALL_ID = "planning-commit"
 
 
 def _git(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, check=False)
+    try:
+        return subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, check=False)
+    except OSError as exc:  # no git installed: the project is treated as outside git
+        return subprocess.CompletedProcess(["git", *args], 127, "", str(exc))
 
 
 def git_root(folder: Path) -> Path | None:

@@ -71,3 +71,9 @@ def test_outside_git_nothing_is_tracked(tmp_path):
     assert git_root(tmp_path) is None
     assert worktree_state(tmp_path) == {} and changed_since(tmp_path, {}) == []
     assert head_commit(tmp_path) is None
+
+
+def test_without_git_installed_the_project_is_outside_git(tmp_path, monkeypatch):
+    repository(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    assert git_root(tmp_path) is None and worktree_state(tmp_path) == {}

@@ -23,6 +23,7 @@ from ..events import Usage
 from .base import Message, ModelReply, ProviderError, TextCallback, ToolCallRequest
 
 DEFAULT_CONTEXT_WINDOW = 128_000
+OLLAMA_PREFIXES = ("ollama/", "ollama_chat/")
 
 _import_lock = threading.Lock()
 _litellm: Any = None
@@ -94,6 +95,11 @@ class LitellmProvider:
         if self.model.startswith("openai/") and self._settings.api_base:
             # OpenAI-compatible servers (vLLM, llama.cpp, LM Studio) speak tools natively.
             return True
+        if self._ollama:
+            # /api/chat takes tools when the model's template does (litellm reads it from
+            # the server's /api/show); the ollama/ route (/api/generate) takes none.
+            return self.model.startswith("ollama_chat/") and bool(
+                self._model_info().get("supports_function_calling"))
         try:
             return bool(load_litellm().supports_function_calling(model=self.model))
         except Exception:
@@ -115,11 +121,21 @@ class LitellmProvider:
     def _find_context_window(self) -> int:
         if self._settings.context_window:
             return self._settings.context_window
-        try:
-            info = load_litellm().get_model_info(self.model)
-        except Exception:
-            return DEFAULT_CONTEXT_WINDOW
+        info = self._model_info()
         return int(info.get("max_input_tokens") or info.get("max_tokens") or DEFAULT_CONTEXT_WINDOW)
+
+    @property
+    def _ollama(self) -> bool:
+        return self.model.startswith(OLLAMA_PREFIXES)
+
+    def _model_info(self) -> dict[str, Any]:
+        """litellm's model map entry; an Ollama model's is asked of the configured server
+        (litellm would ask localhost:11434), {} when unknown."""
+        api_base = self._settings.api_base if self._ollama else None
+        try:
+            return dict(load_litellm().get_model_info(self.model, api_base=api_base) or {})
+        except Exception:
+            return {}
 
     def count_tokens(self, messages: list[Message]) -> int:
         """Tokens of ``messages`` by litellm's counter for this model."""
@@ -204,6 +220,10 @@ class LitellmProvider:
             kwargs["temperature"] = s.temperature
         if s.max_output_tokens is not None:
             kwargs["max_tokens"] = s.max_output_tokens
+        if self._ollama and s.context_window:
+            # Ollama runs a model with its own small default window (2-4K tokens) and cuts
+            # longer prompts from the front, the system prompt first: it must be told.
+            kwargs["num_ctx"] = s.context_window
         return kwargs
 
     def _assemble(self, litellm: Any, chunks: list[Any], messages: list[Message]) -> ModelReply:

@@ -216,6 +216,11 @@ class LitellmProvider:
             kwargs["api_key"] = s.api_key
         elif s.api_key is None and s.api_key_env and (key := os.environ.get(s.api_key_env)):
             kwargs["api_key"] = key
+        if ("api_key" not in kwargs and s.api_base and self.model.startswith("openai/")
+                and not os.environ.get("OPENAI_API_KEY")):
+            # Local OpenAI-compatible servers (llama-server, LM Studio, vLLM) take any key or
+            # none, but the OpenAI client sends no request without one.
+            kwargs["api_key"] = "no-key"
         if s.temperature is not None:
             kwargs["temperature"] = s.temperature
         if s.max_output_tokens is not None:

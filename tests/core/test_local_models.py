@@ -137,3 +137,16 @@ def test_agent_tui_p_against_ollama(tmp_path):
     assert "read_file" in done.stderr
     assert len(requests) == 2 and requests[0].body["options"]["num_ctx"] == 8000
     assert NOTES.strip() in requests[1].tool_results()[0]["content"]
+
+
+async def test_llama_server_needs_no_key(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeLlamaServer() as server:
+        server.script(Reply(text="Hello."))
+        outcome = await run_local(tmp_path, "hi", model="openai/local",
+                                  api_base=server.openai_base, context_window=8000)
+        requests = server.model_requests()
+
+    assert outcome.code == 0, outcome.stderr
+    assert outcome.result["text"] == "Hello."
+    assert len(requests) == 1 and requests[0].headers["authorization"] == "Bearer no-key"

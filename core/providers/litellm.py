@@ -20,6 +20,7 @@ from typing import Any
 
 from ..config import Settings
 from ..events import Usage
+from . import llamacpp
 from .base import Message, ModelReply, ProviderError, TextCallback, ToolCallRequest
 
 DEFAULT_CONTEXT_WINDOW = 128_000
@@ -119,6 +120,8 @@ class LitellmProvider:
         return self._window
 
     def _find_context_window(self) -> int:
+        if llamacpp.is_embedded(self.model):
+            return llamacpp.context_window(self.model, self._settings.context_window)
         if self._settings.context_window:
             return self._settings.context_window
         info = self._model_info()
@@ -152,6 +155,9 @@ class LitellmProvider:
         """Stream one response; see ``Provider.complete``."""
         litellm = await asyncio.to_thread(load_litellm)
         kwargs = self._request_kwargs(messages, tools)
+        if llamacpp.is_embedded(self.model):
+            _route_embedded_models(litellm)
+            kwargs["n_ctx"] = await asyncio.to_thread(self.context_window)
         chunks = StreamedChunks()
         stream: Any = None
         # The first chunk may wait for a long prompt to be processed; after it, silence
@@ -317,6 +323,40 @@ class LitellmProvider:
             status=status,
             retry_after=retry_after,
         )
+
+
+def _route_embedded_models(litellm: Any) -> None:
+    """Send ``llamacpp/…`` models to the embedded llama.cpp runtime (:mod:`.llamacpp`)
+    through litellm's custom-provider hook; once per process."""
+    if any(item["provider"] == "llamacpp" for item in litellm.custom_provider_map):
+        return
+    from litellm.llms.custom_llm import CustomLLM, CustomLLMError
+
+    class EmbeddedLlamaCpp(CustomLLM):
+        async def astreaming(self, model: str, messages: list, api_base: str, *args: Any,
+                             optional_params: dict, **kwargs: Any) -> Any:
+            try:
+                async for piece in llamacpp.stream_chat(
+                        model, messages, n_ctx=optional_params.get("n_ctx"),
+                        max_tokens=optional_params.get("max_tokens"),
+                        temperature=optional_params.get("temperature")):
+                    finished = piece.finish_reason is not None
+                    yield {"text": piece.text, "tool_use": None, "is_finished": finished,
+                           "finish_reason": piece.finish_reason or "", "index": 0,
+                           "usage": {"prompt_tokens": piece.prompt_tokens,
+                                     "completion_tokens": piece.completion_tokens,
+                                     "total_tokens": piece.prompt_tokens
+                                     + piece.completion_tokens} if finished else None}
+            except llamacpp.EmbeddedModelError as exc:
+                raise CustomLLMError(status_code=400, message=str(exc)) from None
+            except llamacpp.PromptTooLong as exc:
+                raise litellm.ContextWindowExceededError(
+                    message=str(exc), model=model, llm_provider="llamacpp") from None
+            except Exception as exc:  # llama.cpp failed mid-generation (a decode error)
+                raise CustomLLMError(status_code=500, message=f"llama.cpp: {exc}") from None
+
+    litellm.custom_provider_map = [*litellm.custom_provider_map,
+                                   {"provider": "llamacpp", "custom_handler": EmbeddedLlamaCpp()}]
 
 
 class StreamedChunks:

@@ -86,6 +86,7 @@ async def stream_chat(
 
     Raises:
         EmbeddedModelError: llama-cpp-python is missing or the model cannot be loaded.
+        PromptTooLong: the prompt, in the model's tokens, does not fit ``n_ctx``.
     """
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Piece | BaseException | None] = asyncio.Queue()

@@ -113,6 +113,20 @@ async def test_a_missing_model_file_is_not_retried(tmp_path):
     assert f"no model file at {tmp_path}/nowhere.gguf" in caught.value.message
 
 
+@needs_llama_cpp
+async def test_a_prompt_too_long_in_the_models_own_tokens_is_a_full_context(tiny_model):
+    provider = LitellmProvider(Settings(model=f"llamacpp/{tiny_model}", context_window=1024,
+                                        max_output_tokens=4))
+
+    with pytest.raises(ProviderError) as caught:
+        # Two byte tokens a character: ~4,000 of the model's tokens in a 1,024 window.
+        await provider.complete([{"role": "user", "content": "é" * 2000}], None,
+                                lambda text: None)
+
+    assert caught.value.kind == "context_length"
+    assert "exceed context window of 1024" in caught.value.message
+
+
 async def test_without_the_extra_the_error_says_how_to_install(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # import llama_cpp raises ImportError
     provider = LitellmProvider(Settings(model=f"llamacpp/{tmp_path}/model.gguf",

@@ -6,11 +6,17 @@ thousands of small pieces as fast as it can.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import subprocess
 import sys
 
-from agent_tui.tui.widgets.assistant_block import AssistantBlock
+from textual.app import App
+from textual.widgets.markdown import MarkdownFence
+
+from agent_tui.core import events as ev
+from agent_tui.tui.bridge import AgentEvent
+from agent_tui.tui.widgets.assistant_block import FLUSH_INTERVAL, AssistantBlock
 from agent_tui.tui.widgets.conversation import (
     SHOWN_OUTPUT,
     ConversationView,
@@ -201,3 +207,58 @@ def test_highlighting_a_half_streamed_or_unnamed_fence_imports_nothing_once_prel
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=True, timeout=60)
     assert done.stdout.strip() == "[]"
+
+
+async def test_a_burst_of_pieces_within_one_frame_is_one_append_of_all_of_them(
+        fake_provider, tmp_path, monkeypatch):
+    appends = count_appends(monkeypatch)
+    pieces = [f" word{n}" if n % 7 else f"\n\n**{n}**" for n in range(120)]
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        for piece in pieces:
+            app.post_message(AgentEvent(ev.TextDelta(piece)))
+        await pilot.pause(FLUSH_INTERVAL * 5)
+        page = app.query_one(AssistantBlock)
+        assert appends == ["".join(pieces)]
+        assert page.answer.text == page.source == "".join(pieces)
+
+
+async def test_a_steady_stream_is_shown_as_it_comes_at_most_once_a_flush_interval(
+        fake_provider, tmp_path, monkeypatch):
+    appends = count_appends(monkeypatch)
+    pieces = [f" word{n}" for n in range(60)]
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        started = asyncio.get_running_loop().time()
+        for piece in pieces:  # 300 ms of text, a piece every 5 ms
+            app.post_message(AgentEvent(ev.TextDelta(piece)))
+            await asyncio.sleep(0.005)
+        took = asyncio.get_running_loop().time() - started
+        await pilot.pause(FLUSH_INTERVAL * 5)
+        assert "".join(appends) == app.query_one(AssistantBlock).answer.text == "".join(pieces)
+        # Shown while it streams, never more often than once a FLUSH_INTERVAL.
+        assert 2 <= len(appends) <= took / FLUSH_INTERVAL + 2, (len(appends), took)
+
+
+class OnePage(App[None]):
+    def __init__(self, block: AssistantBlock) -> None:
+        super().__init__()
+        self.block = block
+
+    def compose(self):
+        yield self.block
+
+
+async def test_text_streamed_onto_a_page_that_ends_in_an_open_code_block_goes_into_it():
+    # A new page starts with the text of its first flush; the next ones are appended.
+    block = AssistantBlock("Intro.\n\n```python\nx = 1\n")
+    async with OnePage(block).run_test() as pilot:
+        await pilot.pause()
+        await block.add_text("if x:\n    y = 2\n```\n\nAfter the code.\n")
+        await pilot.pause()
+        assert [child.name for child in block.children] == [
+            "paragraph_open", "fence", "paragraph_open"]
+        fence = block.children[1]
+        assert isinstance(fence, MarkdownFence)
+        assert fence.lexer == "python"
+        assert fence.code == "x = 1\nif x:\n    y = 2"

@@ -7,8 +7,8 @@ A long answer is shown as pages (:mod:`~agent_tui.tui.answer_pages`), each an
 :class:`AssistantBlock` framed as one: the first has the title and the top border, the
 last the bottom one. The conversation keeps only the pages near the screen mounted, so the
 layout of one more word costs the same at the end of a 10,000-word answer as at its start.
-:class:`StreamedAnswer` gathers streamed text and shows it at most ``FLUSH_INTERVAL`` apart,
-however fast it arrives.
+:class:`StreamedAnswer` gathers streamed text and shows it ``FLUSH_INTERVAL`` after it arrived,
+in at most one append per ``FLUSH_INTERVAL``, however fast it arrives.
 
 The answer is outside text. Textual's Markdown shows its words as literal Content (a
 ``[@click=app.quit]`` in them is just text), but two things are made inert here: escape
@@ -31,6 +31,7 @@ from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownBlock
 
 from ..answer_pages import Page, closer, shown, split_pages, split_stream
 from ..outside_text import visible
@@ -43,15 +44,18 @@ if TYPE_CHECKING:
 OPENED_SCHEMES = frozenset({"http", "https"})
 """Link schemes a click opens in the browser; other links are only shown."""
 
-FLUSH_INTERVAL = 1 / 20
-"""Seconds between two flushes of streamed text onto the screen (twice that for a stream
-faster than ``FAST_FLUSH_CHARS`` a flush, ~1,000 words a second)."""
-FAST_FLUSH_CHARS = 250
+FLUSH_INTERVAL = 0.04
+"""Seconds streamed text waits to be shown, and the least time between two flushes: at
+most 25 appends (and layouts) a second, whatever the rate, and text on screen well within
+~100 ms of its arrival."""
+
+MIN_WAIT = 0.001
+"""The shortest timer (Textual's timers divide by their interval: never 0)."""
 
 KEY_QUIET = 0.02
 """After a key, a flush waits this long, so the key's frame draws the key alone."""
-HOLD_MAX = 0.1
-"""Streamed text waits for a quiet moment at most this long."""
+HOLD_MAX = FLUSH_INTERVAL + KEY_QUIET
+"""Streamed text waits for a quiet moment at most this long after it arrived."""
 
 
 class Answer:
@@ -119,6 +123,12 @@ class AssistantBlock(Markdown, can_focus=True):
 
         async def mark_last() -> None:
             await replaced
+            if self.children and isinstance(last := self.children[-1], MarkdownBlock):
+                # Textual's update leaves the next append parsing from the last line, not
+                # from the start of the last block: text streamed onto a page that ends in
+                # an open code block was parsed as paragraphs or an indented block without a
+                # language (whose highlighting guesses one), and a closing fence as an opening.
+                self._last_parsed_line = last.source_range[0]
             self._mark_last()
 
         return AwaitComplete(mark_last())
@@ -193,9 +203,10 @@ def split_answer(text: str) -> list[Callable[[], AssistantBlock]]:
 class StreamedAnswer:
     """An answer as it streams into the conversation: gathered, then shown in pages.
 
-    Text is shown ``FLUSH_INTERVAL`` apart: one Markdown append (a parse of the last block
-    and a layout) per flush, not one per word, so the event loop keeps time for keys while
-    a fast model streams. When the page shown grows past a page's length, the
+    Text is shown ``FLUSH_INTERVAL`` after it arrived, everything that arrived meanwhile
+    in one Markdown append (a parse of the last block and a layout), and flushes start at
+    least ``FLUSH_INTERVAL`` apart: the event loop keeps time for keys while a fast model
+    streams, and the screen is a frame or two behind the stream, not more. When the page shown grows past a page's length, the
     text after the next block boundary starts a new page.
 
     A person typing meanwhile comes first: a flush waits ``KEY_QUIET`` after their last
@@ -212,7 +223,7 @@ class StreamedAnswer:
         self.conversation = conversation
         self.last_key_at = last_key_at
         self._pending_since = 0.0
-        self._last_flush_chars = 0
+        self._last_flush_at = -FLUSH_INTERVAL
         self.answer = Answer([Page("")])
         self.pages: list[AssistantBlock] = []
         self._pending: list[str] = []
@@ -243,9 +254,8 @@ class StreamedAnswer:
 
     def _schedule(self) -> None:
         if self._timer is None and self._flushing is None and self._pending:
-            # A fast stream is drawn in fewer, larger pieces: each draw costs the same.
-            fast = self._last_flush_chars > FAST_FLUSH_CHARS
-            self._wait(FLUSH_INTERVAL * 2 if fast else FLUSH_INTERVAL)
+            due = max(self._pending_since, self._last_flush_at) + FLUSH_INTERVAL
+            self._wait(max(MIN_WAIT, due - time.monotonic()))
 
     def _wait(self, delay: float) -> None:
         self._timer = self.conversation.set_timer(delay, self._start_flush)
@@ -263,13 +273,12 @@ class StreamedAnswer:
             self._wait(min(quiet, held))
             return
         self._timer = None
+        self._last_flush_at = now
         self._flushing = asyncio.create_task(self._flush())
 
     async def _flush(self) -> None:
         try:
-            text = "".join(self._pending)
-            self._last_flush_chars = len(text)
-            await self._show(text)
+            await self._show("".join(self._pending))
         finally:
             self._flushing = None
         self._schedule()

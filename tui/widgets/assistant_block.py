@@ -278,7 +278,12 @@ class StreamedAnswer:
 
     async def _flush(self) -> None:
         try:
-            await self._show("".join(self._pending))
+            # One layout and draw for the whole flush, after it: not one midway, while the
+            # new blocks are still being mounted, and another when they are.
+            with self.conversation.app.batch_update():
+                await self._show("".join(self._pending))
+            # The screen draws when it is next idle: now, not with the next message.
+            self.conversation.screen.check_idle()
         finally:
             self._flushing = None
         self._schedule()

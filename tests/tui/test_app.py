@@ -365,3 +365,27 @@ async def test_context_inspector_lists_items_and_pins_and_drops(fake_provider, t
         assert len(results) == 1 and "alpha" not in results[0]["content"]
         await pilot.press("escape")
         assert not isinstance(app.screen, ContextInspector)
+
+
+async def test_a_provider_that_reuses_call_ids_gets_a_row_per_call(fake_provider, tmp_path):
+    """Some servers number calls afresh in each reply (call_0 every time): each call still
+    gets its own row in the tool log, with its own status and output."""
+    (tmp_path / "a.txt").write_text("first file\n")
+    (tmp_path / "b.txt").write_text("second file\n")
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("read_file", {"file_path": "a.txt"}, id="call_0")]),
+        Reply(tool_calls=[ToolCall("read_file", {"file_path": "b.txt"}, id="call_0")]),
+        Reply(text="Both read."),
+    )
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "read both")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 3)
+        log = app.query_one(ToolLog)
+        assert log.table.row_count == 2
+        rows = [log.table.get_row_at(i) for i in range(2)]
+        assert [str(row[2]) for row in rows] == ["a.txt", "b.txt"]
+        assert [str(row[3]) for row in rows] == ["ok", "ok"]
+        log.table.move_cursor(row=0)
+        await pilot.pause()
+        assert "first file" in str(log.query_one("#tool-detail").render())

@@ -54,7 +54,10 @@ class ToolLog(Vertical):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.records: dict[str, ToolCallRecord] = {}
-        self._selected: str | None = None
+        """Each call by its id (a reused id: the latest call)."""
+        self._rows: dict[str, ToolCallRecord] = {}  # by row key: unique, ids may repeat
+        self._row_of: dict[str, str] = {}  # a call's id -> its latest row key
+        self._selected: str | None = None  # a row key
         self._live_detail: Timer | None = None
 
     def compose(self) -> ComposeResult:
@@ -74,6 +77,8 @@ class ToolLog(Vertical):
     def clear(self) -> None:
         """Forget every call (a new session begins)."""
         self.records.clear()
+        self._rows.clear()
+        self._row_of.clear()
         self._selected = None
         self.query_one("#tool-earlier", Static).display = False
         self.table.clear()
@@ -87,7 +92,12 @@ class ToolLog(Vertical):
         record = ToolCallRecord(call_id, name, summary, args, status=status,
                                 duration=duration, output=output, note=note)
         self.records[call_id] = record
-        self.table.add_row(*self._cells(record), key=call_id)
+        # Some providers number calls afresh each turn (call_0, call_1…): a reused id gets
+        # a row of its own, and the id means its latest call from then on.
+        row = call_id if call_id not in self._rows else f"{call_id}#{len(self._rows)}"
+        self._rows[row] = record
+        self._row_of[call_id] = row
+        self.table.add_row(*self._cells(record), key=row)
         if follow:
             self.table.move_cursor(row=self.table.row_count - 1)
 
@@ -104,6 +114,7 @@ class ToolLog(Vertical):
         record = self.records.get(call_id)
         if record is None:
             return
+        row = self._row_of[call_id]
         if note is not None:
             record.note = note
         if status is not None:
@@ -116,8 +127,8 @@ class ToolLog(Vertical):
             record.output = live_output(record.output, more_output)
         if status is not None or duration is not None or note is not None:
             for column, value in zip(("status", "took"), self._cells(record)[3:], strict=True):
-                self.table.update_cell(call_id, self._column_key(column), value)
-        if self._selected == call_id:
+                self.table.update_cell(row, self._column_key(column), value)
+        if self._selected == row:
             if more_output and status is None and output is None:
                 # Live output redraws the detail at most LIVE_DETAIL_INTERVAL apart: a 5 MB
                 # `cat` arrives in ~80 pieces, each a 20,000-character wrap otherwise.
@@ -128,8 +139,8 @@ class ToolLog(Vertical):
 
     def _show_live(self) -> None:
         self._live_detail = None
-        if self._selected is not None and self._selected in self.records:
-            self._show(self.records[self._selected])
+        if self._selected is not None and self._selected in self._rows:
+            self._show(self._rows[self._selected])
 
     def _column_key(self, label: str) -> Any:
         for key, column in self.table.columns.items():
@@ -154,7 +165,7 @@ class ToolLog(Vertical):
         if event.row_key.value is None:
             return
         self._selected = event.row_key.value
-        self._show(self.records[self._selected])
+        self._show(self._rows[self._selected])
 
     def _show(self, record: ToolCallRecord) -> None:
         args = record.args if isinstance(record.args, str) else json.dumps(

@@ -466,7 +466,7 @@ class AgentApp(App[None]):
         if not self.settings.model:
             self.notice(NO_MODEL, error=True)
             return
-        self._set_busy(True)
+        self.set_busy(True)
         self.view.prompt_shown = True
         self._front_title = self._front_title or " ".join(text.split())[:48]
         self.run_turn(text, command, images)
@@ -489,7 +489,7 @@ class AgentApp(App[None]):
         if not self.settings.model:
             self.notice(NO_MODEL, error=True)
             return
-        self._set_busy(True)
+        self.set_busy(True)
         self.view.prompt_shown = True
         self.run_work(work)
 
@@ -522,8 +522,8 @@ class AgentApp(App[None]):
         if agent is not None and agent is not self.agent:
             self.background.ended(agent, cancelled=cancelled)
             return
-        self._set_busy(False)
-        self._ring_if_away("The agent finished.")
+        self.set_busy(False)
+        self.ring_if_away("The agent finished.")
         self.call_later(self._next_in_queue)
         self.call_later(self.knowledge.reload_pending)
         self.set_timer(1.0, self._freeze_if_idle)
@@ -573,11 +573,10 @@ class AgentApp(App[None]):
         self.status.queued = len(self.queue)
         self.start_turn(text, command, images)
 
-    def _set_busy(self, busy: bool) -> None:
+    def set_busy(self, busy: bool) -> None:
+        """Whether the front session runs a prompt (the status bar says so)."""
         self.busy = busy
         self.status.busy = busy
-
-    set_busy = _set_busy
 
     async def queue_prompt(self, text: str, command: CustomCommand | None = None,
                            images: tuple[tuple[str, ImagePart], ...] = (), *,
@@ -655,9 +654,9 @@ class AgentApp(App[None]):
     # -- engine events and recorded sessions -------------------------------------------
 
     async def on_agent_event(self, message: AgentEvent) -> None:
-        session_id = getattr(message, "session_id", None)
+        session_id = message.session_id
         if session_id is not None and (
-                session_id != self.session_id or getattr(message, "sequence", 0)
+                session_id != self.session_id or message.sequence
                 < (self._background.shown_from.get(session_id, 0) if self._background else 0)):
             # A background session's, or the front one's from before its redraw (its log
             # has it): kept for the switcher, not drawn.
@@ -685,12 +684,12 @@ class AgentApp(App[None]):
         from ..core.sessions.replay import replay
 
         self.status.session_id = f"{log.session_id} (replay ×{speed:g})"
-        self._set_busy(True)
+        self.set_busy(True)
         try:
             async for event in replay(log, speed):
                 await self.view.show(event)
         finally:
-            self._set_busy(False)
+            self.set_busy(False)
         self.notice(f"End of the replay of session {log.session_id}.")
 
     def close_browser(self) -> None:
@@ -725,11 +724,11 @@ class AgentApp(App[None]):
         if message.session_id and message.session_id != self.session_id:
             self.notify(f"Background session {message.session_id} waits for approval: "
                         f"{message.request.summary} (F8: the inbox)", markup=False, timeout=6)
-            self._ring_if_away("A background session waits for your approval.")
+            self.ring_if_away("A background session waits for your approval.")
             self.background.changed()
             return
         self.view.awaiting_approval(message.call_id)
-        self._ring_if_away("The agent waits for your approval.")
+        self.ring_if_away("The agent waits for your approval.")
 
     def on_inbox_changed(self, message: InboxChanged) -> None:
         self.status.inbox = message.waiting
@@ -742,9 +741,6 @@ class AgentApp(App[None]):
 
     def ring_if_away(self, message: str) -> None:
         """Ring the bell and show ``message`` when the window is not focused."""
-        self._ring_if_away(message)
-
-    def _ring_if_away(self, message: str) -> None:
         if not self._window_focused and self.settings.notify_bell:
             self.bell()
             self.notify(message, timeout=5)

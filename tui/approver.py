@@ -154,10 +154,6 @@ class TuiApprover:
         """The approver for the agents of ``session_id``."""
         return SessionApprover(self, session_id)
 
-    async def ask(self, request: ApprovalRequest, preview: Previewer | None = None) -> Decision:
-        """Ask for the front session (see :meth:`ask_for`)."""
-        return await self.ask_for(self._front_session(), request, preview)
-
     async def ask_for(self, session_id: str, request: ApprovalRequest,
                       preview: Previewer | None = None) -> Decision:
         """Queue ``request`` of ``session_id`` and return the person's decision.

@@ -52,10 +52,7 @@ class SessionBridge(EventBridge):
         self.session_id = session_id
 
     def _post(self, event: ev.Event) -> None:
-        message = AgentEvent(event)
-        message.session_id = self.session_id  # type: ignore[attr-defined]
-        message.sequence = next_sequence()  # type: ignore[attr-defined]
-        self.target.post_message(message)
+        self.target.post_message(AgentEvent(event, self.session_id, next_sequence()))
 
     def flush(self) -> None:
         """Post the streamed text gathered so far now."""

@@ -22,11 +22,20 @@ from ..core.safety.redaction import RedactingSink, env_secrets
 
 
 class AgentEvent(Message):
-    """An engine event, delivered to the app on its message queue."""
+    """An engine event, delivered to the app on its message queue.
 
-    def __init__(self, event: Event) -> None:
+    Attributes:
+        event: The event.
+        session_id: The session whose agent sent it (None: not said).
+        sequence: Its place in the order the workbench's agents posted their events
+            (0: not numbered).
+    """
+
+    def __init__(self, event: Event, session_id: str | None = None, sequence: int = 0) -> None:
         super().__init__()
         self.event = event
+        self.session_id = session_id
+        self.sequence = sequence
 
 
 TEXT_GATHER_S = 0.01

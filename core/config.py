@@ -111,6 +111,7 @@ SETTING_KINDS: dict[str, SettingKind] = {
     "tool_protocol": _choice("auto", "native", "text", default="auto"),
     "request_timeout": SettingKind("float", 600.0, gt=0),
     "stream_idle_timeout": SettingKind("float", 120.0, gt=0),
+    "stream_process": SettingKind("bool", True),
     "max_retries": SettingKind("int", 5, ge=0),
     "retry_base_delay": SettingKind("float", 1.0, ge=0),
     "retry_max_delay": SettingKind("float", 60.0, ge=0),

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from ..core.changes.checkpoints import Checkpoints
     from ..core.config import Settings
     from ..core.custom_commands import CustomCommand
+    from ..core.providers.base import Provider
     from ..core.sessions.log import SessionLog
     from ..core.sessions.start import OpenedSession
     from ..tools.base import ImagePart
@@ -390,6 +391,11 @@ class AgentApp(App[None]):
         (~450 ms of the GIL, in the middle of the first answer)."""
         from ..core.providers.litellm import LitellmProvider, preload
 
+        if self.settings.stream_process:
+            # Its own import of litellm, on the other core, meanwhile.
+            from ..core.providers.stream_process import shared_stream_process
+
+            shared_stream_process().start()
         pause_collection()
         try:
             preload()
@@ -607,7 +613,7 @@ class AgentApp(App[None]):
         """An agent with ``settings``: its log, its browser, the project's knowledge and
         memory; of the front session unless ``session_id`` and ``opened`` name another."""
         from ..core.agent import Agent
-        from ..core.providers.litellm import LitellmProvider, load_litellm
+        from ..core.providers.litellm import load_litellm
         from ..core.safety.redaction import settings_secrets
         from ..tools.builtin import builtin_tools
         from ..tools.registry import ToolRegistry
@@ -618,7 +624,7 @@ class AgentApp(App[None]):
         if opened is self._NO_SESSION:
             opened = self.opened
         session_id = session_id or self.session_id
-        agent = Agent(LitellmProvider(settings), ToolRegistry(builtin_tools(settings)),
+        agent = Agent(self.make_provider(settings), ToolRegistry(builtin_tools(settings)),
                       settings, self.workdir, self.approver.for_session(session_id),
                       SessionBridge(self, session_id, settings_secrets(settings)),
                       session_id=session_id, session=opened.store if opened else None,
@@ -631,6 +637,19 @@ class AgentApp(App[None]):
             self.browser = BrowserSession()
         agent.tool_ctx.browser = self.browser
         return agent
+
+    def make_provider(self, settings: Settings) -> Provider:
+        """The provider of an agent with ``settings``: its streams in the shared worker
+        process unless ``stream_process`` is off (the workbench's loop draws and answers
+        keys; litellm's parsing of a fast stream would take ~40% of it)."""
+        from ..core.providers.litellm import LitellmProvider
+
+        provider = LitellmProvider(settings)
+        if not settings.stream_process:
+            return provider
+        from ..core.providers.stream_process import ProcessProvider
+
+        return ProcessProvider(provider)
 
     async def ensure_agent(self) -> Agent:
         """The agent of this session, built on first use (from the resumed log, if any)."""

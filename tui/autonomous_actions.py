@@ -89,7 +89,6 @@ class AutonomousActions:
         from ..core.agent import Agent
         from ..core.autonomous import coach_persona
         from ..core.events import ContextUpdated, Event
-        from ..core.providers.litellm import LitellmProvider
         from ..core.safety.redaction import settings_secrets
         from ..tools.builtin import builtin_tools
         from ..tools.registry import ToolRegistry
@@ -104,6 +103,6 @@ class AutonomousActions:
             if not isinstance(event, ContextUpdated):  # the gauge is the player's context
                 bridge(event)
 
-        return Agent(LitellmProvider(settings), ToolRegistry(builtin_tools(settings)),
+        return Agent(app.make_provider(settings), ToolRegistry(builtin_tools(settings)),
                      settings, app.workdir, app.approver, show, knowledge=knowledge,
                      memory=app.knowledge.memory)

@@ -29,6 +29,11 @@ OLLAMA_PREFIXES = ("ollama/", "ollama_chat/")
 _import_lock = threading.Lock()
 _litellm: Any = None
 
+REQUEST_SETTINGS = frozenset({
+    "model", "api_base", "api_key", "api_key_env", "tool_protocol", "context_window",
+    "request_timeout", "stream_idle_timeout", "temperature", "max_output_tokens"})
+"""The settings a model call is made with."""
+
 NON_TEXT_DELTA_FIELDS = ("tool_calls", "function_call", "reasoning_content", "thinking_blocks",
                          "annotations", "audio", "images", "provider_specific_fields")
 """Fields of a streamed delta that make it more than text (litellm's own list): a chunk
@@ -85,6 +90,11 @@ class LitellmProvider:
         ``context_window`` describes this model, so the copy takes litellm's figure."""
         changes = {"model": model, "context_window": None, **api}
         return LitellmProvider(self._settings.model_copy(update=changes))
+
+    def request_settings(self) -> dict[str, Any]:
+        """The settings its calls are made with: enough for a ``LitellmProvider`` elsewhere
+        (a :mod:`~agent_tui.core.providers.stream_worker`) to make them the same way."""
+        return self._settings.model_dump(include=REQUEST_SETTINGS)
 
     # -- capabilities ------------------------------------------------------------------
 

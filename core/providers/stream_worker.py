@@ -1,0 +1,161 @@
+"""The stream worker: a process that makes the workbench's model calls through litellm and
+sends back their text as it streams, then the reply.
+
+Run as ``python -m agent_tui.core.providers.stream_worker`` by
+:class:`~agent_tui.core.providers.stream_process.StreamProcess`. It speaks JSON lines:
+
+- in: ``{"call": N, "settings": {...}, "messages": [...], "tools": [...], "env": {...}}``
+  (``env`` only when the workbench's environment changed since the last call) and
+  ``{"cancel": N}``;
+- out: ``{"call": N, "text": "..."}`` (a stream's text, gathered for ``TEXT_GATHER``
+  seconds), then ``{"call": N, "reply": {...}}`` or ``{"call": N, "error": {...}}``.
+
+It ends when its input ends (the workbench closed it, or died).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import threading
+from typing import Any, BinaryIO
+
+from ..settings import Settings
+from .base import ModelReply, ProviderError
+from .litellm import LitellmProvider, preload
+
+TEXT_GATHER = 0.005
+"""Seconds streamed text is gathered before it is sent: a fast stream's chunks go in a
+few hundred lines a second, not one line each."""
+
+
+class LineWriter:
+    """Writes the worker's lines, a stream's text gathered into as few lines as can be."""
+
+    def __init__(self, out: BinaryIO, loop: asyncio.AbstractEventLoop) -> None:
+        self._out = out
+        self._loop = loop
+        self._texts: dict[int, list[str]] = {}
+        self._scheduled: asyncio.TimerHandle | None = None
+
+    def text(self, call: int, text: str) -> None:
+        """Send ``text`` of ``call`` within ``TEXT_GATHER`` seconds."""
+        self._texts.setdefault(call, []).append(text)
+        if self._scheduled is None:
+            self._scheduled = self._loop.call_later(TEXT_GATHER, self.flush)
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Send ``message`` now, after the text still gathered."""
+        self.flush(json.dumps(message))
+
+    def flush(self, *lines: str) -> None:
+        """Send the gathered text, then ``lines``."""
+        if self._scheduled is not None:
+            self._scheduled.cancel()
+            self._scheduled = None
+        gathered = [json.dumps({"call": call, "text": "".join(texts)})
+                    for call, texts in self._texts.items()]
+        self._texts.clear()
+        if data := gathered + list(lines):
+            self._out.write(("\n".join(data) + "\n").encode())
+            self._out.flush()
+
+
+def reply_message(reply: ModelReply) -> dict[str, Any]:
+    """``reply`` as JSON."""
+    return {
+        "text": reply.text,
+        "tool_calls": [[call.id, call.name, call.arguments] for call in reply.tool_calls],
+        "usage": [reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.usage.cost],
+        "finish_reason": reply.finish_reason,
+    }
+
+
+def error_message(error: ProviderError) -> dict[str, Any]:
+    """``error`` as JSON."""
+    return {"message": error.message, "kind": error.kind, "status": error.status,
+            "retry_after": error.retry_after}
+
+
+class Worker:
+    """The calls in flight, each a task, and the environment the workbench last sent."""
+
+    def __init__(self, writer: LineWriter) -> None:
+        self.writer = writer
+        self.calls: dict[int, asyncio.Task[None]] = {}
+        self._env: dict[str, str] = {}
+
+    def handle(self, message: dict[str, Any]) -> None:
+        """Start or cancel a call."""
+        if "cancel" in message:
+            if (task := self.calls.get(message["cancel"])) is not None:
+                task.cancel()
+            return
+        if "env" in message:
+            self._take_env(message["env"])
+        call = message["call"]
+        task = asyncio.get_running_loop().create_task(self._run(call, message))
+        self.calls[call] = task
+        task.add_done_callback(lambda _: self.calls.pop(call, None))
+
+    def _take_env(self, env: dict[str, str]) -> None:
+        """The workbench's environment (API keys are read from it at each call)."""
+        for name in self._env.keys() - env.keys():
+            os.environ.pop(name, None)
+        os.environ.update(env)
+        self._env = env
+
+    async def _run(self, call: int, message: dict[str, Any]) -> None:
+        provider = LitellmProvider(Settings.model_construct(**message["settings"]))
+        try:
+            reply = await provider.complete(message["messages"], message.get("tools"),
+                                            lambda text: self.writer.text(call, text))
+        except ProviderError as exc:
+            self.writer.send({"call": call, "error": error_message(exc)})
+        except Exception as exc:
+            error = ProviderError(f"the model call failed: {type(exc).__name__}: {exc}",
+                                  kind="server")
+            self.writer.send({"call": call, "error": error_message(error)})
+        else:
+            self.writer.send({"call": call, "reply": reply_message(reply)})
+
+
+def _read_lines(source: BinaryIO, loop: asyncio.AbstractEventLoop,
+                inbox: asyncio.Queue[dict[str, Any] | None]) -> None:
+    """Read requests in a thread (a request with a long conversation is one long line),
+    then None at the end of input."""
+    try:
+        for line in source:
+            if line.strip():
+                loop.call_soon_threadsafe(inbox.put_nowait, json.loads(line))
+    finally:
+        loop.call_soon_threadsafe(inbox.put_nowait, None)
+
+
+async def serve(source: BinaryIO, out: BinaryIO) -> None:
+    """Answer requests from ``source`` on ``out`` until ``source`` ends."""
+    loop = asyncio.get_running_loop()
+    inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+    threading.Thread(target=_read_lines, args=(source, loop, inbox), daemon=True).start()
+    await asyncio.to_thread(preload)
+    worker = Worker(LineWriter(out, loop))
+    while (message := await inbox.get()) is not None:
+        worker.handle(message)
+    for task in list(worker.calls.values()):
+        task.cancel()
+
+
+def main() -> None:
+    """Serve on stdin and stdout; anything else printing to stdout goes to stderr."""
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    try:
+        asyncio.run(serve(sys.stdin.buffer, out))
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

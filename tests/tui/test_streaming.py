@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 from textual.app import App
+from textual.widgets._markdown import MarkdownBlock, MarkdownBullet, MarkdownBulletList
 from textual.widgets.markdown import MarkdownFence
 
 from agent_tui.core import events as ev
@@ -262,3 +263,59 @@ async def test_text_streamed_onto_a_page_that_ends_in_an_open_code_block_goes_in
         assert isinstance(fence, MarkdownFence)
         assert fence.lexer == "python"
         assert fence.code == "x = 1\nif x:\n    y = 2"
+
+
+def shown_blocks(widget) -> list[tuple[str, str]]:
+    """What a Markdown widget shows: each block, bullet and label, in order, with its
+    text (the symbols of bullets; rows and columns of a list are containers)."""
+    shown = []
+    for node in widget.walk_children(with_self=False):
+        if isinstance(node, MarkdownBullet):
+            shown.append(("bullet", node.symbol))
+        elif isinstance(node, MarkdownBlock):
+            shown.append((node.name or "", node._content.plain))
+    return shown
+
+
+LISTS = ("Steps:\n\n- load the **config**\n- merge the tables\n  - lists are joined\n"
+         "- report unknown keys\n\nThen, in order:\n\n"
+         + "".join(f"{n}. step number {n} of the plan\n" for n in range(1, 13))
+         + "\nDone, with `merge()` last.\n")
+
+
+async def test_a_list_streamed_word_by_word_takes_new_items_in_place_and_shows_what_a_whole_one_does():
+    whole = AssistantBlock(LISTS)
+    async with OnePage(whole).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        expected = shown_blocks(whole)
+    assert ("bullet", "  9. ") in expected and ("bullet", " 12. ") in expected
+
+    streamed = AssistantBlock("")
+    async with OnePage(streamed).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        first_list = first_row = None
+        for word in re.findall(r"\s*\S+", LISTS) + ["\n"]:
+            await streamed.add_text(word)
+            lists = list(streamed.query(MarkdownBulletList))
+            if lists and first_list is None:
+                first_list, first_row = lists[0], lists[0].children[0]
+            elif lists and "  -" not in streamed.text:
+                # The list grows in place: its first item is never mounted again (until
+                # a nested list, which passes through a heading: "tables\n  -").
+                assert lists[0] is first_list and lists[0].children[0] is first_row
+        await pilot.pause()
+        assert streamed.text == LISTS
+        assert shown_blocks(streamed) == expected
+
+
+async def test_a_paragraph_that_wraps_onto_more_lines_while_it_streams_is_laid_out_taller():
+    block = AssistantBlock("")
+    async with OnePage(block).run_test(size=(40, 20)) as pilot:
+        await pilot.pause()
+        for word in ["One", " short", " line."] + [" more words"] * 12:
+            await block.add_text(word)
+            await pilot.pause()
+            paragraph = block.children[0]
+            lines = len(paragraph._content.wrap(paragraph.content_region.width))
+            assert paragraph.content_region.height == lines
+        assert lines > 3

@@ -35,6 +35,7 @@ from textual.widgets.markdown import MarkdownBlock
 
 from ..answer_pages import Page, closer, shown, split_pages, split_stream
 from ..outside_text import visible
+from .streamed_markdown import STREAMED_BLOCKS
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -101,6 +102,7 @@ class AssistantBlock(Markdown, can_focus=True):
     """
 
     BINDINGS = [Binding("c", "copy", "Copy", show=False)]
+    BLOCKS = STREAMED_BLOCKS
 
     def __init__(self, text: str = "", *, answer: Answer | None = None, page: int = 0) -> None:
         self.answer = answer if answer is not None else Answer([Page(text)])

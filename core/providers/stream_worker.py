@@ -16,6 +16,7 @@ It ends when its input ends (the workbench closed it, or died).
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import sys
@@ -25,6 +26,11 @@ from typing import Any, BinaryIO
 from ..settings import Settings
 from .base import ModelReply, ProviderError
 from .litellm import LitellmProvider, preload
+
+FULL_COLLECTION_EVERY = 10_000
+"""Middle-generation collections between two automatic full ones (Python's default: 10).
+A full collection walks every object litellm and the OpenAI SDK made (~1.5 million): a
+250-450 ms stall of the stream, which the workbench showed as a frozen answer."""
 
 TEXT_GATHER = 0.005
 """Seconds streamed text is gathered before it is sent: a fast stream's chunks go in a
@@ -140,6 +146,10 @@ async def serve(source: BinaryIO, out: BinaryIO) -> None:
     inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
     threading.Thread(target=_read_lines, args=(source, loop, inbox), daemon=True).start()
     await asyncio.to_thread(preload)
+    # What the imports made lives as long as the process: never walked again.
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*gc.get_threshold()[:2], FULL_COLLECTION_EVERY)
     worker = Worker(LineWriter(out, loop))
     while (message := await inbox.get()) is not None:
         worker.handle(message)

@@ -9,6 +9,9 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -173,3 +176,28 @@ async def test_a_conversation_that_is_not_json_is_a_clear_error(fake_provider, w
         await provider.complete([{"role": "user", "content": object()}], None, lambda _: None)
     assert refused.value.kind == "bad_request" and not refused.value.retryable
     assert "cannot be sent to the model" in refused.value.message
+
+
+@pytest.mark.parametrize("ending", ["exit", "SIGKILL"])
+def test_the_worker_ends_with_the_process_that_started_it(ending):
+    script = ("from agent_tui.core.providers.stream_process import shared_stream_process\n"
+              "import time\n"
+              "worker = shared_stream_process()\n"
+              "worker.start()\n"
+              "print(worker.pid, flush=True)\n"
+              "time.sleep(0.5 if '" + ending + "' == 'exit' else 60)\n")
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                              text=True)
+    pid = int(parent.stdout.readline())
+    if ending == "SIGKILL":
+        parent.kill()
+    parent.wait(30)
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        pytest.fail(f"the worker outlived its workbench ({ending})")

@@ -7,10 +7,12 @@ thousands of small pieces as fast as it can.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import subprocess
 import sys
 
+import pytest
 from textual.app import App
 from textual.widgets._markdown import MarkdownBlock, MarkdownBullet, MarkdownBulletList
 from textual.widgets.markdown import MarkdownFence
@@ -319,3 +321,22 @@ async def test_a_paragraph_that_wraps_onto_more_lines_while_it_streams_is_laid_o
             lines = len(paragraph._content.wrap(paragraph.content_region.width))
             assert paragraph.content_region.height == lines
         assert lines > 3
+
+
+@pytest.mark.parametrize("in_worker", [True, False])
+async def test_the_workbench_streams_through_the_worker_unless_told_not_to(
+        fake_provider, tmp_path, in_worker):
+    from agent_tui.core.providers.litellm import LitellmProvider
+    from agent_tui.core.providers.stream_process import ProcessProvider, shared_stream_process
+
+    fake_provider.script(Reply(text=PARAGRAPH, chunk_size=4))
+    app = app_for(fake_provider, tmp_path, stream_process=in_worker)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "explain")
+        await until(pilot, lambda: not app.busy, timeout=60)
+        await pilot.pause(0.2)
+        provider = app.agent.provider
+        assert type(provider) is (ProcessProvider if in_worker else LitellmProvider)
+        assert app.query(AssistantBlock).last().answer.text == PARAGRAPH
+    if in_worker:
+        assert shared_stream_process().pid not in (None, os.getpid())

@@ -32,7 +32,7 @@ FULL_COLLECTION_EVERY = 10_000
 A full collection walks every object litellm and the OpenAI SDK made (~1.5 million): a
 250-450 ms stall of the stream, which the workbench showed as a frozen answer."""
 
-TEXT_GATHER = 0.005
+TEXT_GATHER = 0.003
 """Seconds streamed text is gathered before it is sent: a fast stream's chunks go in a
 few hundred lines a second, not one line each."""
 

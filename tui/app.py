@@ -391,11 +391,13 @@ class AgentApp(App[None]):
         (~450 ms of the GIL, in the middle of the first answer)."""
         from ..core.providers.litellm import LitellmProvider, preload
 
-        if self.settings.stream_process:
+        model = self.settings.model
+        if self.settings.stream_process and model:
             # Its own import of litellm, on the other core, meanwhile.
-            from ..core.providers.stream_process import shared_stream_process
+            from ..core.providers.stream_process import shared_stream_process, streams_in_worker
 
-            shared_stream_process().start()
+            if streams_in_worker(model):
+                shared_stream_process().start()
         pause_collection()
         try:
             preload()

@@ -235,6 +235,12 @@ def shared_stream_process() -> StreamProcess:
         return _shared
 
 
+def streams_in_worker(model: str) -> bool:
+    """Whether calls of ``model`` go to the worker: all but embedded llama.cpp models,
+    which are loaded in this process."""
+    return not llamacpp.is_embedded(model)
+
+
 class ProcessProvider:
     """A :class:`LitellmProvider` whose calls stream in a :class:`StreamProcess`.
 
@@ -254,7 +260,7 @@ class ProcessProvider:
     async def complete(self, messages: list[Message], tools: list[dict[str, Any]] | None,
                        on_text: TextCallback) -> ModelReply:
         """See ``Provider.complete``."""
-        if llamacpp.is_embedded(self.model):
+        if not streams_in_worker(self.model):
             return await self.inner.complete(messages, tools, on_text)
         return await self.process.complete(self.inner.request_settings(), messages, tools,
                                            on_text)

@@ -47,6 +47,17 @@ def provider_for(fake, worker, **overrides) -> ProcessProvider:
     return ProcessProvider(LitellmProvider(settings_for(fake, **overrides)), worker)
 
 
+async def started_call(provider) -> tuple[asyncio.Task, list[str]]:
+    """A call whose stream has sent its first text (then stalls), and the text so far."""
+    pieces: list[str] = []
+    call = asyncio.create_task(provider.complete(HELLO, None, pieces.append))
+    for _ in range(200):
+        if pieces:
+            break
+        await asyncio.sleep(0.05)
+    return call, pieces
+
+
 async def test_text_reply_and_usage_are_those_of_a_call_in_this_process(fake_provider,
                                                                          worker):
     fake_provider.script(Reply(text=ANSWER, chunk_size=4, usage=(321, 54)),
@@ -110,12 +121,7 @@ async def test_a_cancelled_call_stops_in_the_worker_and_the_next_one_runs(fake_p
                                                                          worker):
     fake_provider.script(Fault.stall(30, text="thinking "), Reply(text="done"))
     provider = provider_for(fake_provider, worker)
-    pieces: list[str] = []
-    call = asyncio.create_task(provider.complete(HELLO, None, pieces.append))
-    for _ in range(200):
-        if pieces:
-            break
-        await asyncio.sleep(0.05)
+    call, pieces = await started_call(provider)
     assert pieces == ["thinking "]
     call.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -130,12 +136,7 @@ async def test_a_worker_that_dies_fails_its_call_with_a_retryable_error_then_is_
         fake_provider, worker):
     fake_provider.script(Fault.stall(30, text="thinking "), Reply(text="again"))
     provider = provider_for(fake_provider, worker)
-    pieces: list[str] = []
-    call = asyncio.create_task(provider.complete(HELLO, None, pieces.append))
-    for _ in range(200):
-        if pieces:
-            break
-        await asyncio.sleep(0.05)
+    call, pieces = await started_call(provider)
     dead = worker.pid
     assert dead is not None
     os.kill(dead, signal.SIGKILL)

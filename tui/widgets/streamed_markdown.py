@@ -8,6 +8,9 @@ flush into a list of a few items cost 13 ms at 50 words a second, one into a par
 
 Here a paragraph asks for a layout only when its height changes, and a list updates its
 last item in place and mounts only the items that are new.
+
+Textual's block classes come from its private ``_markdown`` module (``textual.widgets.
+markdown`` exports only a few): textual is pinned.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ from __future__ import annotations
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Markdown
-# The block classes are not exported by textual.widgets.markdown; textual is pinned.
 from textual.widgets._markdown import (
     MarkdownBlock,
     MarkdownBullet,

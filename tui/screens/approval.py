@@ -34,6 +34,7 @@ from ...core.safety.preview import PreviewCancelled, PreviewUnavailable
 from ..outside_text import outside_text, visible
 from ..widgets.command_preview import CommandPreviewView
 from ..widgets.diff_view import DiffView
+from ..widgets.keys_in_order import LineInput, TextEditor
 from .edit_text import for_editor, from_editor
 from .key_help import KEY_STYLE
 
@@ -171,7 +172,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             yield from self._compose_body()
             if self.preview is not None:
                 yield CommandPreviewView(id="preview")
-            yield Input(placeholder="Why not? The model reads this. enter sends, esc goes back",
+            yield LineInput(placeholder="Why not? The model reads this. enter sends, esc goes back",
                         id="deny-reason")
             yield from self._compose_editor()
             yield Static(self._keys_help(), id="keys")
@@ -212,9 +213,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             return
         details = self.request.details
         if isinstance(details, CommandDetails):
-            yield Input(for_editor(details.command), id="edit-command", select_on_focus=False)
+            yield LineInput(for_editor(details.command), id="edit-command", select_on_focus=False)
         elif isinstance(details, EditDetails):
-            yield TextArea(for_editor(details.after or ""), id="edit-content", soft_wrap=False,
+            yield TextEditor(for_editor(details.after or ""), id="edit-content", soft_wrap=False,
                            show_line_numbers=True, tab_behavior="focus")
 
     def _waiting_text(self) -> str:

@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
 
+from ..widgets.keys_in_order import TextEditor
 from .edit_text import for_editor, from_editor
 
 
@@ -43,7 +44,7 @@ class CompactionScreen(ModalScreen[str]):
                         "so far (the latest turns and pinned items stay as they are).",
                         id="compaction-title")
             # The model's words: escape sequences shown, never sent to the terminal.
-            yield TextArea(for_editor(self.summary), id="compaction-summary",
+            yield TextEditor(for_editor(self.summary), id="compaction-summary",
                            tab_behavior="focus")
             yield Label("Edit it if something important is missing. Ctrl+S applies your "
                         "version; Esc applies it as the model wrote it.", id="compaction-help")

@@ -26,6 +26,7 @@ from ...core.changes.file_review import (
 )
 from ..outside_text import outside_text, visible
 from ..widgets.diff_view import DiffView
+from ..widgets.keys_in_order import LineInput
 from .key_help import key_help
 
 VERDICT_MARK = {"pending": "", "accepted": "✓ ", "rejected": "✗ "}
@@ -100,7 +101,7 @@ class DiffReviewScreen(Screen[str | None]):
                 yield Static("No changes yet.\n\nThe files the agent changes in this "
                              "session appear here; /diff TURN shows one turn's.",
                              id="empty", markup=False)
-        yield Input(placeholder="Why reject it? Optional; the model reads it. "
+        yield LineInput(placeholder="Why reject it? Optional; the model reads it. "
                     "enter rejects, esc cancels", id="reason")
         yield Static(self._keys_help(), id="review-keys")
 

@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, TextArea
 
 from ..outside_text import outside_text
+from ..widgets.keys_in_order import LineInput, TextEditor
 from .edit_text import for_editor, from_editor
 
 LISTED = 500
@@ -77,14 +78,14 @@ class MemoryScreen(ModalScreen[None]):
             loaded.add_columns("what", "file", "tokens")
             yield loaded
             yield Label("Memories (memory_set, memory_search)", classes="memory-title")
-            yield Input(placeholder="search memories…", id="search")
+            yield LineInput(placeholder="search memories…", id="search")
             table: DataTable[str | Text] = DataTable(id="memories", cursor_type="row",
                                                      zebra_stripes=True)
             table.add_columns("scope", "key", "value")
             yield table
             with Horizontal(id="editor-row"):
-                yield Input(placeholder="key", id="new-key")
-                yield TextArea(id="value", soft_wrap=True)
+                yield LineInput(placeholder="key", id="new-key")
+                yield TextEditor(id="value", soft_wrap=True)
             yield Label("", id="memory-status")
 
     def on_mount(self) -> None:

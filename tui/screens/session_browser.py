@@ -24,6 +24,7 @@ from ...core.sessions.index import SessionIndex
 from ...core.sessions.log import SessionError, SessionLocked, read_events, turn_starts
 from ...core.sessions.summary import SessionSummary
 from ..outside_text import outside_text, visible
+from ..widgets.keys_in_order import LineInput
 from .key_help import key_help
 
 ActionKind = Literal["resume", "fork", "export"]
@@ -229,7 +230,7 @@ class SessionBrowser(Screen["BrowserAction | None"]):
 
     def compose(self) -> ComposeResult:
         """The search box, the table and the preview, then the status and the keys."""
-        yield Input(placeholder="search messages, or file:foo.py", id="search")
+        yield LineInput(placeholder="search messages, or file:foo.py", id="search")
         with Horizontal(id="body"):
             yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="preview-pane"):

@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 
 from ...core.model_setup import PROVIDERS, ProviderInfo, SetupChoice, check_choice
 from ..outside_text import outside_text
+from ..widgets.keys_in_order import LineInput
 from .key_help import key_help
 
 
@@ -74,15 +75,15 @@ class SetupScreen(ModalScreen[SetupChoice | None]):
             )
             with Horizontal(classes="field", id="model-row"):
                 yield Label("Model", classes="field-label")
-                yield Input(
+                yield LineInput(
                     id="model", placeholder="provider/model, e.g. openai/gpt-4.1", compact=True
                 )
             with Horizontal(classes="field", id="key-row"):
                 yield Label("Key variable", classes="field-label")
-                yield Input(id="key-env", placeholder="e.g. ANTHROPIC_API_KEY", compact=True)
+                yield LineInput(id="key-env", placeholder="e.g. ANTHROPIC_API_KEY", compact=True)
             with Horizontal(classes="field", id="base-row"):
                 yield Label("API base", classes="field-label")
-                yield Input(
+                yield LineInput(
                     id="api-base", placeholder="(the provider's own endpoint)", compact=True
                 )
             yield Static("", id="key-status")

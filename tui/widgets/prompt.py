@@ -26,6 +26,7 @@ from .completion import (
     list_project_files,
     rank,
 )
+from .keys_in_order import run_own_binding
 
 DEFAULT_COMMANDS = SLASH_COMMANDS
 """The slash commands offered when no ``commands`` are given (the workbench's list)."""
@@ -61,6 +62,9 @@ class PromptInput(TextArea):
     While the completion pop-up is open, up/down move its highlight, Tab or Enter insert the
     highlighted completion and Esc closes it. Enter on a command that takes no argument
     (its help does not show ``/name ARG``) runs it straight away.
+
+    Its editing keys (Backspace, the arrows, Ctrl+U…) take effect in the order they were
+    typed, however many arrive at once (:mod:`.keys_in_order`).
     """
 
     BINDINGS = [
@@ -131,6 +135,8 @@ class PromptInput(TextArea):
             event.prevent_default()
             event.stop()
             self._walk_history(1)
+            return
+        if await run_own_binding(self, event):
             return
         await super()._on_key(event)
 

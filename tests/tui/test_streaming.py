@@ -13,7 +13,8 @@ import subprocess
 import sys
 
 import pytest
-from textual.app import App
+from textual.app import App, ComposeResult
+from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownBlock, MarkdownBullet, MarkdownBulletList
 from textual.widgets.markdown import MarkdownFence
 
@@ -26,6 +27,7 @@ from agent_tui.tui.widgets.conversation import (
     ToolBlock,
     live_output,
 )
+from agent_tui.tui.widgets.streamed_markdown import STREAMED_BLOCKS, _StreamedList
 from agent_tui.tui.widgets.tool_log import ToolLog
 from tests.fakes.providers import Reply, ToolCall
 from tests.tui.test_app import SIZE, app_for, type_prompt, until
@@ -269,14 +271,22 @@ async def test_text_streamed_onto_a_page_that_ends_in_an_open_code_block_goes_in
 
 def shown_blocks(widget) -> list[tuple[str, str]]:
     """What a Markdown widget shows: each block, bullet and label, in order, with its
-    text (the symbols of bullets; rows and columns of a list are containers)."""
+    text (the symbols of bullets; rows and columns of a list are containers; a list
+    drawn flat, the lines it draws)."""
     shown = []
     for node in widget.walk_children(with_self=False):
         if isinstance(node, MarkdownBullet):
             shown.append(("bullet", node.symbol))
+        elif isinstance(node, _StreamedList) and node._flat is not None:
+            shown.append((node.name or "", node.render().plain))
         elif isinstance(node, MarkdownBlock):
             shown.append((node.name or "", node._content.plain))
     return shown
+
+
+def screen_lines(app) -> list[str]:
+    return ["".join(segment.text for segment in strip)
+            for strip in app.screen._compositor.render_strips()]
 
 
 LISTS = ("Steps:\n\n- load the **config**\n- merge the tables\n  - lists are joined\n"
@@ -285,29 +295,88 @@ LISTS = ("Steps:\n\n- load the **config**\n- merge the tables\n  - lists are joi
          + "\nDone, with `merge()` last.\n")
 
 
-async def test_a_list_streamed_word_by_word_takes_new_items_in_place_and_shows_what_a_whole_one_does():
+async def test_a_list_streamed_word_by_word_grows_in_place_and_shows_what_a_whole_one_does():
     whole = AssistantBlock(LISTS)
     async with OnePage(whole).run_test(size=SIZE) as pilot:
         await pilot.pause()
         expected = shown_blocks(whole)
-    assert ("bullet", "  9. ") in expected and ("bullet", " 12. ") in expected
+        expected_screen = screen_lines(pilot.app)
+    assert any("  9. step number 9" in text for _, text in expected)
+    assert any(" 12. step number 12" in text for _, text in expected)
 
     streamed = AssistantBlock("")
     async with OnePage(streamed).run_test(size=SIZE) as pilot:
         await pilot.pause()
-        first_list = first_row = None
+        first_list = None
         for word in re.findall(r"\s*\S+", LISTS) + ["\n"]:
             await streamed.add_text(word)
             lists = list(streamed.query(MarkdownBulletList))
             if lists and first_list is None:
-                first_list, first_row = lists[0], lists[0].children[0]
+                first_list = lists[0]
             elif lists and "  -" not in streamed.text:
-                # The list grows in place: its first item is never mounted again (until
-                # a nested list, which passes through a heading: "tables\n  -").
-                assert lists[0] is first_list and lists[0].children[0] is first_row
+                # The list grows in place, one widget (until a nested list, which passes
+                # through a heading: "tables\n  -").
+                assert lists[0] is first_list and not first_list.children
         await pilot.pause()
         assert streamed.text == LISTS
         assert shown_blocks(streamed) == expected
+        assert screen_lines(pilot.app) == expected_screen
+
+
+LOOKS = ("- load the **config**, a long item that wraps across the line because it has "
+         "many words in it\n- merge the `tables`\n  - lists are joined, and this nested "
+         "one wraps at the edge when it is long enough\n    1. deep and ordered\n"
+         "- a [link](https://example.com)\n\n"
+         + "".join(f"{n}. step {n}\n" for n in range(8, 12)))
+
+
+class TextualPage(App[None]):
+    """Textual's own Markdown widget, its lists made of rows of widgets."""
+
+    def compose(self) -> ComposeResult:
+        yield Markdown(LOOKS)
+
+
+async def test_a_list_drawn_flat_looks_as_textuals_rows_do():
+    async with TextualPage().run_test(size=(60, 24)) as pilot:
+        await pilot.pause()
+        textual_screen = pilot.app.export_screenshot()
+        textual_lines = screen_lines(pilot.app)
+
+    class FlatPage(TextualPage):
+        def compose(self) -> ComposeResult:
+            markdown = Markdown(LOOKS)
+            markdown.BLOCKS = STREAMED_BLOCKS
+            yield markdown
+
+    async with FlatPage().run_test(size=(60, 24)) as pilot:
+        await pilot.pause()
+        lists = list(pilot.app.query("MarkdownBulletList, MarkdownOrderedList"))
+        assert len(lists) == 2  # the nested ones are drawn inside the first
+        assert all(isinstance(block, _StreamedList) and not block.children for block in lists)
+        assert screen_lines(pilot.app) == textual_lines
+        # Colours and styles too, cell by cell (the picture's text runs are cut differently).
+        assert cells(pilot.app.export_screenshot()) == cells(textual_screen)
+
+
+def cells(svg: str) -> list[tuple[str, str]]:
+    """The glyphs of a screenshot with their styles (colour, weight…), in order (blank cells
+    are drawn as text in one and as background alone in another)."""
+    svg = re.sub(r"terminal-\d+", "terminal", svg)
+    styles = dict(re.findall(r"\.(terminal-r\d+) \{ ([^}]*) \}", svg))
+    runs = re.findall(r'<text class="(terminal-r\d+)"[^>]*>([^<]*)</text>', svg)
+    return [(styles[name], char) for name, text in runs
+            for char in text.replace("&#160;", " ") if not char.isspace()]
+
+
+async def test_a_list_whose_item_holds_code_is_drawn_as_rows():
+    text = "- run this:\n\n  ```sh\n  make test\n  ```\n- then that\n"
+    block = AssistantBlock(text)
+    async with OnePage(block).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        (rows,) = block.query(MarkdownBulletList)
+        assert rows._flat is None and rows.query(MarkdownFence)
+        assert "make test" in "\n".join(screen_lines(pilot.app))
 
 
 async def test_a_paragraph_that_wraps_onto_more_lines_while_it_streams_is_laid_out_taller():

@@ -38,8 +38,6 @@ from ..outside_text import visible
 from .streamed_markdown import STREAMED_BLOCKS
 
 if TYPE_CHECKING:
-    from textual.timer import Timer
-
     from .conversation import ConversationView
 
 OPENED_SCHEMES = frozenset({"http", "https"})
@@ -50,9 +48,6 @@ FLUSH_INTERVAL = 0.03
 most ~33 appends (and layouts) a second, whatever the rate, and text on screen well within
 ~100 ms of its arrival. (40 ms, before the stream left the workbench's loop, left display
 lag p95 at 1,000 words/s ~115 ms; 70 ms, bigger and fewer flushes, 740.)"""
-
-MIN_WAIT = 0.001
-"""The shortest timer (Textual's timers divide by their interval: never 0)."""
 
 KEY_QUIET = 0.02
 """After a key, a flush waits this long, so the key's frame draws the key alone."""
@@ -230,7 +225,7 @@ class StreamedAnswer:
         self.answer = Answer([Page("")])
         self.pages: list[AssistantBlock] = []
         self._pending: list[str] = []
-        self._timer: Timer | None = None
+        self._timer: asyncio.TimerHandle | None = None
         self._flushing: asyncio.Task[None] | None = None
 
     @property
@@ -258,14 +253,18 @@ class StreamedAnswer:
     def _schedule(self) -> None:
         if self._timer is None and self._flushing is None and self._pending:
             due = max(self._pending_since, self._last_flush_at) + FLUSH_INTERVAL
-            self._wait(max(MIN_WAIT, due - time.monotonic()))
+            self._wait(due - time.monotonic())
 
     def _wait(self, delay: float) -> None:
-        self._timer = self.conversation.set_timer(delay, self._start_flush)
+        # asyncio's timer, not Textual's: a one-shot Textual timer whose moment has passed
+        # by the time its task first looks (a delay of a few microseconds, after a key)
+        # is skipped, never fired, and the answer stopped drawing until it ended.
+        self._timer = asyncio.get_running_loop().call_later(max(0.0, delay),
+                                                            self._start_flush)
 
     def _stop_timer(self) -> None:
         if self._timer is not None:
-            self._timer.stop()
+            self._timer.cancel()
             self._timer = None
 
     def _start_flush(self) -> None:

@@ -387,14 +387,17 @@ def cells(svg: str) -> list[tuple[str, str]]:
             for char in text.replace("&#160;", " ") if not char.isspace()]
 
 
-async def test_a_list_whose_item_holds_code_is_drawn_as_rows():
-    text = "- run this:\n\n  ```sh\n  make test\n  ```\n- then that\n"
+@pytest.mark.parametrize("text, shown", [
+    ("- run this:\n\n  ```sh\n  make test\n  ```\n- then that\n", "make test"),
+    ("- - a list that starts an item\n- then a paragraph\n", "a list that starts an item"),
+])
+async def test_a_list_whose_item_holds_more_than_paragraphs_is_drawn_as_rows(text, shown):
     block = AssistantBlock(text)
     async with OnePage(block).run_test(size=SIZE) as pilot:
         await pilot.pause()
-        (rows,) = block.query(MarkdownBulletList)
-        assert rows._flat is None and rows.query(MarkdownFence)
-        assert "make test" in "\n".join(screen_lines(pilot.app))
+        rows = block.query(MarkdownBulletList).first()
+        assert rows._flat is None and rows.query(MarkdownBullet)
+        assert shown in "\n".join(screen_lines(pilot.app))
 
 
 async def test_a_paragraph_that_wraps_onto_more_lines_while_it_streams_is_laid_out_taller():

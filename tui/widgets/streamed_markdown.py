@@ -66,7 +66,8 @@ class _Row:
 
 def flat_rows(block: MarkdownBlock, indent: int = 0) -> list[_Row] | None:
     """The rows of list ``block`` drawn flat, or None when an item holds a block other than
-    paragraphs and lists of paragraphs."""
+    paragraphs and lists of paragraphs (or starts with a list: Textual draws that one beside
+    the item's bullet)."""
     items = [item for item in block._blocks if isinstance(item, MarkdownListItem)]
     symbols = block._symbols(items)  # type: ignore[attr-defined]
     rows: list[_Row] = []
@@ -76,7 +77,7 @@ def flat_rows(block: MarkdownBlock, indent: int = 0) -> list[_Row] | None:
             rows.append(_Row(indent, symbol, width, Content()))
         first = True
         for part in item._blocks:
-            if isinstance(part, _StreamedList):
+            if isinstance(part, _StreamedList) and not first:
                 nested = flat_rows(part, indent + width)  # type: ignore[arg-type]
                 if nested is None:
                     return None
@@ -133,8 +134,15 @@ class _StreamedList:
         self._drawn = (width, content)
         return content
 
-    async def _update_flat(self, block: MarkdownBlock) -> bool:
-        """Draw ``block``'s rows instead (it can be drawn flat too); a layout only when the
+    async def _take(self, block: MarkdownBlock) -> bool:
+        """Show list ``block`` (the same list, parsed with more text) in place; False when
+        the list must be built again (it changes between flat and rows)."""
+        if self._flat is not None:
+            return self._update_flat(block)
+        return flat_rows(block) is None and await self._update_items(block)
+
+    def _update_flat(self, block: MarkdownBlock) -> bool:
+        """Draw ``block``'s rows instead, if it can be drawn flat; a layout only when the
         list's height changes."""
         rows = flat_rows(block)
         if rows is None:
@@ -198,11 +206,8 @@ class StreamedBulletList(_StreamedList, MarkdownBulletList):
         return [item.bullet for item in items]
 
     async def _update_from_block(self, block: MarkdownBlock) -> None:
-        if isinstance(block, MarkdownBulletList) and (
-                await self._update_flat(block) if self._flat is not None
-                else flat_rows(block) is None and await self._update_items(block)):
-            return
-        await super()._update_from_block(block)
+        if not (isinstance(block, MarkdownBulletList) and await self._take(block)):
+            await super()._update_from_block(block)
 
 
 class StreamedOrderedList(_StreamedList, MarkdownOrderedList):
@@ -224,11 +229,8 @@ class StreamedOrderedList(_StreamedList, MarkdownOrderedList):
         return [label.rjust(width) for label in labels]
 
     async def _update_from_block(self, block: MarkdownBlock) -> None:
-        if isinstance(block, MarkdownOrderedList) and (
-                await self._update_flat(block) if self._flat is not None
-                else flat_rows(block) is None and await self._update_items(block)):
-            return
-        await super()._update_from_block(block)
+        if not (isinstance(block, MarkdownOrderedList) and await self._take(block)):
+            await super()._update_from_block(block)
 
 
 STREAMED_BLOCKS: dict[str, type[MarkdownBlock]] = {

@@ -172,8 +172,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             yield from self._compose_body()
             if self.preview is not None:
                 yield CommandPreviewView(id="preview")
-            yield LineInput(placeholder="Why not? The model reads this. enter sends, esc goes back",
-                        id="deny-reason")
+            yield LineInput(
+                placeholder="Why not? The model reads this. enter sends, esc goes back",
+                id="deny-reason")
             yield from self._compose_editor()
             yield Static(self._keys_help(), id="keys")
 
@@ -216,7 +217,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             yield LineInput(for_editor(details.command), id="edit-command", select_on_focus=False)
         elif isinstance(details, EditDetails):
             yield TextEditor(for_editor(details.after or ""), id="edit-content", soft_wrap=False,
-                           show_line_numbers=True, tab_behavior="focus")
+                             show_line_numbers=True, tab_behavior="focus")
 
     def _waiting_text(self) -> str:
         return f"{self.waiting} more waiting (i: inbox)" if self.waiting > 0 else ""

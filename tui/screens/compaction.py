@@ -45,7 +45,7 @@ class CompactionScreen(ModalScreen[str]):
                         id="compaction-title")
             # The model's words: escape sequences shown, never sent to the terminal.
             yield TextEditor(for_editor(self.summary), id="compaction-summary",
-                           tab_behavior="focus")
+                             tab_behavior="focus")
             yield Label("Edit it if something important is missing. Ctrl+S applies your "
                         "version; Esc applies it as the model wrote it.", id="compaction-help")
 

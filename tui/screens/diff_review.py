@@ -102,7 +102,7 @@ class DiffReviewScreen(Screen[str | None]):
                              "session appear here; /diff TURN shows one turn's.",
                              id="empty", markup=False)
         yield LineInput(placeholder="Why reject it? Optional; the model reads it. "
-                    "enter rejects, esc cancels", id="reason")
+                        "enter rejects, esc cancels", id="reason")
         yield Static(self._keys_help(), id="review-keys")
 
     async def on_mount(self) -> None:

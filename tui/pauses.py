@@ -1,12 +1,8 @@
 """What pauses the workbench's event loop, kept short: garbage collection and the GIL.
 
-Python's full (oldest-generation) collection walks every tracked object. After litellm and
-the OpenAI SDK are imported that is about 1.5 million objects, and a stream's allocations
-set one off about once a second: a 250-450 ms freeze of the event loop each time, keys
-and all. So, once litellm is loaded, what exists is frozen (moved where collections never
-look: modules, classes and caches that live as long as the process), full collections are
-made rare; what a turn leaves is frozen when it ends, and everything is collected once the
-person has been away a while.
+Once litellm is loaded, what exists is frozen and full collections are made rare
+(:mod:`agent_tui.core.long_lived`, as the stream worker does); what a turn leaves is
+frozen when it ends, and everything is collected once the person has been away a while.
 
 Keys are read by Textual's input thread, frames written by its output thread; each waits
 for the GIL while the event loop runs Python. At the default switch interval (5 ms) a key
@@ -18,14 +14,13 @@ from __future__ import annotations
 import gc
 import sys
 
+from ..core.long_lived import THRESHOLDS, settle_long_lived
+
+__all__ = ["SWITCH_INTERVAL", "THRESHOLDS", "collect_everything", "freeze_between_turns",
+           "pause_collection", "quick_thread_switches", "settle_long_lived"]
+
 SWITCH_INTERVAL = 0.001
 """Seconds a thread may hold the GIL while another waits (Python's default: 0.005)."""
-
-THRESHOLDS = (700, 10, 10_000)
-"""Python's young and middle generations as they are (their pauses stay within a few ms),
-and an automatic full collection only after 10,000 middle ones. At 1,000 a 5 MB tool
-output set one off: 340 ms with the keys waiting, late in a long session. Full
-collections run between turns instead, once the person has stopped typing."""
 
 
 def quick_thread_switches() -> None:
@@ -37,17 +32,6 @@ def pause_collection() -> None:
     """No collections while the big imports run (each one would walk all they made so far,
     pausing every thread); :func:`settle_long_lived` resumes them."""
     gc.disable()
-
-
-def settle_long_lived() -> None:
-    """Freeze every object alive now, make automatic full collections rare, and let
-    collections run again.
-
-    Safe from any thread; call it once the big imports are done.
-    """
-    gc.freeze()
-    gc.set_threshold(*THRESHOLDS)
-    gc.enable()
 
 
 def freeze_between_turns() -> None:

@@ -23,14 +23,10 @@ import sys
 import threading
 from typing import Any, BinaryIO
 
+from ..long_lived import settle_long_lived
 from ..settings import Settings
 from .base import ModelReply, ProviderError
 from .litellm import LitellmProvider, preload
-
-FULL_COLLECTION_EVERY = 10_000
-"""Middle-generation collections between two automatic full ones (Python's default: 10).
-A full collection walks every object litellm and the OpenAI SDK made (~1.5 million): a
-250-450 ms stall of the stream, which the workbench showed as a frozen answer."""
 
 TEXT_GATHER = 0.003
 """Seconds streamed text is gathered before it is sent: a fast stream's chunks go in a
@@ -146,10 +142,10 @@ async def serve(source: BinaryIO, out: BinaryIO) -> None:
     inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
     threading.Thread(target=_read_lines, args=(source, loop, inbox), daemon=True).start()
     await asyncio.to_thread(preload)
-    # What the imports made lives as long as the process: never walked again.
+    # What the imports made lives as long as the process: never walked again (a full
+    # collection mid-stream froze the answer for 250-450 ms).
     gc.collect()
-    gc.freeze()
-    gc.set_threshold(*gc.get_threshold()[:2], FULL_COLLECTION_EVERY)
+    settle_long_lived()
     worker = Worker(LineWriter(out, loop))
     while (message := await inbox.get()) is not None:
         worker.handle(message)

@@ -1,0 +1,31 @@
+"""Garbage collection for a process whose imports made most of its objects (litellm and the
+OpenAI SDK: about 1.5 million): what exists once they are loaded is frozen, and full
+collections are made rare.
+
+Python's full (oldest-generation) collection walks every tracked object; a stream's
+allocations set one off about once a second, a 250-450 ms pause each time, in which the
+workbench answered no key and the stream worker sent no text. The workbench
+(:mod:`agent_tui.tui.pauses`) and the stream worker
+(:mod:`agent_tui.core.providers.stream_worker`) both settle this way.
+"""
+
+from __future__ import annotations
+
+import gc
+
+THRESHOLDS = (700, 10, 10_000)
+"""Python's young and middle generations as they are (their pauses stay within a few ms),
+and an automatic full collection only after 10,000 middle ones. At 1,000 a 5 MB tool
+output set one off: 340 ms with the keys waiting, late in a long session. Full
+collections run between turns instead, once the person has stopped typing."""
+
+
+def settle_long_lived() -> None:
+    """Freeze every object alive now, make automatic full collections rare, and let
+    collections run again.
+
+    Safe from any thread; call it once the big imports are done.
+    """
+    gc.freeze()
+    gc.set_threshold(*THRESHOLDS)
+    gc.enable()

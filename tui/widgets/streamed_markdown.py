@@ -116,6 +116,9 @@ class _StreamedList:
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if self._flat is None:
             return super().get_content_height(container, viewport, width)  # type: ignore[misc]
+        return self._flat_height(width)
+
+    def _flat_height(self, width: int) -> int:
         return len(self._flat_content(width).split("\n"))
 
     def _flat_content(self, width: int) -> Content:
@@ -134,12 +137,14 @@ class _StreamedList:
         self._drawn = (width, content)
         return content
 
-    async def _take(self, block: MarkdownBlock) -> bool:
-        """Show list ``block`` (the same list, parsed with more text) in place; False when
-        the list must be built again (it changes between flat and rows)."""
-        if self._flat is not None:
-            return self._update_flat(block)
-        return flat_rows(block) is None and await self._update_items(block)
+    async def _update_from_block(self, block: MarkdownBlock) -> None:
+        """Show ``block`` (this list parsed with more text) in place when it is the same kind
+        of list drawn the same way (flat or as rows); else Textual builds it again."""
+        if type(block) is type(self) and (
+                self._update_flat(block) if self._flat is not None
+                else flat_rows(block) is None and await self._update_items(block)):
+            return
+        await super()._update_from_block(block)  # type: ignore[misc]
 
     def _update_flat(self, block: MarkdownBlock) -> bool:
         """Draw ``block``'s rows instead, if it can be drawn flat; a layout only when the
@@ -151,7 +156,7 @@ class _StreamedList:
         before = self.content_region.height  # type: ignore[attr-defined]
         self._flat, self._drawn = rows, None
         self._copy_context(block)  # type: ignore[attr-defined]
-        layout = width <= 0 or len(self._flat_content(width).split("\n")) != before
+        layout = width <= 0 or self._flat_height(width) != before
         self.refresh(layout=layout)  # type: ignore[attr-defined]
         return True
 
@@ -205,10 +210,6 @@ class StreamedBulletList(_StreamedList, MarkdownBulletList):
     def _symbols(self, items: list[MarkdownListItem]) -> list[str]:
         return [item.bullet for item in items]
 
-    async def _update_from_block(self, block: MarkdownBlock) -> None:
-        if not (isinstance(block, MarkdownBulletList) and await self._take(block)):
-            await super()._update_from_block(block)
-
 
 class StreamedOrderedList(_StreamedList, MarkdownOrderedList):
     """An ordered list that takes more items, or more of its last one, in place."""
@@ -227,10 +228,6 @@ class StreamedOrderedList(_StreamedList, MarkdownOrderedList):
         labels = [f"{number}. " for number in range(start, start + len(items))]
         width = max(len(label) for label in labels) + 1
         return [label.rjust(width) for label in labels]
-
-    async def _update_from_block(self, block: MarkdownBlock) -> None:
-        if not (isinstance(block, MarkdownOrderedList) and await self._take(block)):
-            await super()._update_from_block(block)
 
 
 STREAMED_BLOCKS: dict[str, type[MarkdownBlock]] = {

@@ -29,7 +29,8 @@ answer does, however its pieces arrive."""
 
 
 @cache
-def _parser() -> Any:
+def markdown_parser() -> Any:
+    """The Markdown parser Textual's Markdown widget uses ("gfm-like"), made once."""
     from markdown_it import MarkdownIt
 
     return MarkdownIt("gfm-like")
@@ -80,7 +81,7 @@ def _cuts(text: str, opener: str, floor: int, page_chars: int) -> tuple[list[int
         offsets.append(offsets[-1] + len(line))
     starts: list[int] = []
     in_code: list[tuple[int, str]] = []
-    for token in _parser().parse(shown_text):
+    for token in markdown_parser().parse(shown_text):
         if token.level != 0 or token.nesting == -1 or not token.map:
             continue
         first, end = token.map

@@ -31,6 +31,7 @@ from agent_tui.tui.widgets import tool_log
 from agent_tui.tui.widgets.assistant_block import AssistantBlock
 from agent_tui.tui.widgets.command_preview import CommandPreviewView
 from agent_tui.tui.widgets.conversation import NoticeBlock, ToolBlock, UserBlock
+from agent_tui.tui.widgets.markdown_run import StreamedRun
 from agent_tui.tui.widgets.panels import StatusBar, TodoPane
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.tool_log import ToolLog
@@ -226,10 +227,11 @@ async def test_markdown_links_open_only_http_and_never_run_app_actions(
         await type_prompt(pilot, "links")
         await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1)
         await pilot.pause(0.2)
-        paragraphs = list(app.query_one(AssistantBlock).query("MarkdownParagraph"))
-        assert len(paragraphs) == 4
-        for paragraph in paragraphs:
-            await pilot.click(paragraph, offset=(1, 0))
+        # The four paragraphs are drawn in one run, a blank line between two.
+        run = app.query_one(AssistantBlock).query_one(StreamedRun)
+        assert len(run.parts) == 4
+        for line in (0, 2, 4, 6):
+            await pilot.click(run, offset=(1, line))
             await pilot.pause()
         assert trip.opened == ["https://example.com/ok"]
         assert app.is_running and trip.calls == []

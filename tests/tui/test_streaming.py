@@ -27,7 +27,8 @@ from agent_tui.tui.widgets.conversation import (
     ToolBlock,
     live_output,
 )
-from agent_tui.tui.widgets.streamed_markdown import STREAMED_BLOCKS, _StreamedList
+from agent_tui.tui.widgets.markdown_run import RunMarkdown, StreamedRun
+from agent_tui.tui.widgets.streamed_markdown import _StreamedList
 from agent_tui.tui.widgets.tool_log import ToolLog
 from tests.fakes.providers import Reply, ToolCall
 from tests.tui.test_app import SIZE, app_for, type_prompt, until
@@ -289,14 +290,14 @@ async def test_text_streamed_onto_a_page_that_ends_in_an_open_code_block_goes_in
 
 def shown_blocks(widget) -> list[tuple[str, str]]:
     """What a Markdown widget shows: each block, bullet and label, in order, with its
-    text (the symbols of bullets; rows and columns of a list are containers; a list
-    drawn flat, the lines it draws)."""
+    text (the symbols of bullets; rows and columns of a list are containers; a run, the
+    lines it draws)."""
     shown = []
     for node in widget.walk_children(with_self=False):
         if isinstance(node, MarkdownBullet):
             shown.append(("bullet", node.symbol))
-        elif isinstance(node, _StreamedList) and node._flat is not None:
-            shown.append((node.name or "", node.render().plain))
+        elif isinstance(node, StreamedRun):
+            shown.append(("run", node.render().plain))
         elif isinstance(node, MarkdownBlock):
             shown.append((node.name or "", node._content.plain))
     return shown
@@ -325,56 +326,96 @@ async def test_a_list_streamed_word_by_word_grows_in_place_and_shows_what_a_whol
     streamed = AssistantBlock("")
     async with OnePage(streamed).run_test(size=SIZE) as pilot:
         await pilot.pause()
-        first_list = None
-        for word in re.findall(r"\s*\S+", LISTS) + ["\n"]:
+        words = re.findall(r"\s*\S+", LISTS) + ["\n"]
+        await streamed.add_text(words[0])
+        run = streamed.children[0]
+        assert isinstance(run, StreamedRun)
+        for word in words[1:]:
             await streamed.add_text(word)
-            lists = list(streamed.query(MarkdownBulletList))
-            if lists and first_list is None:
-                first_list = lists[0]
-            elif lists and "  -" not in streamed.text:
-                # The list grows in place, one widget (until a nested list, which passes
-                # through a heading: "tables\n  -").
-                assert lists[0] is first_list and not first_list.children
+            # The text and the lists grow in place, in one widget: nothing is mounted
+            # (but while "tables\n  -" is a heading in a list item, which is drawn as rows).
+            assert streamed.children[0] is run
+            if "tables\n  -" not in streamed.text or "  - lists" in streamed.text:
+                assert list(streamed.children) == [run]
         await pilot.pause()
         assert streamed.text == LISTS
         assert shown_blocks(streamed) == expected
         assert screen_lines(pilot.app) == expected_screen
 
 
-LOOKS = ("- load the **config**, a long item that wraps across the line because it has "
+LOOKS = ("# A title long enough to wrap across the line at this width\n\n"
+         "Some **bold**, *italic*, ~~struck~~ and `code` text, a [link](https://example.com)"
+         "  \nafter a hard break.\n\n## Second *level*\n\n"
+         "- load the **config**, a long item that wraps across the line because it has "
          "many words in it\n- merge the `tables`\n  - lists are joined, and this nested "
          "one wraps at the edge when it is long enough\n    1. deep and ordered\n"
          "- a [link](https://example.com)\n\n"
-         + "".join(f"{n}. step {n}\n" for n in range(8, 12)))
+         + "".join(f"{n}. step {n}\n" for n in range(8, 12))
+         + "\n### Third\n\n```python\nx = 1\n```\n\n#### Fourth\n\n> a quote\n\n"
+         "##### Fifth\n\ntext\n\n###### Sixth\n\nThe end.\n")
 
 
 class TextualPage(App[None]):
-    """Textual's own Markdown widget, its lists made of rows of widgets."""
+    """Textual's own Markdown widget: a widget for every block (four for a list item)."""
+
+    def __init__(self, theme: str) -> None:
+        super().__init__()
+        self.theme = theme
 
     def compose(self) -> ComposeResult:
         yield Markdown(LOOKS)
 
 
-async def test_a_list_drawn_flat_looks_as_textuals_rows_do():
-    async with TextualPage().run_test(size=(60, 24)) as pilot:
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+@pytest.mark.parametrize("width", [60, 33])
+async def test_text_drawn_in_runs_looks_as_textuals_widgets_do(theme, width):
+    async with TextualPage(theme).run_test(size=(width, 70)) as pilot:
         await pilot.pause()
         textual_screen = pilot.app.export_screenshot()
         textual_lines = screen_lines(pilot.app)
 
-    class FlatPage(TextualPage):
+    class RunPage(TextualPage):
         def compose(self) -> ComposeResult:
-            markdown = Markdown(LOOKS)
-            markdown.BLOCKS = STREAMED_BLOCKS
-            yield markdown
+            yield RunMarkdown(LOOKS)
 
-    async with FlatPage().run_test(size=(60, 24)) as pilot:
+    async with RunPage(theme).run_test(size=(width, 70)) as pilot:
         await pilot.pause()
-        lists = list(pilot.app.query("MarkdownBulletList, MarkdownOrderedList"))
-        assert len(lists) == 2  # the nested ones are drawn inside the first
-        assert all(isinstance(block, _StreamedList) and not block.children for block in lists)
+        blocks = [type(block).__name__ for block in pilot.app.query_one(RunMarkdown).children]
+        assert blocks == ["StreamedRun", "MarkdownFence", "StreamedRun", "MarkdownBlockQuote",
+                          "StreamedRun"]
+        assert not pilot.app.query(StreamedRun).first().children
+        assert any("The end." in line for line in textual_lines)  # all of it on screen
         assert screen_lines(pilot.app) == textual_lines
         # Colours and styles too, cell by cell (the picture's text runs are cut differently).
         assert cells(pilot.app.export_screenshot()) == cells(textual_screen)
+
+
+MIXED = ("Setext heading\n===\n\nIntro with `code`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+         "After the table.\n\n- item\n\n  ```sh\n  make\n  ```\n- next\n\nText again.\n\n"
+         "Second\n------\n\n```\ncode\n```\nRight after the code.\n\n---\n\nLast words.\n")
+
+
+@pytest.mark.parametrize("piece", [r"\s*\S+|\s+$", r"(?s).{1,7}"])  # words, or any cut
+async def test_text_streamed_around_other_blocks_ends_in_the_runs_a_whole_answer_has(piece):
+    # Text that turns into a heading, a table, a list holding code, a rule: the runs are
+    # cut, ended and joined as the stream goes, and end as a whole parse draws them.
+    whole = AssistantBlock(MIXED)
+    async with OnePage(whole).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        expected = shown_blocks(whole)
+        expected_screen = screen_lines(pilot.app)
+        kinds = [type(block).__name__ for block in whole.children]
+    assert kinds.count("StreamedRun") == 5 and "MarkdownTable" in kinds
+
+    streamed = AssistantBlock("")
+    async with OnePage(streamed).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for text in re.findall(piece, MIXED):
+            await streamed.add_text(text)
+        await pilot.pause()
+        assert streamed.text == MIXED
+        assert shown_blocks(streamed) == expected
+        assert screen_lines(pilot.app) == expected_screen
 
 
 def cells(svg: str) -> list[tuple[str, str]]:
@@ -396,7 +437,7 @@ async def test_a_list_whose_item_holds_more_than_paragraphs_is_drawn_as_rows(tex
     async with OnePage(block).run_test(size=SIZE) as pilot:
         await pilot.pause()
         rows = block.query(MarkdownBulletList).first()
-        assert rows._flat is None and rows.query(MarkdownBullet)
+        assert isinstance(rows, _StreamedList) and rows.query(MarkdownBullet)
         assert shown in "\n".join(screen_lines(pilot.app))
 
 
@@ -407,9 +448,9 @@ async def test_a_paragraph_that_wraps_onto_more_lines_while_it_streams_is_laid_o
         for word in ["One", " short", " line."] + [" more words"] * 12:
             await block.add_text(word)
             await pilot.pause()
-            paragraph = block.children[0]
-            lines = len(paragraph._content.wrap(paragraph.content_region.width))
-            assert paragraph.content_region.height == lines
+            run = block.children[0]
+            lines = len(run.parts[0]._content.wrap(run.content_region.width))
+            assert run.content_region.height == lines
         assert lines > 3
 
 

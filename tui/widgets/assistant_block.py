@@ -35,7 +35,7 @@ from textual.widgets.markdown import MarkdownBlock
 
 from ..answer_pages import Page, closer, shown, split_pages, split_stream
 from ..outside_text import visible
-from .streamed_markdown import STREAMED_BLOCKS
+from .markdown_run import RunMarkdown, StreamedRun
 
 if TYPE_CHECKING:
     from .conversation import ConversationView
@@ -88,7 +88,7 @@ class Answer:
         return "".join(self.pages)
 
 
-class AssistantBlock(Markdown, can_focus=True):
+class AssistantBlock(RunMarkdown, can_focus=True):
     """One page of the model's answer, framed as part of the whole.
 
     Args:
@@ -98,7 +98,6 @@ class AssistantBlock(Markdown, can_focus=True):
     """
 
     BINDINGS = [Binding("c", "copy", "Copy", show=False)]
-    BLOCKS = STREAMED_BLOCKS
 
     def __init__(self, text: str = "", *, answer: Answer | None = None, page: int = 0) -> None:
         self.answer = answer if answer is not None else Answer([Page(text)])
@@ -126,7 +125,8 @@ class AssistantBlock(Markdown, can_focus=True):
                 # from the start of the last block: text streamed onto a page that ends in
                 # an open code block was parsed as paragraphs or an indented block without a
                 # language (whose highlighting guesses one), and a closing fence as an opening.
-                self._last_parsed_line = last.source_range[0]
+                self._last_parsed_line = (last.last_start if isinstance(last, StreamedRun)
+                                          else last.source_range[0])
             self._mark_last()
 
         return AwaitComplete(mark_last())
@@ -164,9 +164,13 @@ class AssistantBlock(Markdown, can_focus=True):
         last = self.children[-1] if self.children and not continues else None
         if last is self._last:
             return
-        if self._last is not None:
+        if isinstance(self._last, StreamedRun):
+            self._last.set_last(False)
+        elif self._last is not None:
             self._last.styles.clear_rule("margin")
-        if last is not None:
+        if isinstance(last, StreamedRun):
+            last.set_last(True)
+        elif last is not None:
             margin = last.styles.margin
             last.styles.margin = (margin.top, margin.right, 0, margin.left)
         self._last = last

@@ -33,6 +33,12 @@ TEXT_GATHER = 0.003
 few hundred lines a second, not one line each."""
 
 
+NICENESS = 10
+"""How much lower the worker's CPU priority is than the workbench's: when both want the
+same core (two cores, a fast stream, something else running), the person's keys go first;
+the stream's text waits a little instead."""
+
+
 class LineWriter:
     """Writes the worker's lines, a stream's text gathered into as few lines as can be."""
 
@@ -157,6 +163,7 @@ def main() -> None:
     """Serve on stdin and stdout; anything else printing to stdout goes to stderr."""
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    os.nice(NICENESS)
     try:
         asyncio.run(serve(sys.stdin.buffer, out))
     except KeyboardInterrupt:

@@ -19,6 +19,7 @@ from agent_tui.core.config import Settings
 from agent_tui.core.providers.base import ProviderError
 from agent_tui.core.providers.litellm import LitellmProvider
 from agent_tui.core.providers.stream_process import ProcessProvider, StreamProcess
+from agent_tui.core.providers.stream_worker import NICENESS
 from tests.fakes.providers import Fault, Reply, ToolCall
 
 ANSWER = "The parser reads each line of the **config** file and keeps the last value. " * 30
@@ -71,6 +72,9 @@ async def test_text_reply_and_usage_are_those_of_a_call_in_this_process(fake_pro
     assert reply == here
     assert (reply.usage.prompt_tokens, reply.usage.completion_tokens) == (321, 54)
     assert worker.pid is not None and worker.pid != os.getpid()
+    # At a lower CPU priority than the workbench: keys first when they share a core.
+    assert (os.getpriority(os.PRIO_PROCESS, worker.pid)
+            == min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS))
 
 
 async def test_tool_calls_and_the_request_arrive_as_sent(fake_provider, worker):

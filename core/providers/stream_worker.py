@@ -142,17 +142,67 @@ def _read_lines(source: BinaryIO, loop: asyncio.AbstractEventLoop,
         loop.call_soon_threadsafe(inbox.put_nowait, None)
 
 
+def _preload_in_thread(loop: asyncio.AbstractEventLoop) -> asyncio.Future[None]:
+    """Load litellm in a daemon thread (one the process does not wait for when it ends);
+    the future is done when it is loaded."""
+    loaded: asyncio.Future[None] = loop.create_future()
+
+    def done(error: BaseException | None) -> None:
+        if loaded.done():
+            return
+        if error is not None:
+            loaded.set_exception(error)
+        else:
+            loaded.set_result(None)
+
+    def run() -> None:
+        error: BaseException | None = None
+        try:
+            preload()
+        except BaseException as exc:  # handed to the loop, which fails with it
+            error = exc
+        try:
+            loop.call_soon_threadsafe(done, error)
+        except RuntimeError:
+            pass  # the loop has ended: the input ended while litellm loaded
+
+    threading.Thread(target=run, name="preload", daemon=True).start()
+    return loaded
+
+
+async def _while_loading(inbox: asyncio.Queue[dict[str, Any] | None],
+                         loaded: asyncio.Future[None]) -> list[dict[str, Any]] | None:
+    """The requests that arrive while litellm loads, or None when the input ends first (the
+    workbench is gone: the worker ends now, not once litellm is loaded)."""
+    early: list[dict[str, Any]] = []
+    while not loaded.done():
+        getter = asyncio.ensure_future(inbox.get())
+        await asyncio.wait({getter, loaded}, return_when=asyncio.FIRST_COMPLETED)
+        if not getter.done():
+            getter.cancel()
+            break
+        if (message := getter.result()) is None:
+            return None
+        early.append(message)
+    loaded.result()
+    return early
+
+
 async def serve(source: BinaryIO, out: BinaryIO) -> None:
     """Answer requests from ``source`` on ``out`` until ``source`` ends."""
     loop = asyncio.get_running_loop()
     inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
     threading.Thread(target=_read_lines, args=(source, loop, inbox), daemon=True).start()
-    await asyncio.to_thread(preload)
+    early = await _while_loading(inbox, _preload_in_thread(loop))
+    if early is None:
+        return
     # What the imports made lives as long as the process: never walked again (a full
     # collection mid-stream froze the answer for 250-450 ms).
     gc.collect()
     settle_long_lived()
     worker = Worker(LineWriter(out, loop))
+    for message in early:
+        worker.handle(message)
     while (message := await inbox.get()) is not None:
         worker.handle(message)
     for task in list(worker.calls.values()):

@@ -28,7 +28,7 @@ from agent_tui.tui.widgets.conversation import (
     live_output,
 )
 from agent_tui.tui.widgets.markdown_run import RunMarkdown, StreamedRun
-from agent_tui.tui.widgets.streamed_markdown import _StreamedList
+from agent_tui.tui.widgets.streamed_markdown import StreamedList
 from agent_tui.tui.widgets.tool_log import ToolLog
 from tests.fakes.providers import Reply, ToolCall
 from tests.tui.test_app import SIZE, app_for, type_prompt, until
@@ -437,7 +437,7 @@ async def test_a_list_whose_item_holds_more_than_paragraphs_is_drawn_as_rows(tex
     async with OnePage(block).run_test(size=SIZE) as pilot:
         await pilot.pause()
         rows = block.query(MarkdownBulletList).first()
-        assert isinstance(rows, _StreamedList) and rows.query(MarkdownBullet)
+        assert isinstance(rows, StreamedList) and rows.query(MarkdownBullet)
         assert shown in "\n".join(screen_lines(pilot.app))
 
 

@@ -39,7 +39,7 @@ from textual.widgets._markdown import (
 )
 
 from ..answer_pages import markdown_parser
-from .streamed_markdown import STREAMED_BLOCKS, StreamedParagraph, _StreamedList
+from .streamed_markdown import STREAMED_BLOCKS, StreamedList, StreamedParagraph
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -78,7 +78,7 @@ def flat_rows(block: MarkdownBlock, indent: int = 0) -> list[_Row] | None:
             rows.append(_Row(indent, symbol, width, Content()))
         first = True
         for part in item._blocks:
-            if isinstance(part, _StreamedList) and not first:
+            if isinstance(part, StreamedList) and not first:
                 nested = flat_rows(part, indent + width)  # type: ignore[arg-type]
                 if nested is None:
                     return None
@@ -117,7 +117,7 @@ def heading_lines(block: MarkdownHeader, width: int) -> list[Content]:
 
 def drawn_flat(block: MarkdownBlock) -> bool:
     """Whether ``block`` (parsed, not mounted) is drawn in a run."""
-    if isinstance(block, _StreamedList):
+    if isinstance(block, StreamedList):
         return flat_rows(block) is not None
     return type(block) in SPACE_ABOVE or type(block) is StreamedParagraph
 
@@ -126,7 +126,7 @@ def block_lines(block: MarkdownBlock, width: int) -> list[Content]:
     """The lines ``block`` is drawn as in a run at ``width``."""
     if isinstance(block, MarkdownHeader):
         return heading_lines(block, width)
-    if isinstance(block, _StreamedList):
+    if isinstance(block, StreamedList):
         return list_lines(flat_rows(block) or [], width)
     return block._content.wrap(max(1, width)) or [Content()]
 
@@ -142,7 +142,6 @@ class StreamedRun(MarkdownBlock):
 
     COMPONENT_CLASSES = {"run--bullet", *HEADING_CLASSES}
     DEFAULT_CSS = """
-    StreamedRun { margin: 0; }
     StreamedRun > .run--bullet { color: $text-primary; }
     StreamedRun:light > .run--bullet { color: $text-secondary; }
     """ + "".join(f"""

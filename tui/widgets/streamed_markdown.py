@@ -46,7 +46,7 @@ class StreamedParagraph(MarkdownParagraph):
             self.refresh(layout=True)
 
 
-class _StreamedList:
+class StreamedList:
     """What both kinds of list share when drawn as Textual's rows (a list of paragraphs is
     drawn in a :class:`StreamedRun` instead): the last item updated in place and new items
     mounted."""
@@ -95,14 +95,14 @@ class _StreamedList:
         return True
 
 
-class StreamedBulletList(_StreamedList, MarkdownBulletList):
+class StreamedBulletList(StreamedList, MarkdownBulletList):
     """A bullet list that takes more items, or more of its last one, in place."""
 
     def _symbols(self, items: list[MarkdownListItem]) -> list[str]:
         return [item.bullet for item in items]
 
 
-class StreamedOrderedList(_StreamedList, MarkdownOrderedList):
+class StreamedOrderedList(StreamedList, MarkdownOrderedList):
     """An ordered list that takes more items, or more of its last one, in place."""
 
     def _symbols(self, items: list[MarkdownListItem]) -> list[str]:

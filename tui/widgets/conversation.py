@@ -25,6 +25,7 @@ from textual.widgets import Static
 
 from ...tools.names import ToolName
 from ..outside_text import outside_content, outside_text, visible
+from .scroll_bar import ScrollBarVisual
 
 if TYPE_CHECKING:
     from .tool_image import ToolImage
@@ -327,6 +328,10 @@ class ConversationView(VerticalScroll):
         self._marker: EarlierMarker | None = None
         self._showing = False
         self._following = True
+
+    def on_mount(self) -> None:
+        # Its scroll bar changes with every frame of a followed stream: drawn without Rich.
+        self.vertical_scrollbar.renderer = ScrollBarVisual
 
     @property
     def earlier_count(self) -> int:

@@ -14,6 +14,7 @@ import sys
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.screen import Screen
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownBlock, MarkdownBullet, MarkdownBulletList
 from textual.widgets.markdown import MarkdownFence
@@ -288,6 +289,36 @@ async def test_text_streamed_onto_a_page_that_ends_in_an_open_code_block_goes_in
         assert fence.code == "x = 1\nif x:\n    y = 2"
 
 
+class InConversation(OnePage):
+    def compose(self):
+        with ConversationView():
+            yield self.block
+
+
+@pytest.mark.parametrize("text", ["y = 2\n" * 4, "```\n\nA paragraph" + " that grows" * 40,
+                                  "\n\n- an item\n- and another\n"])
+async def test_an_answer_that_grows_is_laid_out_once_not_twice(monkeypatch, text):
+    # Textual follows a layout that resizes widgets with a second one; the conversation,
+    # its pages, runs and code blocks are sized in the first.
+    block = AssistantBlock("Intro.\n\n```python\nx = 1\n")
+    async with InConversation(block).run_test(size=SIZE) as pilot:
+        await pilot.pause(0.1)
+        layouts = []
+        refresh_layout = Screen._refresh_layout
+
+        def counted(screen, *args, **kwargs):
+            layouts.append(screen)
+            return refresh_layout(screen, *args, **kwargs)
+
+        monkeypatch.setattr(Screen, "_refresh_layout", counted)
+        with pilot.app.batch_update():  # as a flush of the stream shows its text
+            await block.add_text(text)
+        for _ in range(5):
+            await pilot.pause(0.02)
+        assert len(layouts) == 1
+        assert block.text.endswith(text)
+
+
 def shown_blocks(widget) -> list[tuple[str, str]]:
     """What a Markdown widget shows: each block, bullet and label, in order, with its
     text (the symbols of bullets; rows and columns of a list are containers; a run, the
@@ -381,7 +412,7 @@ async def test_text_drawn_in_runs_looks_as_textuals_widgets_do(theme, width):
     async with RunPage(theme).run_test(size=(width, 70)) as pilot:
         await pilot.pause()
         blocks = [type(block).__name__ for block in pilot.app.query_one(RunMarkdown).children]
-        assert blocks == ["StreamedRun", "MarkdownFence", "StreamedRun", "MarkdownBlockQuote",
+        assert blocks == ["StreamedRun", "StreamedFence", "StreamedRun", "MarkdownBlockQuote",
                           "StreamedRun"]
         assert not pilot.app.query(StreamedRun).first().children
         assert any("The end." in line for line in textual_lines)  # all of it on screen

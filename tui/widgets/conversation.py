@@ -25,6 +25,7 @@ from textual.widgets import Static
 
 from ...tools.names import ToolName
 from ..outside_text import outside_content, outside_text, visible
+from .one_layout import SizedInOnePass
 from .scroll_bar import ScrollBarVisual
 
 if TYPE_CHECKING:
@@ -298,7 +299,7 @@ class EarlierMarker(Static, can_focus=True):
         self.action_press()
 
 
-class ConversationView(VerticalScroll):
+class ConversationView(SizedInOnePass, VerticalScroll):
     """The transcript; follows the newest block unless the person scrolled up.
 
     While the newest is followed, only the newest blocks that fill ``KEEP_SCREENS`` screens

@@ -39,6 +39,7 @@ from textual.widgets._markdown import (
 )
 
 from ..answer_pages import markdown_parser
+from .one_layout import SizedInOnePass
 from .streamed_markdown import STREAMED_BLOCKS, StreamedList, StreamedParagraph
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ def block_lines(block: MarkdownBlock, width: int) -> list[Content]:
     return block._content.wrap(max(1, width)) or [Content()]
 
 
-class StreamedRun(MarkdownBlock):
+class StreamedRun(SizedInOnePass, MarkdownBlock):
     """Headings, paragraphs and lists of paragraphs that follow one another, drawn as one
     widget.
 

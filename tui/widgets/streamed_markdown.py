@@ -17,17 +17,21 @@ markdown`` exports only a few): textual is pinned.
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Markdown
+from textual.widgets import Label, Markdown
 from textual.widgets._markdown import (
     MarkdownBlock,
     MarkdownBullet,
     MarkdownBulletList,
+    MarkdownFence,
     MarkdownListItem,
     MarkdownOrderedList,
     MarkdownParagraph,
 )
+
+from .one_layout import SizedInOnePass
 
 
 class StreamedParagraph(MarkdownParagraph):
@@ -118,8 +122,22 @@ class StreamedOrderedList(StreamedList, MarkdownOrderedList):
         return [label.rjust(width) for label in labels]
 
 
+class CodeLabel(SizedInOnePass, Label):
+    """The highlighted code of a :class:`StreamedFence`."""
+
+
+class StreamedFence(SizedInOnePass, MarkdownFence):
+    """A code block that grows with one layout pass each time, not two."""
+
+    def compose(self) -> ComposeResult:
+        # As MarkdownFence.compose (its set_content finds the label by this id).
+        yield CodeLabel(self._highlighted_code, id="code-content", expand=True)
+
+
 STREAMED_BLOCKS: dict[str, type[MarkdownBlock]] = {
     **Markdown.BLOCKS,
+    "fence": StreamedFence,
+    "code_block": StreamedFence,
     "paragraph_open": StreamedParagraph,
     "bullet_list_open": StreamedBulletList,
     "ordered_list_open": StreamedOrderedList,

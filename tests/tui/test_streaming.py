@@ -423,23 +423,26 @@ async def test_text_drawn_in_runs_looks_as_textuals_widgets_do(theme, width):
 
 MIXED = ("Setext heading\n===\n\nIntro with `code`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
          "After the table.\n\n- item\n\n  ```sh\n  make\n  ```\n- next\n\nText again.\n\n"
-         "Second\n------\n\n```\ncode\n```\nRight after the code.\n\n---\n\nLast words.\n")
+         "Second\n------\n\n```\ncode\n```\nRight after the code.\n\n---\n\n"
+         "<details>\n<summary>HTML, shown as written</summary>\n</details>\n\nLast words.\n")
 
 
 @pytest.mark.parametrize("piece", [r"\s*\S+|\s+$", r"(?s).{1,7}"])  # words, or any cut
 async def test_text_streamed_around_other_blocks_ends_in_the_runs_a_whole_answer_has(piece):
-    # Text that turns into a heading, a table, a list holding code, a rule: the runs are
-    # cut, ended and joined as the stream goes, and end as a whole parse draws them.
+    # Text that turns into a heading, a table, a list holding code, a rule, HTML: the runs
+    # are cut, ended and joined as the stream goes, and end as a whole parse draws them
+    # (the conversation's scroll bar appears on the way: the centred title moves with it).
     whole = AssistantBlock(MIXED)
-    async with OnePage(whole).run_test(size=SIZE) as pilot:
+    async with InConversation(whole).run_test(size=SIZE) as pilot:
         await pilot.pause()
         expected = shown_blocks(whole)
         expected_screen = screen_lines(pilot.app)
         kinds = [type(block).__name__ for block in whole.children]
     assert kinds.count("StreamedRun") == 5 and "MarkdownTable" in kinds
+    assert "<summary>HTML, shown as written</summary>" in "\n".join(expected_screen)
 
     streamed = AssistantBlock("")
-    async with OnePage(streamed).run_test(size=SIZE) as pilot:
+    async with InConversation(streamed).run_test(size=SIZE) as pilot:
         await pilot.pause()
         for text in re.findall(piece, MIXED):
             await streamed.add_text(text)

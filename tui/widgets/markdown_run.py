@@ -255,6 +255,18 @@ class RunMarkdown(Markdown):
     def _parse_markdown(self, tokens: Iterable[Token]) -> Iterable[MarkdownBlock]:
         return in_runs(self, super()._parse_markdown(tokens))
 
+    def unhandled_token(self, token: Token) -> MarkdownBlock | None:
+        """A block of HTML is shown as the model wrote it, a paragraph of literal text.
+
+        Textual's Markdown makes no block of it: the HTML was not shown, and while an answer
+        streamed, the text before it was lost (an append re-parses from the start of the
+        last block, and hands the first block it finds to the last one shown)."""
+        if token.type != "html_block":
+            return super().unhandled_token(token)
+        block = StreamedParagraph(self, token)
+        block.set_content(Content(token.content.rstrip("\n")))
+        return block
+
     def append(self, markdown: str) -> AwaitComplete:
         """Textual's append; then a run that now follows a run (the block between them
         became text) goes on the first, as a whole parse would draw them."""

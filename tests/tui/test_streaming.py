@@ -438,6 +438,7 @@ async def test_text_streamed_around_other_blocks_ends_in_the_runs_a_whole_answer
         expected = shown_blocks(whole)
         expected_screen = screen_lines(pilot.app)
         kinds = [type(block).__name__ for block in whole.children]
+        width = whole.children[0].content_region.width
     assert kinds.count("StreamedRun") == 5 and "MarkdownTable" in kinds
     assert "<summary>HTML, shown as written</summary>" in "\n".join(expected_screen)
 
@@ -446,7 +447,8 @@ async def test_text_streamed_around_other_blocks_ends_in_the_runs_a_whole_answer
         await pilot.pause()
         for text in re.findall(piece, MIXED):
             await streamed.add_text(text)
-        await pilot.pause()
+        # The scroll bar that appeared on the way is laid out in a frame of its own.
+        await until(pilot, lambda: streamed.children[0].content_region.width == width)
         assert streamed.text == MIXED
         assert shown_blocks(streamed) == expected
         assert screen_lines(pilot.app) == expected_screen

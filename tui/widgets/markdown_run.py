@@ -120,7 +120,7 @@ def drawn_flat(block: MarkdownBlock) -> bool:
     """Whether ``block`` (parsed, not mounted) is drawn in a run."""
     if isinstance(block, StreamedList):
         return flat_rows(block) is not None
-    return type(block) in SPACE_ABOVE or type(block) is StreamedParagraph
+    return isinstance(block, MarkdownHeader) or type(block) is StreamedParagraph
 
 
 def block_lines(block: MarkdownBlock, width: int) -> list[Content]:

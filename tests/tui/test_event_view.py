@@ -216,3 +216,46 @@ async def test_a_call_shows_how_an_edit_matched_its_warning_and_escalation_live_
             assert cells == ["ok ⚠", "error ↑"]
     assert notes[False] == notes[True]
     assert notes[False][0]["c2"] == "↑ a stronger model may help"
+
+
+async def test_the_tool_log_columns_fit_what_the_rows_show_however_fast_a_call_ends() -> None:
+    """A call's status and duration change after its row is added: the columns are measured
+    again (a 123.4 s call shows its whole duration), and the widths are the same whether the
+    table was drawn between the events or the call ended before it was."""
+    events: list[ev.Event] = [
+        ev.ToolCallStarted("c1", "shell", {"command": "make"}, "shell make"),
+        ev.ApprovalDecided("c1", "allow"),
+        ev.ToolResultEvent("c1", "shell", True, "built", duration=123.4),
+    ]
+    widths = {}
+    for drawn_between in (True, False):
+        app = Panes()
+        async with app.run_test(size=SIZE) as pilot:
+            for event in events:
+                await app.view.show(event)
+                if drawn_between:
+                    await pilot.pause()
+            await pilot.pause()
+            table = app.query_one(ToolLog).table
+            widths[drawn_between] = {
+                str(column.label): column.get_render_width(table)
+                for column in table.ordered_columns}
+            row = "".join(segment.text for segment in table.render_line(1))
+            assert "123.4s" in row
+    assert widths[True] == widths[False]
+    assert widths[True]["status"] == len("status") + 2
+
+
+async def test_a_row_drawn_before_its_columns_were_measured_is_drawn_again() -> None:
+    """A frame can draw a new row before the table measures it (it measures when idle): once
+    measured, the row is drawn at the new widths, not from what the frame cached."""
+    app = Panes()
+    async with app.run_test(size=SIZE) as pilot:
+        log = app.query_one(ToolLog)
+        log.add_call("c1", "read_file", "read_file a.py", {})
+        await pilot.pause()
+        log.add_call("c2", "todo_write", "todo_write 1/2 done", {})
+        log.update_call("c2", status="ok", duration=0.0)
+        log.table.render_line(2)  # the frame drawn before the table was idle
+        await pilot.pause()
+        assert "todo_write" in "".join(segment.text for segment in log.table.render_line(2))

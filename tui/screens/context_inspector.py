@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Label
 
 from ...core.context.window import ContextError
 from ..outside_text import outside_text, visible
+from ..widgets.measured_table import MeasuredTable
 
 INSTRUCTION_ROW = -2
 """The index of a row showing an instruction file inside the system prompt."""
@@ -52,7 +53,7 @@ class ContextInspector(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("", id="context-total")
-            table: DataTable[str | Text] = DataTable(cursor_type="row", zebra_stripes=True)
+            table: DataTable[str | Text] = MeasuredTable(cursor_type="row", zebra_stripes=True)
             table.add_columns("#", "kind", "tokens", "", "text")
             yield table
             yield Label("p pin/unpin · h dehydrate (tool results) · x drop · Esc close",

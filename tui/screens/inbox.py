@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Static
 
 from ...core.approval import Allow, Deny
 from ..outside_text import outside_text, visible
+from ..widgets.measured_table import MeasuredTable
 from .key_help import key_help
 
 KEYS = (("j/k", "move"), ("y", "allow once"), ("n", "deny"), ("a", "always allow (session)"),
@@ -62,7 +63,7 @@ class InboxScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="inbox"):
             yield Static("", id="inbox-title")
-            yield DataTable(id="calls", cursor_type="row", zebra_stripes=True)
+            yield MeasuredTable(id="calls", cursor_type="row", zebra_stripes=True)
             yield Static("", id="inbox-detail")
             yield Static(key_help(KEYS), id="inbox-keys")
 

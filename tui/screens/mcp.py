@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
 from ..outside_text import outside_text
+from ..widgets.measured_table import MeasuredTable
 
 STATE_STYLES = {"ready": "green", "starting": "yellow", "failed": "bold red",
                 "disabled": "dim"}
@@ -48,7 +49,7 @@ class McpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("", id="mcp-title")
-            table: DataTable[str | Text] = DataTable(cursor_type="row", zebra_stripes=True)
+            table: DataTable[str | Text] = MeasuredTable(cursor_type="row", zebra_stripes=True)
             table.add_columns("server", "transport", "state", "tools")
             yield table
             with VerticalScroll(id="mcp-detail"):

@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Input, Label, TextArea
 
 from ..outside_text import outside_text
 from ..widgets.keys_in_order import LineInput, TextEditor
+from ..widgets.measured_table import MeasuredTable
 from .edit_text import for_editor, from_editor
 
 LISTED = 500
@@ -74,13 +75,13 @@ class MemoryScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Loaded into the system prompt", classes="memory-title")
-            loaded: DataTable[str | Text] = DataTable(id="loaded", cursor_type="row")
+            loaded: DataTable[str | Text] = MeasuredTable(id="loaded", cursor_type="row")
             loaded.add_columns("what", "file", "tokens")
             yield loaded
             yield Label("Memories (memory_set, memory_search)", classes="memory-title")
             yield LineInput(placeholder="search memories…", id="search")
-            table: DataTable[str | Text] = DataTable(id="memories", cursor_type="row",
-                                                     zebra_stripes=True)
+            table: DataTable[str | Text] = MeasuredTable(id="memories", cursor_type="row",
+                                                         zebra_stripes=True)
             table.add_columns("scope", "key", "value")
             yield table
             with Horizontal(id="editor-row"):

@@ -25,6 +25,7 @@ from ...core.sessions.log import SessionError, SessionLocked, read_events, turn_
 from ...core.sessions.summary import SessionSummary
 from ..outside_text import outside_text, visible
 from ..widgets.keys_in_order import LineInput
+from ..widgets.measured_table import MeasuredTable
 from .key_help import key_help
 
 ActionKind = Literal["resume", "fork", "export"]
@@ -232,7 +233,7 @@ class SessionBrowser(Screen["BrowserAction | None"]):
         """The search box, the table and the preview, then the status and the keys."""
         yield LineInput(placeholder="search messages, or file:foo.py", id="search")
         with Horizontal(id="body"):
-            yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+            yield MeasuredTable(id="sessions", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="preview-pane"):
                 # Links in another machine's transcript are not followed on a click.
                 yield Markdown("", id="preview", open_links=False)

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from ..outside_text import outside_text, visible
+from ..widgets.measured_table import MeasuredTable
 from .key_help import key_help
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ class SessionSwitcher(ModalScreen["str | None"]):
     def compose(self) -> ComposeResult:
         with Vertical(id="inbox"):
             yield Static("", id="inbox-title")
-            yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+            yield MeasuredTable(id="sessions", cursor_type="row", zebra_stripes=True)
             yield Static(key_help(KEYS), id="inbox-keys")
 
     def on_mount(self) -> None:

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
 from ..outside_text import outside_text
+from ..widgets.measured_table import MeasuredTable
 
 DESCRIPTION_CHARS = 48
 TOOLS_CHARS = 26
@@ -57,7 +58,7 @@ class SkillsScreen(ModalScreen[None]):
         with Vertical():
             yield Label(f"{count} skill{'s' if count != 1 else ''} on offer; the agent loads "
                         "one with activate_skill when a task calls for it", id="skills-title")
-            table: DataTable[str | Text] = DataTable(cursor_type="row", zebra_stripes=True)
+            table: DataTable[str | Text] = MeasuredTable(cursor_type="row", zebra_stripes=True)
             table.add_columns("skill", "source", "description", "allowed tools")
             yield table
             with VerticalScroll(id="skill-detail"):

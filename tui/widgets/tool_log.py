@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Static
 
 from ..outside_text import outside_content, outside_text
 from .conversation import live_output, tool_output_content
+from .measured_table import MeasuredTable
 
 LIVE_DETAIL_INTERVAL = 0.2
 """Seconds between two redraws of the selected call's detail while its output streams."""
@@ -61,7 +62,7 @@ class ToolLog(Vertical):
         self._live_detail: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        table: DataTable[str] = DataTable(cursor_type="row", zebra_stripes=True, id="tool-table")
+        table: MeasuredTable[str] = MeasuredTable(cursor_type="row", zebra_stripes=True, id="tool-table")
         table.add_columns("time", "tool", "arguments", "status", "took")
         earlier = Static("", id="tool-earlier")
         earlier.display = False
@@ -126,8 +127,10 @@ class ToolLog(Vertical):
         if more_output:
             record.output = live_output(record.output, more_output)
         if status is not None or duration is not None or note is not None:
+            # Columns fit what the rows show now: a status or a duration that changed is
+            # measured, whether or not the table was drawn since the row was added.
             for column, value in zip(("status", "took"), self._cells(record)[3:], strict=True):
-                self.table.update_cell(row, self._column_key(column), value)
+                self.table.update_cell(row, self._column_key(column), value, update_width=True)
         if self._selected == row:
             if more_output and status is None and output is None:
                 # Live output redraws the detail at most LIVE_DETAIL_INTERVAL apart: a 5 MB

@@ -30,10 +30,22 @@ answer does, however its pieces arrive."""
 
 @cache
 def markdown_parser() -> Any:
-    """The Markdown parser Textual's Markdown widget uses ("gfm-like"), made once."""
+    """The Markdown parser Textual's Markdown widget uses ("gfm-like"), made once, which
+    keeps HTML inside a line (``<kbd>``, ``<br>``) as text."""
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("gfm-like")
+    parser = MarkdownIt("gfm-like")
+    parser.core.ruler.push("inline_html_as_text", _inline_html_as_text)
+    return parser
+
+
+def _inline_html_as_text(state: Any) -> None:
+    """HTML inside a line is shown as the model wrote it: Textual's Markdown drops it, and
+    "press <kbd>Ctrl</kbd>+<kbd>C</kbd>" read "press Ctrl+C" at best."""
+    for token in state.tokens:
+        for child in token.children or ():
+            if child.type == "html_inline":
+                child.type = "text"
 
 
 class Page(NamedTuple):

@@ -12,6 +12,7 @@ from textual import work
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Markdown, OptionList, Static
+from textual.widgets.markdown import MarkdownBlock
 
 from agent_tui.core import paths
 from agent_tui.core.sessions.log import SessionStore
@@ -186,6 +187,18 @@ async def test_preview_shows_the_highlighted_transcript(tmp_path: Path) -> None:
         await settle(pilot)
         assert "Added an Install section." in preview(pilot)
         assert "test_retry" not in preview(pilot)
+
+
+async def test_the_preview_shows_html_in_an_answer_as_written(tmp_path: Path) -> None:
+    record("s-html", tmp_path, "openai/gpt-4.1", T0, "How do I stop it?",
+           "Press <kbd>Ctrl</kbd>+<kbd>C</kbd>.\n\n<details>\n<summary>Why</summary>\n</details>\n")
+    app = BrowserHost()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        drawn = "\n".join(block._content.plain for block in app.screen.query_one(
+            "#preview", Markdown).query(MarkdownBlock))
+        assert "Press <kbd>Ctrl</kbd>+<kbd>C</kbd>." in drawn
+        assert "<details>\n<summary>Why</summary>\n</details>" in drawn
 
 
 async def test_enter_resumes_the_highlighted_session(tmp_path: Path) -> None:

@@ -424,7 +424,8 @@ async def test_text_drawn_in_runs_looks_as_textuals_widgets_do(theme, width):
 MIXED = ("Setext heading\n===\n\nIntro with `code`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
          "After the table.\n\n- item\n\n  ```sh\n  make\n  ```\n- next\n\nText again.\n\n"
          "Second\n------\n\n```\ncode\n```\nRight after the code.\n\n---\n\n"
-         "<details>\n<summary>HTML, shown as written</summary>\n</details>\n\nLast words.\n")
+         "<details>\n<summary>HTML, shown as written</summary>\n</details>\n\n"
+         "Last words: press <kbd>Ctrl</kbd>+<kbd>C</kbd>.\n")
 
 
 @pytest.mark.parametrize("piece", [r"\s*\S+|\s+$", r"(?s).{1,7}"])  # words, or any cut
@@ -441,6 +442,7 @@ async def test_text_streamed_around_other_blocks_ends_in_the_runs_a_whole_answer
         width = whole.children[0].content_region.width
     assert kinds.count("StreamedRun") == 5 and "MarkdownTable" in kinds
     assert "<summary>HTML, shown as written</summary>" in "\n".join(expected_screen)
+    assert expected[-1][1].endswith("\n\nLast words: press <kbd>Ctrl</kbd>+<kbd>C</kbd>.")
 
     streamed = AssistantBlock("")
     async with InConversation(streamed).run_test(size=SIZE) as pilot:

@@ -25,6 +25,7 @@ from ...core.sessions.log import SessionError, SessionLocked, read_events, turn_
 from ...core.sessions.summary import SessionSummary
 from ..outside_text import outside_text, visible
 from ..widgets.keys_in_order import LineInput
+from ..widgets.markdown_run import LiteralMarkdown
 from ..widgets.measured_table import MeasuredTable
 from .key_help import key_help
 
@@ -235,8 +236,9 @@ class SessionBrowser(Screen["BrowserAction | None"]):
         with Horizontal(id="body"):
             yield MeasuredTable(id="sessions", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="preview-pane"):
-                # Links in another machine's transcript are not followed on a click.
-                yield Markdown("", id="preview", open_links=False)
+                # Links in another machine's transcript are not followed on a click; its
+                # HTML is shown as written, as in the conversation.
+                yield LiteralMarkdown("", id="preview", open_links=False)
         with Horizontal(id="footer"):
             yield Static("Loading sessions…", id="status", markup=False)
             yield Static(key_help([("enter", "resume"), ("f", "fork"), ("t", "fork at a turn"),

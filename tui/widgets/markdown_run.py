@@ -242,18 +242,14 @@ def in_runs(markdown: Markdown, blocks: Iterable[MarkdownBlock]) -> Iterator[Mar
         yield StreamedRun(markdown, run)
 
 
-class RunMarkdown(Markdown):
-    """Textual's Markdown, its text drawn in runs and its blocks taking streamed text in
-    place (:data:`~.streamed_markdown.STREAMED_BLOCKS`)."""
-
-    BLOCKS = STREAMED_BLOCKS
+class LiteralMarkdown(Markdown):
+    """Textual's Markdown, with the HTML in it shown as written: a block of HTML as a
+    paragraph of literal text, HTML inside a line (``<kbd>``) as text."""
 
     def __init__(self, markdown: str | None = None, **kwargs: Any) -> None:
-        # One parser for every parse: Textual's would build one for each append.
+        # One parser for every parse (Textual's would build one for each append), the one
+        # that keeps HTML inside a line as text.
         super().__init__(markdown, parser_factory=markdown_parser, **kwargs)
-
-    def _parse_markdown(self, tokens: Iterable[Token]) -> Iterable[MarkdownBlock]:
-        return in_runs(self, super()._parse_markdown(tokens))
 
     def unhandled_token(self, token: Token) -> MarkdownBlock | None:
         """A block of HTML is shown as the model wrote it, a paragraph of literal text.
@@ -266,6 +262,16 @@ class RunMarkdown(Markdown):
         block = StreamedParagraph(self, token)
         block.set_content(Content(token.content.rstrip("\n")))
         return block
+
+
+class RunMarkdown(LiteralMarkdown):
+    """Textual's Markdown, its HTML shown as written, its text drawn in runs and its blocks
+    taking streamed text in place (:data:`~.streamed_markdown.STREAMED_BLOCKS`)."""
+
+    BLOCKS = STREAMED_BLOCKS
+
+    def _parse_markdown(self, tokens: Iterable[Token]) -> Iterable[MarkdownBlock]:
+        return in_runs(self, super()._parse_markdown(tokens))
 
     def append(self, markdown: str) -> AwaitComplete:
         """Textual's append; then a run that now follows a run (the block between them

@@ -16,6 +16,7 @@ What litellm 1.106.2 does against them (checked by the tests below):
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import time
@@ -42,6 +43,22 @@ litellm.suppress_debug_info = True
 ANTHROPIC_MODEL = "anthropic/claude-sonnet-4-20250514"
 USER = [{"role": "user", "content": "hi"}]
 APIS = ["openai", "anthropic"]
+
+
+@pytest.fixture(autouse=True)
+def _abandoned_streams_collected() -> Any:
+    """Collect what a test leaves behind before the next one sends a request.
+
+    litellm's synchronous calls share one httpx client, and a synchronous Anthropic stream,
+    even one read to its end, leaves the generator reading its lines suspended in a
+    reference cycle. Collected by chance inside a later request, that generator closes its
+    response and waits for the connection pool's lock, which the request holds while it
+    queues itself: the run hung for good in ``test_server_error`` (seen once in CI;
+    httpcore 1.0.9's lock is not reentrant). The workbench streams only through litellm's
+    async calls, whose generators the event loop closes, never inside a request.
+    """
+    yield
+    gc.collect()
 
 
 def kwargs(fake: FakeProvider, api: str) -> dict[str, Any]:

@@ -62,7 +62,8 @@ class ToolLog(Vertical):
         self._live_detail: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        table: MeasuredTable[str] = MeasuredTable(cursor_type="row", zebra_stripes=True, id="tool-table")
+        table: MeasuredTable[str] = MeasuredTable(
+            cursor_type="row", zebra_stripes=True, id="tool-table")
         table.add_columns("time", "tool", "arguments", "status", "took")
         earlier = Static("", id="tool-earlier")
         earlier.display = False

@@ -42,8 +42,9 @@ class McpManager:
             configs: The servers, as :func:`load_mcp_config` read them.
             log_dir: Where each server's stderr goes, as ``<name>.log``.
             on_change: Called (in the event loop) whenever a server's state changes.
-            env: The environment stdio servers start from (None: this process's own);
-                each server's configured ``env`` goes on top.
+            env: The environment stdio servers take their few safe variables from (HOME,
+                PATH, the locale…; None: this process's own); each server's configured
+                ``env`` goes on top.
             startup_timeout: Seconds a server has to connect, initialize and list its tools.
         """
         self.servers: dict[str, McpServer] = {

@@ -15,6 +15,7 @@ import anyio
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from ..safety.subprocess_env import SERVER_BASE_NAMES
 from .connection import Connection, describe_exception, list_all_tools, open_connection
 from .errors import McpError
 from .prompts import McpPromptInfo, list_all_prompts, prompt_text, resource_text
@@ -186,7 +187,8 @@ class McpServer:
                 except TimeoutError:
                     return None, self._hung_message()
                 except Exception as exc:
-                    return None, await self._lost_message(connection, exc)
+                    return None, (await self._lost_message(connection, exc)
+                                  + self._environment_hint(connection))
                 self.tools = [tool_info(self.name, tool) for tool in listed]
                 self.prompts = prompts
                 self._connection = connection
@@ -252,6 +254,14 @@ class McpServer:
         status = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
         return (f"the MCP server {self.name} stopped ({status})"
                 + (f": {tail}" if tail else " without writing anything to stderr"))
+
+    def _environment_hint(self, connection: Connection) -> str:
+        """For a stdio server that exited while starting: maybe it missed a variable."""
+        if connection.process is None or connection.process.returncode is None:
+            return ""
+        return (f". It starts with only {', '.join(SERVER_BASE_NAMES)} and the locale from "
+                "agent-tui's environment: if it needs another variable (a key, a token), "
+                f"name it in its `env` in {self.config.source}")
 
     def _transport_message(self, exc: BaseException) -> str:
         where = self.config.url or self.config.command

@@ -7,12 +7,13 @@ Both shapes name the same things; ``${VAR}`` and ``${VAR:-default}`` in ``comman
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from ..safety.subprocess_env import server_base_env
 
 Transport = Literal["stdio", "http", "sse"]
 TRANSPORTS: tuple[Transport, ...] = ("stdio", "http", "sse")
@@ -38,7 +39,7 @@ class McpServerConfig:
         transport: ``stdio`` (a command agent-tui runs), ``http`` (streamable HTTP) or ``sse``.
         command: The program of a stdio server.
         args: Its arguments.
-        env: Variables set for it on top of the agent's environment.
+        env: Variables set for it on top of the few it inherits (HOME, PATH, the locale…).
         cwd: Where it runs (the project's root unless configured).
         url: The endpoint of an http or sse server.
         headers: HTTP headers sent with every request (e.g. authorization).
@@ -177,6 +178,7 @@ def _str_table(entry: dict[str, Any], key: str) -> dict[str, str]:
 
 
 def subprocess_env(config: McpServerConfig, base: Mapping[str, str] | None) -> dict[str, str]:
-    """The environment a stdio server runs with: ``base`` (the agent's own environment when
-    None) with the server's ``env`` on top."""
-    return {**(os.environ if base is None else base), **config.env}
+    """The environment a stdio server runs with: the safe few variables of ``base`` (the
+    agent's own environment when None; see :func:`server_base_env`) with the server's ``env``
+    on top. A key reaches a server only when its ``env`` names it."""
+    return {**server_base_env(base), **config.env}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import os
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.mcp import McpError, McpServerConfig
+from agent_tui.core.mcp.server_config import parse_server
 from tests.processes import gone
 
 from .conftest import MakeManager
@@ -55,14 +57,84 @@ async def test_enabled_tools_limits_what_is_offered(manager: MakeManager,
         await mcp.call("demo", "picture", {})
 
 
-async def test_the_server_gets_its_env_on_top_of_ours(manager: MakeManager,
-                                                      tmp_path: Path) -> None:
+ENVIRONMENT_SERVER = """
+import json, os
+from mcp.server.mcpserver import MCPServer
+server = MCPServer("environment")
+
+@server.tool()
+def environment() -> str:
+    \"\"\"This process's whole environment, as the reference server's get-env tool gives it.\"\"\"
+    return json.dumps(dict(os.environ))
+
+server.run()
+"""
+
+
+async def test_a_server_gets_a_clean_environment_plus_its_own_env(
+        manager: MakeManager, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in {"OPENAI_API_KEY": "sk-agents-own", "GITHUB_TOKEN": "gh-agents-own",
+                        "AWS_SECRET_ACCESS_KEY": "aws-agents-own", "HOME": "/home/someone",
+                        "LANG": "C.UTF-8", "LC_TIME": "C", "AGENT_TUI_MODEL": "openai/gpt",
+                        "PYTHONPATH": str(tmp_path / "nowhere"), "LC_SECRET": "no",
+                        "BASH_FUNC_f%%": "() {  echo;\n}"}.items():
+        monkeypatch.setenv(name, value)
+    script = tmp_path / "environment_server.py"
+    script.write_text(ENVIRONMENT_SERVER)
+    # A key reaches a server only when its configuration names it, here as ${GITHUB_TOKEN}.
+    config = parse_server("environment", {"command": sys.executable, "args": [str(script)],
+                                          "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}",
+                                                  "SERVICE_MODE": "strict"}},
+                          tmp_path / "config.toml", json_shape=False, environ=os.environ,
+                          default_cwd=tmp_path, warnings=[])
+    mcp = manager(config)
+    await mcp.start()
+    await mcp.wait_ready(20)
+    seen = json.loads((await mcp.call("environment", "environment", {})).text)
+
+    assert seen["GITHUB_TOKEN"] == "gh-agents-own"
+    assert seen["SERVICE_MODE"] == "strict"
+    assert seen["PATH"] == os.environ["PATH"]
+    assert seen["HOME"] == "/home/someone"
+    assert (seen["LANG"], seen["LC_TIME"]) == ("C.UTF-8", "C")
+    for withheld in ("OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "AGENT_TUI_MODEL",
+                     "PYTHONPATH", "LC_SECRET", "BASH_FUNC_f%%"):
+        assert withheld not in seen
+    inherited = {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LANGUAGE"}
+    assert {name for name in seen if not name.startswith("LC_")} <= inherited | {
+        "GITHUB_TOKEN", "SERVICE_MODE"}
+
+
+async def test_the_environment_given_to_the_manager_is_filtered_the_same_way(
+        manager: MakeManager, tmp_path: Path) -> None:
     mcp = manager(stdio_config(tmp_path, env={"DEMO_TOKEN": "secret"}),
-                  env={**os.environ, "FROM_AGENT": "yes"})
+                  env={"PATH": os.environ["PATH"], "USER": "someone", "FROM_AGENT": "yes",
+                       "ANTHROPIC_API_KEY": "sk-ant"})
     await mcp.start()
     await mcp.wait_ready(20)
     assert (await mcp.call("demo", "env", {"name": "DEMO_TOKEN"})).text == "secret"
-    assert (await mcp.call("demo", "env", {"name": "FROM_AGENT"})).text == "yes"
+    assert (await mcp.call("demo", "env", {"name": "USER"})).text == "someone"
+    assert (await mcp.call("demo", "env", {"name": "FROM_AGENT"})).text == "<unset>"
+    assert (await mcp.call("demo", "env", {"name": "ANTHROPIC_API_KEY"})).text == "<unset>"
+
+
+async def test_a_server_that_exits_at_start_is_told_how_to_pass_it_a_variable(
+        manager: MakeManager, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SERVICE_API_KEY", "in-agent-tuis-environment")
+    script = tmp_path / "needs_key.py"
+    script.write_text("import os, sys\n"
+                      "if 'SERVICE_API_KEY' not in os.environ:\n"
+                      "    sys.exit('SERVICE_API_KEY is not set')\n")
+    mcp = manager(McpServerConfig(name="needy", transport="stdio", source=tmp_path / "c.toml",
+                                  command=sys.executable, args=(str(script),)))
+    await mcp.start()
+    await mcp.wait_ready(20)
+    server = mcp.servers["needy"]
+    assert server.state == "failed"
+    assert "SERVICE_API_KEY is not set" in server.error
+    assert ("It starts with only HOME, LOGNAME, PATH, SHELL, TERM, USER and the locale"
+            in server.error)
+    assert f"name it in its `env` in {tmp_path / 'c.toml'}" in server.error
 
 
 async def test_stderr_goes_to_the_log_not_ours(manager: MakeManager, tmp_path: Path,

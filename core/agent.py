@@ -76,6 +76,9 @@ REPEATED_CALL = (
     "the arguments if you need something else.")
 """What the model is told of a call that repeats the one before it (g3's duplicate check)."""
 
+CANCELLED_CALL = "Error: the person cancelled this call before it finished."
+"""The result of a call that a cancel stopped (or that never started), as a failure reads."""
+
 
 class LimitsExceeded(Exception):
     """The run used all the turns it was allowed."""
@@ -91,6 +94,10 @@ class _PreparedCall:
     invocation: Invocation[Any] | None
     error: str | None
     signature: tuple[str, str] | None = None
+    started: float | None = None
+    """When it began waiting for approval or running (``time.monotonic()``)."""
+    ended: bool = False
+    """Its ``ToolResultEvent`` was emitted."""
 
 
 
@@ -612,10 +619,14 @@ class Agent:
         all_read_only = all(
             p.invocation is not None and p.invocation.tool.read_only for p in prepared
         )
-        if all_read_only and len(prepared) > 1:
-            results = list(await asyncio.gather(*(self._run_one(p) for p in prepared)))
-        else:
-            results = [await self._run_one(p) for p in prepared]
+        try:
+            if all_read_only and len(prepared) > 1:
+                results = list(await asyncio.gather(*(self._run_one(p) for p in prepared)))
+            else:
+                results = [await self._run_one(p) for p in prepared]
+        except asyncio.CancelledError:
+            self._end_cancelled(prepared)
+            raise
         contents = await self._fit_results(prepared, results)
         if self.native_tools:
             for p, content in zip(prepared, contents, strict=True):
@@ -706,9 +717,22 @@ class Agent:
             return _PreparedCall(call, None, REPEATED_CALL)
         return _PreparedCall(call, invocation, None, signature)
 
+    def _end_cancelled(self, prepared: list[_PreparedCall]) -> None:
+        """Tell the front ends that each call of a cancelled response without a result
+        ended cancelled (none is left shown as waiting or running)."""
+        now = time.monotonic()
+        for p in prepared:
+            if p.ended:
+                continue
+            p.ended = True
+            name = p.invocation.tool.name if p.invocation is not None else p.call.name
+            took = round(now - p.started, 3) if p.started is not None else 0.0
+            self.emit(ToolResultEvent(p.call.id, name, False, CANCELLED_CALL, duration=took,
+                                      cancelled=True))
+
     async def _run_one(self, prepared: _PreparedCall) -> ToolResult:
         call, invocation = prepared.call, prepared.invocation
-        started = time.monotonic()
+        started = prepared.started = time.monotonic()
         if invocation is None:
             result = ToolResult.failure(prepared.error or "invalid tool call")
         else:
@@ -734,6 +758,7 @@ class Agent:
                 image_files=list(result.image_files),
             )
         )
+        prepared.ended = True
         return result
 
     async def _approve_and_execute(

@@ -246,17 +246,25 @@ class ApprovalGate:
             denial = permissions.hard_denied(outcome.run[1]["command"], self.workdir)
             if denial:
                 outcome = Outcome(False, denial, by=outcome.by)
-        self.emit(ApprovalDecided(call_id, "allow" if outcome.allowed else "deny",
-                                  outcome.reason, outcome.by))
+        edited: Invocation[Any] | None = None
+        invalid: ToolArgumentError | None = None
+        if outcome.allowed and outcome.run is not None:
+            try:
+                edited = self.registry.build(*outcome.run, self.ctx)
+            except ToolArgumentError as exc:
+                invalid = exc
+        # Front ends show what runs: the person's edit, named as such, not the proposal.
+        self.emit(ApprovalDecided(
+            call_id, "allow" if outcome.allowed else "deny", outcome.reason, outcome.by,
+            edited_summary=edited.describe() if edited is not None else "",
+            edited_args=outcome.run[1] if edited is not None and outcome.run else None))
         if not outcome.allowed:
             return ToolResult.failure(f"the call was denied: {outcome.reason}")
         self._keep(outcome, settings)
-        if outcome.run is None:
+        if invalid is not None:
+            return ToolResult.failure(f"the person's edit of this call is invalid: {invalid}")
+        if edited is None:
             return Cleared(invocation)
-        try:
-            edited = self.registry.build(*outcome.run, self.ctx)
-        except ToolArgumentError as exc:
-            return ToolResult.failure(f"the person's edit of this call is invalid: {exc}")
         return Cleared(edited, f"Note: {outcome.note}\n")
 
     async def _ask(self, call_id: str, invocation: Invocation[Any],

@@ -155,13 +155,22 @@ class ToolOutput(Event):
 
 @dataclass(frozen=True, slots=True)
 class ApprovalDecided(Event):
-    """Whether a tool call may run, and who or what decided."""
+    """Whether a tool call may run, and who or what decided.
+
+    Attributes:
+        edited_summary: When the person changed the call before allowing it (edited the
+            command or the new content, left hunks out), what runs instead, as
+            ``ToolCallStarted.summary`` says it; "" when the call runs as proposed.
+        edited_args: The arguments that run instead (None when the call runs as proposed).
+    """
 
     type: ClassVar[str] = "approval"
     id: str
     decision: str  # "allow" | "deny"
     reason: str = ""
     by: str = "policy"  # "policy" | "user" | "rule" | "hook"
+    edited_summary: str = ""
+    edited_args: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +212,8 @@ class ToolResultEvent(Event):
             error an edit added).
         image_files: Image files the call saved (absolute paths, e.g. a screenshot), shown
             to people in the call's block.
+        cancelled: The call did not finish: the turn was cancelled while it waited for
+            approval, ran, or waited for an earlier call of the same response.
     """
 
     type: ClassVar[str] = "tool_result"
@@ -217,6 +228,7 @@ class ToolResultEvent(Event):
     escalation_reason: str | None = None
     warnings: list[str] = field(default_factory=list)
     image_files: list[str] = field(default_factory=list)
+    cancelled: bool = False
 
 
 @dataclass(frozen=True, slots=True)

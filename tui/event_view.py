@@ -83,7 +83,7 @@ class ToolBlockRecord(BlockRecord):
     """A resumed session's tool call, not built yet: reports change what it is built with."""
 
     __slots__ = ("call_id", "tool_name", "summary", "args", "status", "duration", "output",
-                 "note", "image_files")
+                 "note", "image_files", "proposed")
 
     def __init__(self, call_id: str, name: str, summary: str, args: Any) -> None:
         super().__init__(self._widget)
@@ -93,6 +93,7 @@ class ToolBlockRecord(BlockRecord):
         self.output = ""
         self.note = ""
         self.image_files: list[str] = []
+        self.proposed = ""
 
     def set_status(self, status: str, *, duration: float | None = None,
                    output: str | None = None, note: str | None = None) -> None:
@@ -109,6 +110,11 @@ class ToolBlockRecord(BlockRecord):
         """As :meth:`ToolBlock.add_output`."""
         self.output = live_output(self.output, text)
 
+    def show_edited(self, summary: str, args: Any) -> None:
+        """As :meth:`ToolBlock.show_edited`."""
+        self.proposed = self.proposed or self.summary
+        self.summary, self.args = summary, args
+
     def show_images(self, image_files: Sequence[str]) -> None:
         """As :meth:`ToolBlock.show_images`: the files are read when the block is shown."""
         self.image_files = list(image_files)
@@ -116,7 +122,7 @@ class ToolBlockRecord(BlockRecord):
     def _widget(self) -> ToolBlock:
         return ToolBlock(self.call_id, self.tool_name, self.summary, self.args,
                          status=self.status, duration=self.duration, output=self.output,
-                         note=self.note, image_files=self.image_files)
+                         note=self.note, image_files=self.image_files, proposed=self.proposed)
 
 
 class RestoreBatch:
@@ -147,6 +153,13 @@ class RestoreBatch:
             record.output = live_output(record.output, more_output)
         record.note = note if note is not None else record.note
 
+    def edit_call(self, call_id: str, summary: str, args: Any) -> None:
+        """As :meth:`ToolLog.edit_call`."""
+        if (record := self.calls.get(call_id)) is None:
+            return
+        record.proposed = record.proposed or record.summary
+        record.summary, record.args = summary, args
+
     async def flush(self, conversation: ConversationView, tool_log: ToolLog) -> list[Widget]:
         """Show the batch: the newest blocks built and mounted, the rest as records.
 
@@ -157,7 +170,8 @@ class RestoreBatch:
         for record in calls[-RESTORED_TOOL_ROWS:]:
             tool_log.add_call(record.call_id, record.name, record.summary, record.args,
                               status=record.status, duration=record.duration,
-                              output=record.output, note=record.note, follow=False)
+                              output=record.output, note=record.note,
+                              proposed=record.proposed, follow=False)
         if len(calls) > RESTORED_TOOL_ROWS:
             tool_log.note_earlier(len(calls) - RESTORED_TOOL_ROWS)
         split = max(0, len(self.blocks) - ConversationView.RESTORE_MOUNTED)
@@ -342,6 +356,10 @@ class EventView:
     @shows(ev.ApprovalDecided)
     async def _approval(self, event: ev.ApprovalDecided) -> None:
         status = "running" if event.decision == "allow" else "denied"
+        if event.edited_summary:
+            if block := self._tool_blocks.get(event.id):
+                block.show_edited(event.edited_summary, event.edited_args)
+            self._tool_log.edit_call(event.id, event.edited_summary, event.edited_args)
         self._update_tool(event.id, status=status,
                           output=None if status == "running" else event.reason)
 
@@ -355,9 +373,10 @@ class EventView:
     async def _tool_result(self, event: ev.ToolResultEvent) -> None:
         block = self._tool_blocks.get(event.id)
         denied = block is not None and block.status == "denied"
-        self._update_tool(event.id, status="denied" if denied else (
-            "ok" if event.ok else "error"), duration=event.duration, output=event.output,
-            note=result_note(event))
+        status = ("denied" if denied else "cancelled" if event.cancelled
+                  else "ok" if event.ok else "error")
+        self._update_tool(event.id, status=status, duration=event.duration,
+                          output=event.output, note=result_note(event))
         if event.image_files and block is not None:
             # Drawn under the call's line; the block reads the files, off the loop, once it
             # is shown (a resumed session's deleted screenshot is named then).

@@ -177,6 +177,18 @@ async def test_an_edited_command_runs_and_the_model_is_told(
     assert "deletes your home folder" in told[1]
 
 
+async def test_the_decision_names_the_call_that_runs_instead_of_the_proposal(
+        fake_provider: FakeProvider, tmp_path: Path) -> None:
+    approver = ScriptedApprover(RunEdited("touch right.txt"), Allow())
+    events, _, _ = await run_with(
+        fake_provider, tmp_path, approver, ToolCall("shell", {"command": "touch wrong.txt"}),
+        ToolCall("shell", {"command": "touch other.txt"}))
+    edited, as_proposed = [e for e in events if isinstance(e, ApprovalDecided)]
+    assert edited.edited_summary == "shell: touch right.txt"
+    assert edited.edited_args["command"] == "touch right.txt"
+    assert (as_proposed.edited_summary, as_proposed.edited_args) == ("", None)
+
+
 async def test_a_hidden_secret_left_in_an_edit_is_put_back(
         fake_provider: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DEPLOY_TOKEN", SECRET)

@@ -6,6 +6,7 @@ from agent_tui.core import paths
 from agent_tui.core.config import read_toml
 from agent_tui.tui.screens.approval import ApprovalScreen
 from agent_tui.tui.widgets.conversation import ToolBlock
+from agent_tui.tui.widgets.tool_log import ToolLog
 from tests.fakes.providers import Reply, ToolCall
 from tests.tui.test_app import SIZE, app_for, type_prompt, until
 
@@ -133,3 +134,49 @@ async def test_parallel_approvals_queue_and_show_the_count(fake_provider, tmp_pa
         await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
         contents = [r["content"] for r in fake_provider.requests[1].tool_results()]
         assert "1" in contents[0] and "2" in contents[1]
+
+
+async def test_an_edited_command_is_shown_as_it_ran(fake_provider, tmp_path):
+    fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch wrong.txt"})]),
+                         Reply(text="ok"))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "make a file")
+        await until(pilot, lambda: modal(app) is not None)
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.focused.value = "touch right.txt"
+        await pilot.press("enter")
+        await until(pilot, lambda: len(fake_provider.requests) == 2 and not app.busy)
+        (block,) = app.query(ToolBlock)
+        assert (block.status, block.summary) == ("ok", "shell: touch right.txt")
+        assert str(block.render()).startswith("▸ ✓ edited: shell: touch right.txt")
+        block.action_toggle()
+        shown = str(block.render())
+        assert "the model proposed: shell: touch wrong.txt" in shown
+        assert '"command": "touch right.txt"' in shown
+        log = app.query_one(ToolLog)
+        (record,) = log.records.values()
+        assert record.args["command"] == "touch right.txt"
+        cells = [str(cell) for cell in log.table.get_row(record.call_id)]
+        assert cells[2:4] == ["edited: touch right.txt", "ok"]
+
+
+async def test_a_cancel_ends_every_call_of_the_response_as_cancelled(fake_provider, tmp_path):
+    marker = tmp_path / "started"
+    fake_provider.script(Reply(tool_calls=[
+        ToolCall("shell", {"command": f"touch {marker}; sleep 30"}),
+        ToolCall("shell", {"command": "touch never.txt"}),
+    ]))
+    app = app_for(fake_provider, tmp_path, approval_mode="yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "run them")
+        await until(pilot, lambda: marker.exists())
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.busy)
+        await until(pilot, lambda: all(b.status == "cancelled" for b in app.query(ToolBlock)))
+        blocks = list(app.query(ToolBlock))
+        assert len(blocks) == 2 and all(b.has_class("failed") for b in blocks)
+        assert "⊗" in str(blocks[0].render())
+        statuses = [r.status for r in app.query_one(ToolLog).records.values()]
+        assert statuses == ["cancelled", "cancelled"]

@@ -108,7 +108,13 @@ class NoticeBlock(Static):
 
 
 STATUS_ICONS = {"pending": "…", "approval": "?", "running": "⋯", "ok": "✓", "error": "✗",
-                "denied": "⊘"}
+                "denied": "⊘", "cancelled": "⊗"}
+
+FAILED_STATUSES = ("error", "denied", "cancelled")
+"""The statuses of a call that did not do what it was asked (shown as failed)."""
+
+EDITED_MARK = "edited: "
+"""What precedes a call the person edited before it ran (its summary is the edit's)."""
 
 
 class ToolBlock(Block):
@@ -131,13 +137,17 @@ class ToolBlock(Block):
 
     def __init__(self, call_id: str, name: str, summary: str, args: Any, *,
                  status: str = "pending", duration: float | None = None,
-                 output: str = "", note: str = "", image_files: Sequence[str] = ()) -> None:
+                 output: str = "", note: str = "", image_files: Sequence[str] = (),
+                 proposed: str = "") -> None:
         super().__init__("")
         self.note = note
         self.call_id = call_id
         self.tool_name = name
         self.summary = summary or name
         self.args = args
+        self.proposed = proposed
+        """The model's proposal when the person edited the call ("" when it ran as
+        proposed); ``summary`` and ``args`` are then the edit's."""
         self.status = status
         self.duration: float | None = duration
         self.output = output
@@ -145,7 +155,7 @@ class ToolBlock(Block):
         self.images: list[ToolImage] = []
         """Images the call saved, drawn under its summary (shared with revived copies)."""
         self._revived: ToolBlock | None = None
-        self.set_class(status in ("error", "denied"), "failed")
+        self.set_class(status in FAILED_STATUSES, "failed")
         if image_files:
             self.show_images(image_files)
         else:
@@ -162,10 +172,18 @@ class ToolBlock(Block):
             self.output = output
         if note is not None:
             self.note = note
-        self.set_class(status in ("error", "denied"), "failed")
+        self.set_class(status in FAILED_STATUSES, "failed")
         self._refresh()
         if self._revived is not None:
             self._revived.set_status(status, duration=duration, output=output, note=note)
+
+    def show_edited(self, summary: str, args: Any) -> None:
+        """The person edited the call before it ran: show the edit, marked as such."""
+        self.proposed = self.proposed or self.summary
+        self.summary, self.args = summary or self.tool_name, args
+        self._refresh()
+        if self._revived is not None:
+            self._revived.show_edited(summary, args)
 
     def add_output(self, text: str) -> None:
         """Live output of a running tool."""
@@ -193,7 +211,7 @@ class ToolBlock(Block):
         """A fresh, mountable copy in the latest state; later reports reach it too."""
         copy = ToolBlock(self.call_id, self.tool_name, self.summary, self.args,
                          status=self.status, duration=self.duration, output=self.output,
-                         note=self.note)
+                         note=self.note, proposed=self.proposed)
         if self.images:
             copy._set_images(self.images)  # already read images are not read again
         if self.expanded:
@@ -233,15 +251,18 @@ class ToolBlock(Block):
         arrow = "▾" if self.expanded else "▸"
         # Literal Content, never markup: output such as "[INFO]", "[/x]" or
         # "[@click=app.quit]" shows as it is, and escape sequences are shown, not sent.
-        head = Content.assemble(f"{arrow} ", (icon, "bold"), " ", outside_content(self.summary),
-                                (took, "dim"),
+        edited = (EDITED_MARK, "bold $warning") if self.proposed else ""
+        head = Content.assemble(f"{arrow} ", (icon, "bold"), " ", edited,
+                                outside_content(self.summary), (took, "dim"),
                                 *(("  ", outside_content(self.note, "$warning")) if self.note
                                   else ()))
         body = None
         if self.expanded:
             args = json.dumps(self.args, indent=2, ensure_ascii=False) if not isinstance(
                 self.args, str) else self.args
-            body = Content.assemble(outside_content(args, "dim"), "\n",
+            proposal = (outside_content(f"the model proposed: {self.proposed}\n", "italic")
+                        if self.proposed else "")
+            body = Content.assemble(proposal, outside_content(args, "dim"), "\n",
                                     tool_output_content(self.tool_name, self.output))
         if self.images:
             from .tool_image import WithImages

@@ -16,7 +16,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Static
 
 from ..outside_text import outside_content, outside_text
-from .conversation import live_output, tool_output_content
+from .conversation import EDITED_MARK, live_output, tool_output_content
 from .measured_table import MeasuredTable
 
 LIVE_DETAIL_INTERVAL = 0.2
@@ -40,6 +40,9 @@ class ToolCallRecord:
     output: str = ""
     note: str = ""
     """How an edit matched, a warning, a stronger model suggested (``result_note``)."""
+    proposed: str = ""
+    """The model's proposal when the person edited the call ("" when it ran as proposed);
+    ``summary`` and ``args`` are then the edit's."""
 
 
 class ToolLog(Vertical):
@@ -89,10 +92,11 @@ class ToolLog(Vertical):
 
     def add_call(self, call_id: str, name: str, summary: str, args: Any, *,
                  status: str = "pending", duration: float | None = None, output: str = "",
-                 note: str = "", follow: bool = True) -> None:
+                 note: str = "", proposed: str = "", follow: bool = True) -> None:
         """A new call (``follow``: move the cursor to it; off when loading many at once)."""
         record = ToolCallRecord(call_id, name, summary, args, status=status,
-                                duration=duration, output=output, note=note)
+                                duration=duration, output=output, note=note,
+                                proposed=proposed)
         self.records[call_id] = record
         # Some providers number calls afresh each turn (call_0, call_1…): a reused id gets
         # a row of its own, and the id means its latest call from then on.
@@ -141,6 +145,19 @@ class ToolLog(Vertical):
             else:
                 self._show(record)
 
+    def edit_call(self, call_id: str, summary: str, args: Any) -> None:
+        """The person edited the call before it ran: list the edit, marked as such."""
+        record = self.records.get(call_id)
+        if record is None:
+            return
+        record.proposed = record.proposed or record.summary
+        record.summary, record.args = summary, args
+        row = self._row_of[call_id]
+        self.table.update_cell(row, self._column_key("arguments"), self._cells(record)[2],
+                               update_width=True)
+        if self._selected == row:
+            self._show(record)
+
     def _show_live(self) -> None:
         self._live_detail = None
         if self._selected is not None and self._selected in self._rows:
@@ -157,8 +174,9 @@ class ToolLog(Vertical):
         took = f"{record.duration:.1f}s" if record.duration is not None else ""
         # Text, not a str the table would parse as markup: `echo [/b]` is a command too,
         # and a tool name or status from another machine's log is outside text as well.
-        arguments = outside_text(record.summary.removeprefix(f"{record.name} ").removeprefix(
-            f"{record.name}: ")[:60])
+        arguments = outside_text((EDITED_MARK if record.proposed else "") + record.summary
+                                 .removeprefix(f"{record.name} ")
+                                 .removeprefix(f"{record.name}: ")[:60])
         status = record.status + (" ⚠" if "⚠" in record.note else "") + (
             " ↑" if "↑" in record.note else "")
         return (time.strftime("%H:%M:%S", time.localtime(record.started)),
@@ -179,5 +197,7 @@ class ToolLog(Vertical):
         self.query_one("#tool-detail", Static).update(Content.assemble(
             outside_content(record.name, "bold"), " · ", outside_content(record.status),
             *((" · ", outside_content(record.note, "$warning")) if record.note else ()), "\n",
+            *((outside_content(f"edited by the person; the model proposed: {record.proposed}",
+                               "italic"), "\n") if record.proposed else ()),
             outside_content(args, "dim"), "\n",
             tool_output_content(record.name, record.output[-DETAIL_OUTPUT:])))

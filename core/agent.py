@@ -28,7 +28,14 @@ from ..tools.registry import ToolRegistry
 from . import paths, text_protocol
 from .approval import Approver
 from .approval_gate import ApprovalGate, HookAnswer
-from .changes.checkpoints import CheckpointError, Checkpoints, checkpoints_off
+from .changes.checkpoints import (
+    CheckpointError,
+    Checkpoints,
+    CheckpointsTooBig,
+    CheckpointTimedOut,
+    checkpoints_off,
+)
+from .changes.snapshot_scope import SnapshotLimits
 from .config import Settings
 from .context.oversized import cut_to_fit
 from .context.window import CompactionLoop, ContextManager
@@ -184,13 +191,17 @@ class Agent:
         self.gate = ApprovalGate(approver, registry, self.tool_ctx, workdir, self.emit)
         """Decides whether each call runs; keeps the rules the person gave."""
         self.checkpoints: Checkpoints | None = (
-            Checkpoints(workdir, self.session_id) if checkpoints_off(workdir) is None else None)
+            Checkpoints(workdir, self.session_id, SnapshotLimits.of(settings))
+            if checkpoints_off(workdir) is None else None)
         """Snapshots of the project around each turn that changes it; None when they are off."""
         # Turn N is the N-th prompt of the session log; None: count them at the next prompt.
         self._next_turn: int | None = None if session is not None else 0
         self._turn = 0
         self._turn_snapshot = ""  # "", "taken" or "failed": the turn's before-snapshot
         self._told_no_checkpoints = False
+        self._checkpoints_off: str | None = None  # why: the folder proved too big to snapshot
+        self._reply_calls: list[ToolCallRequest] = []  # the last response's tool calls
+        self._ended_calls: dict[str, tuple[str, bool]] = {}  # their logged results: output, ok
 
     @property
     def session_rules(self) -> list[str]:
@@ -478,14 +489,25 @@ class Agent:
 
     async def _checkpoint(self, phase: str) -> bool:
         """Take one snapshot and log it; failures are reported, never raised."""
-        if self.checkpoints is None:
-            message = checkpoints_off(self.workdir)
+        if self.checkpoints is None or self._checkpoints_off is not None:
+            message = self._checkpoints_off or checkpoints_off(self.workdir)
             if message and not self._told_no_checkpoints:
                 self._told_no_checkpoints = True
                 self.emit(ErrorEvent(message))
             return False
         try:
             commit = await asyncio.to_thread(self.checkpoints.snapshot, self._turn, phase)
+        except CheckpointsTooBig as exc:
+            self._checkpoints_off = str(exc)  # listing it again each turn would cost as much
+            return await self._checkpoint(phase)
+        except CheckpointTimedOut as exc:
+            what = ("/undo and /rewind cannot restore this turn's files" if phase == "before"
+                    else "what changes until the next checkpoint counts as this turn's")
+            self.emit(ErrorEvent(
+                f"No {phase}-checkpoint of turn {self._turn}: {exc}, so the turn went on "
+                f"without it after checkpoint_timeout ({self.settings.checkpoint_timeout:g} s); "
+                f"{what}. Raise checkpoint_timeout to wait longer."))
+            return False
         except CheckpointError as exc:
             self.emit(ErrorEvent(f"No {phase}-checkpoint of turn {self._turn}: {exc}. /undo "
                                  "and /rewind cannot restore this turn's files."))

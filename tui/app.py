@@ -53,6 +53,8 @@ from .widgets.tool_log import ToolLog
 from .workbench import NO_MODEL
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
+
     from ..core.agent import Agent
     from ..core.changes.checkpoints import Checkpoints
     from ..core.config import Settings
@@ -194,6 +196,16 @@ class AgentApp(App[None]):
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = settings.theme if settings.theme in self.available_themes else THEMES[0].name
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's choice, except that served to a browser (textual's WebDriver) the
+        workbench leaves once the server's pipes are gone (:mod:`.web_driver`)."""
+        driver_class = super().get_driver_class()
+        if driver_class.__module__ == "textual.drivers.web_driver":
+            from .web_driver import ServedDriver
+
+            return ServedDriver
+        return driver_class
 
     @property
     def settings(self) -> Settings:

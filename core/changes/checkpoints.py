@@ -21,7 +21,8 @@ from pathlib import Path
 
 from .. import paths
 from .checkpoint_files import put_file, remove_file
-from .shadow_git import ShadowGit, ShadowGitError, TreeChange, git_executable
+from .shadow_git import ShadowGit, ShadowGitError, SnapshotTimedOut, TreeChange, git_executable
+from .snapshot_scope import FolderTooBig, SnapshotLimits
 
 REF_ROOT = "refs/agent-tui"
 PHASES = ("before", "after")
@@ -30,6 +31,14 @@ UNDONE = "undone"
 
 class CheckpointError(Exception):
     """A checkpoint could not be taken, read or restored; the message says what to do."""
+
+
+class CheckpointsTooBig(CheckpointError):
+    """The folder holds too many files to snapshot; checkpoints are off for it."""
+
+
+class CheckpointTimedOut(CheckpointError):
+    """A snapshot took longer than its time limit and was not taken."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,12 +87,16 @@ class Checkpoints:
     Args:
         workdir: The project folder.
         session_id: The session whose turns are recorded.
+        limits: How many files, how large, and how long a snapshot may take (the
+            ``checkpoint_*`` settings); the defaults when None.
     """
 
-    def __init__(self, workdir: Path, session_id: str) -> None:
+    def __init__(self, workdir: Path, session_id: str,
+                 limits: SnapshotLimits | None = None) -> None:
         self.workdir = Path(os.path.realpath(workdir))
         self.session_id = session_id
-        self._git = ShadowGit(paths.checkpoints_dir(self.workdir), self.workdir, session_id)
+        self._git = ShadowGit(paths.checkpoints_dir(self.workdir), self.workdir, session_id,
+                              limits)
         self._prefix = f"{REF_ROOT}/{session_id}/"
         self._lock = threading.RLock()
 
@@ -114,6 +127,9 @@ class Checkpoints:
             The commit id, or None when git is missing.
 
         Raises:
+            CheckpointsTooBig: The folder holds more files than the limits allow.
+            CheckpointTimedOut: It took longer than the limits' ``timeout`` and was not
+                taken (the files hashed so far make the next one quicker).
             CheckpointError: git failed or the repository cannot be written.
         """
         if phase not in PHASES:
@@ -121,7 +137,7 @@ class Checkpoints:
         if git_executable() is None:
             return None
         with self._lock, _reported("take a checkpoint"):
-            tree = self._git.write_tree()
+            tree = self._git.write_tree(self._git.limits.timeout)
             snapshots = self._snapshots()
             parent = _latest_commit(snapshots)
             commit = self._git.commit(tree, f"{self.session_id} turn {turn} {phase}", parent)
@@ -323,6 +339,10 @@ def _reported(doing: str) -> Iterator[None]:
     """Turn git and file-system failures into a :class:`CheckpointError` saying ``doing``."""
     try:
         yield
+    except FolderTooBig as exc:
+        raise CheckpointsTooBig(str(exc)) from exc
+    except SnapshotTimedOut as exc:
+        raise CheckpointTimedOut(str(exc)) from exc
     except ShadowGitError as exc:
         raise CheckpointError(f"could not {doing}: {exc}") from exc
     except OSError as exc:

@@ -161,6 +161,16 @@ class Settings(BaseSettings):
         "off", description="When edit_file's text matches nowhere, even ignoring whitespace "
         "and over-escaping: 'model' asks the model once to correct it against the nearest "
         "candidate regions of the file; 'off' fails with those candidates shown.")
+    checkpoint_max_files: int = Field(
+        50_000, ge=1, description="More files than this to snapshot (after .gitignore, "
+        "virtual environments, node_modules and caches are left out) and checkpoints are off "
+        "for the folder, said once.")
+    checkpoint_max_file_mb: float = Field(
+        5.0, gt=0, description="Files larger than this many MB are left out of checkpoints "
+        "(/undo cannot restore them).")
+    checkpoint_timeout: float = Field(
+        5.0, gt=0, description="Seconds a turn waits for its checkpoint; past that the turn "
+        "goes on without it (hashing goes on in the background).")
 
     review_compaction: bool = Field(
         True, description="In the workbench, show the compaction summary for editing before "

@@ -678,10 +678,11 @@ class AgentApp(App[None]):
     def checkpoints(self) -> Checkpoints | None:
         """This session's checkpoints; None when they are off (no git, or a home folder)."""
         from ..core.changes.checkpoints import Checkpoints, checkpoints_off
+        from ..core.changes.snapshot_scope import SnapshotLimits
 
         if self.agent is not None:
             return self.agent.checkpoints
-        return (Checkpoints(self.workdir, self.session_id)
+        return (Checkpoints(self.workdir, self.session_id, SnapshotLimits.of(self.settings))
                 if checkpoints_off(self.workdir) is None else None)
 
     # -- engine events and recorded sessions -------------------------------------------

@@ -6,7 +6,9 @@ person's own configuration switched off (system and global config, hooks, pagers
 attributes that would convert line endings or run filters), so a snapshot holds the bytes
 that are on disk and nothing the person set up can run. The project's own ``.git`` is
 never opened for writing: git skips it as it skips every ``.git``, and only its
-``info/exclude`` is read, to honour it like ``.gitignore``.
+``info/exclude`` is read, to honour it like ``.gitignore``. Which files a snapshot holds is
+:mod:`.snapshot_scope`'s choice; nested repositories are never entered, so their own
+configuration is never read.
 """
 
 from __future__ import annotations
@@ -16,10 +18,20 @@ import functools
 import os
 import shutil
 import subprocess
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..durable import write_atomically
+from .snapshot_scope import (
+    NEVER_TRACKED,
+    FolderTooBig,
+    Selection,
+    SnapshotLimits,
+    select_files,
+    too_big_message,
+)
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """The id of git's empty tree (a project with no files)."""
@@ -48,8 +60,17 @@ _CONFIG = (
 )
 
 
+_HASHING: dict[Path, threading.Thread] = {}
+"""Hashing that went on past a snapshot's time limit, by the index it writes: any
+:class:`ShadowGit` of that session waits for it before using the index."""
+
+
 class ShadowGitError(Exception):
     """git failed on the shadow repository; the message says what git said and what to do."""
+
+
+class SnapshotTimedOut(ShadowGitError):
+    """A snapshot ran past its time limit and was stopped (git's work so far is kept)."""
 
 
 @functools.cache
@@ -93,13 +114,18 @@ class ShadowGit:
         work_tree: The project folder.
         index_name: Names this user's index file; each session keeps its own so that two
             sessions on one project never share the index.
+        limits: How many files, and how large, a snapshot holds.
     """
 
-    def __init__(self, root: Path, work_tree: Path, index_name: str) -> None:
+    def __init__(self, root: Path, work_tree: Path, index_name: str,
+                 limits: SnapshotLimits | None = None) -> None:
         self.root = root
         self.git_dir = root / "repo"
         self.work_tree = Path(os.path.realpath(work_tree))
         self.index = root / "indexes" / f"{index_name}.index"
+        self.limits = limits or SnapshotLimits()
+        self.last_selection: Selection | None = None
+        """What the latest :meth:`write_tree` recorded and left out."""
         self._ready = False
 
     def ensure(self) -> None:
@@ -118,10 +144,22 @@ class ShadowGit:
         _write_if_changed(self.git_dir / "info" / "exclude", self._project_excludes())
 
     def run(self, *args: str, stdin: bytes | None = None, git_dir: bool = True,
-            ok_codes: tuple[int, ...] = (0,)) -> bytes:
+            ok_codes: tuple[int, ...] = (0,), index: Path | None = None,
+            deadline: float | None = None, finish_late: bool = False) -> bytes:
         """Run ``git ARGS`` on the shadow repository and return its standard output.
 
+        git's standard error is kept from the person's screen: it only ever reaches them
+        inside a :class:`ShadowGitError`'s message.
+
+        Args:
+            index: The index file to use instead of the session's.
+            deadline: ``time.monotonic()`` by which git must be done, or None.
+            finish_late: Past ``deadline``, let git finish in the background (its work
+                makes the next snapshot quicker) instead of stopping it.
+
         Raises:
+            SnapshotTimedOut: git ran past ``deadline`` (and was stopped, unless
+                ``finish_late``).
             ShadowGitError: git is missing or exited with a code not in ``ok_codes``.
         """
         git = git_executable()
@@ -134,30 +172,102 @@ class ShadowGit:
         env = _clean_env()
         if git_dir:
             env.update(GIT_DIR=str(self.git_dir), GIT_WORK_TREE=str(self.work_tree),
-                       GIT_INDEX_FILE=str(self.index))
+                       GIT_INDEX_FILE=str(index or self.index))
         env.update(HOME=str(self.root), XDG_CONFIG_HOME=str(self.root / "xdg"))
         try:
-            done = subprocess.run(command, input=stdin, capture_output=True, env=env,
-                                  cwd=self.work_tree if git_dir else None, check=False)
+            process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, env=env,
+                                       cwd=self.work_tree if git_dir else None)
         except OSError as exc:
             raise ShadowGitError(f"could not run git: {exc}; check that git is installed "
                                  "and the project folder exists") from exc
-        if done.returncode not in ok_codes:
-            message = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            out, err = process.communicate(stdin, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            if finish_late:
+                # communicate() again goes on feeding stdin and draining the output.
+                hashing = threading.Thread(target=process.communicate, daemon=True,
+                                           name="checkpoint-hashing")
+                hashing.start()
+                _HASHING[self.index] = hashing
+                raise SnapshotTimedOut("hashing the project's files takes longer (it goes on "
+                                       "in the background, so a later checkpoint is quicker)"
+                                       ) from None
+            self._stop(process)
+            raise SnapshotTimedOut(f"git {args[0]} took longer and was stopped") from None
+        if process.returncode not in ok_codes:
+            message = err.decode("utf-8", "replace").strip() or f"exit {process.returncode}"
             raise ShadowGitError(f"git {args[0]} failed in the checkpoint repository "
                                  f"{self.git_dir}: {message}")
-        return done.stdout
+        return out
+
+    def _stop(self, process: subprocess.Popen[bytes]) -> None:
+        """End a git that ran too long; SIGTERM first, so that git removes its lock files."""
+        process.terminate()
+        try:
+            process.communicate(timeout=2)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+        # Only this session writes its index: a lock left by a killed git is that git's.
+        Path(f"{self.index}.lock").unlink(missing_ok=True)
 
     # -- snapshots ---------------------------------------------------------------------
 
-    def write_tree(self) -> str:
-        """Record every file of the work tree (not ignored ones) and return the tree id.
+    def write_tree(self, timeout: float | None = None) -> str:
+        """Record the work tree's files that :mod:`.snapshot_scope` selects; the tree id.
 
         Files that cannot be read are left out rather than failing the whole snapshot.
+
+        Args:
+            timeout: Seconds the whole snapshot may take, or None. The files hashed before
+                it ran out are kept, so the next snapshot takes less.
+
+        Raises:
+            FolderTooBig: The work tree holds more files than ``limits.max_files`` (or more
+                than can be listed within ``timeout``).
+            SnapshotTimedOut: Recording the files took longer than ``timeout``.
         """
+        deadline = None if timeout is None else time.monotonic() + timeout
         self.ensure()
-        self.run("add", "--all", "--ignore-errors", "--", ".", ok_codes=(0, 1))
-        return self.run("write-tree").decode().strip()
+        self._wait_for_hashing(deadline)
+        selection = select_files(self.work_tree, self._listed(deadline), self.limits)
+        wanted = set(selection.files)
+        stale = [p for p in _paths(self.run("ls-files", "-z", "--cached", deadline=deadline))
+                 if p not in wanted]
+        if stale:  # deleted, newly ignored, grown too large, or a nested repository
+            self.run("update-index", "-z", "--force-remove", "--stdin", deadline=deadline,
+                     stdin=_nul_joined(stale))
+        if selection.files:
+            self.run("update-index", "-z", "--add", "--remove", "--stdin", deadline=deadline,
+                     stdin=_nul_joined(selection.files), finish_late=True)
+        self.last_selection = selection
+        return self.run("write-tree", deadline=deadline).decode().strip()
+
+    def _wait_for_hashing(self, deadline: float | None) -> None:
+        """Let the hashing an earlier snapshot left running finish (it holds the index)."""
+        hashing = _HASHING.get(self.index)
+        if hashing is None:
+            return
+        hashing.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        if hashing.is_alive():
+            raise SnapshotTimedOut("the project's files are still being hashed for an earlier "
+                                   "checkpoint")
+        _HASHING.pop(self.index, None)
+
+    def _listed(self, deadline: float | None) -> list[str]:
+        """Every file git's ignore rules keep, and each nested repository as ``folder/``.
+
+        git lists them against an empty index, so what the session's index already holds is
+        listed too; it never enters a nested repository (nor reads its configuration).
+        """
+        try:
+            out = self.run("ls-files", "-z", "--others", "--exclude-standard",
+                           index=self.root / "indexes" / "empty", deadline=deadline)
+        except SnapshotTimedOut:
+            raise FolderTooBig(too_big_message(None, self.limits), None) from None
+        return _paths(out)
 
     def commit(self, tree: str, message: str, parent: str | None = None) -> str:
         """A commit of ``tree`` (with ``parent``, if any); returns its id."""
@@ -242,11 +352,23 @@ class ShadowGit:
             write_atomically(self.index, newest.read_bytes())
 
     def _project_excludes(self) -> bytes:
-        """The project's own ``.git/info/exclude`` (read only), honoured like .gitignore."""
+        """The project's own ``.git/info/exclude`` (read only), honoured like .gitignore,
+        then the folders no snapshot holds."""
         try:
-            return (self.work_tree / ".git" / "info" / "exclude").read_bytes()
+            own = (self.work_tree / ".git" / "info" / "exclude").read_bytes()
         except OSError:
-            return b""
+            own = b""
+        never = "".join(f"{pattern}\n" for pattern in NEVER_TRACKED).encode()
+        return own + (b"\n" if own and not own.endswith(b"\n") else b"") + never
+
+
+def _paths(out: bytes) -> list[str]:
+    """The paths of git's ``-z`` output."""
+    return [os.fsdecode(raw) for raw in out.split(b"\0") if raw]
+
+
+def _nul_joined(paths: list[str]) -> bytes:
+    return b"".join(os.fsencode(p) + b"\0" for p in paths)
 
 
 def _clean_env() -> dict[str, str]:

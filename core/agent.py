@@ -222,6 +222,8 @@ class Agent:
         """Record the event in the session log (fsync'd), then hand it to the front end."""
         if self.session is not None and event.type not in TRANSIENT_EVENTS:
             self.session.append(event.to_dict())
+        if isinstance(event, ToolResultEvent):
+            self._ended_calls[event.id] = (event.output, event.ok)
         self.on_event(event)
 
     def restore(self, log: SessionLog) -> RestoredSession:
@@ -232,8 +234,6 @@ class Agent:
         self.usage = restored.usage
         self._notes = list(restored.notes)
         self._next_turn = len(turn_starts(log.events))
-        # A crash mid-call leaves calls without results; providers reject such a history.
-        self._close_dangling_calls()
         return restored
 
     def adopt(self, previous: Agent) -> None:
@@ -383,7 +383,7 @@ class Agent:
             raise
         except (ProviderError, LimitsExceeded, CompactionLoop, HookStopped) as exc:
             if isinstance(exc, HookStopped):
-                self._close_dangling_calls()
+                self._close_dangling_calls("a hook stopped the work before this call finished")
             message = exc.message if isinstance(exc, ProviderError) else str(exc)
             self.emit(ErrorEvent(message, fatal=True))
             result = RunResult(text, turns, usage, self.session_id, ok=False, error=message)
@@ -548,22 +548,30 @@ class Agent:
         level = self.context.last_report.level if self.context.last_report else 0
         self.emit(ContextUpdated(after, self.provider.context_window(), level))
 
-    def _close_dangling_calls(self) -> None:
-        """After a cancel, answer every unanswered tool call so the history stays valid."""
+    def _close_dangling_calls(
+            self, why: str = "the person cancelled this call before it finished") -> None:
+        """After a cancel (or a hook's stop), answer every call of the last response that has
+        no result, in the history and in the session log alike: providers reject a history
+        with a call left unanswered, now and when the session is resumed. A call no front
+        end saw end is shown ended, as failed."""
+        calls = self._reply_calls
         last_assistant = next((i for i in range(len(self.messages) - 1, -1, -1)
                                if self.messages[i]["role"] == "assistant"), None)
-        if last_assistant is None:
+        if not calls or last_assistant is None:
             return
-        message = self.messages[last_assistant]
+        cancelled = f"Error: {why}."
+        for call in calls:
+            if call.id not in self._ended_calls:
+                self.emit(ToolResultEvent(call.id, call.name, False, cancelled))
         answered = {m.get("tool_call_id") for m in self.messages[last_assistant + 1:]}
-        cancelled = "Error: the person cancelled this call before it finished."
         if self.native_tools:
-            for call in message.get("tool_calls") or []:
-                if call["id"] not in answered:
-                    self.messages.append(
-                        {"role": "tool", "tool_call_id": call["id"], "content": cancelled})
+            for call in calls:
+                if call.id not in answered:
+                    self.messages.append({"role": "tool", "tool_call_id": call.id,
+                                          "content": self._ended_calls[call.id][0]})
         elif last_assistant == len(self.messages) - 1:
-            self.messages.append({"role": "user", "content": f"Tool results: {cancelled}"})
+            self.messages.append(text_protocol.results_message(
+                [(call, *self._ended_calls[call.id]) for call in calls]))
 
     async def _ask_model(self) -> ModelReply:
         """One model call with retries; appends the assistant message and reports usage."""
@@ -621,6 +629,8 @@ class Agent:
             )
             shown = ModelReply(visible, calls, reply.usage, reply.finish_reason)
         self.messages.append(message)
+        self._reply_calls = list(shown.tool_calls)
+        self._ended_calls = {}
         self.emit(
             AssistantMessage(
                 shown.text,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,10 @@ from .log import SessionLog
 # Records that are not worth an fsync each: the complete text arrives in assistant_message
 # and the full output in tool_result.
 TRANSIENT_EVENTS = frozenset({"text_delta", "tool_output"})
+
+UNANSWERED_CALL = ("Error: this call has no recorded result: it was cancelled, or agent-tui "
+                   "stopped, before it finished.")
+"""What a resumed history says of a call its log has no result for."""
 
 
 @dataclass(slots=True)
@@ -37,13 +42,22 @@ class RestoredSession:
 
 
 def restore(log: SessionLog, *, native_tools: bool) -> RestoredSession:
-    """Replay ``log`` into messages; a ``history`` record (written at compaction) resets them."""
+    """Replay ``log`` into messages; a ``history`` record (written at compaction) resets them.
+
+    The history is valid whatever the log holds: a call without a recorded result (a log
+    written before cancels were recorded, or cut by a crash) is answered as unfinished right
+    after the message that made it, and a result without its call is left out.
+    """
     restored = RestoredSession(events=log.events)
     messages = restored.messages
     pending: list[tuple[ToolCallRequest, str, bool]] = []
+    unanswered: dict[str, ToolCallRequest] = {}  # text protocol: the last response's calls
     notes: list[str] = []
 
     def flush_text_results() -> None:
+        for call in unanswered.values():
+            pending.append((call, UNANSWERED_CALL, False))
+        unanswered.clear()
         if pending:
             messages.append(results_message(list(pending)))
             pending.clear()
@@ -52,6 +66,7 @@ def restore(log: SessionLog, *, native_tools: bool) -> RestoredSession:
         kind = record.get("type")
         if kind == "history":
             pending.clear()
+            unanswered.clear()
             messages[:] = list(record.get("messages", []))
         elif kind == "model_note":
             notes.append(record.get("text", ""))
@@ -66,11 +81,14 @@ def restore(log: SessionLog, *, native_tools: bool) -> RestoredSession:
         elif kind == "assistant_message":
             flush_text_results()
             messages.append(_assistant(record, native_tools))
+            if not native_tools:
+                unanswered.update((c["id"], ToolCallRequest(c["id"], c["name"], ""))
+                                  for c in record.get("tool_calls") or [])
         elif kind == "tool_result":
             if native_tools:
                 messages.append({"role": "tool", "tool_call_id": record.get("id", ""),
                                  "content": record.get("output", "")})
-            else:
+            elif unanswered.pop(record.get("id", ""), None) is not None:
                 call = ToolCallRequest(record.get("id", ""), record.get("name", ""), "")
                 pending.append((call, record.get("output", ""), bool(record.get("ok"))))
         elif kind == "escalated" and record.get("trigger") == "answer":
@@ -86,8 +104,35 @@ def restore(log: SessionLog, *, native_tools: bool) -> RestoredSession:
         elif kind == "todo":
             restored.todos = record.get("content", "")
     flush_text_results()
+    if native_tools:
+        messages[:] = answered_in_place(messages)
     restored.notes = notes
     return restored
+
+
+def answered_in_place(messages: list[Message]) -> list[Message]:
+    """``messages`` with each tool call's result right after the assistant message that
+    made it, in the order of its calls, as providers require: a result recorded later (after
+    a later prompt) is moved there, a call without one is answered as unfinished, and a
+    result without its call (or a second one for the same call) is left out."""
+    results: dict[str, deque[tuple[int, Message]]] = {}
+    for index, message in enumerate(messages):
+        if message.get("role") == "tool":
+            results.setdefault(str(message.get("tool_call_id", "")), deque()).append(
+                (index, message))
+    paired: list[Message] = []
+    for index, message in enumerate(messages):
+        if message.get("role") == "tool":
+            continue
+        paired.append(message)
+        calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+        for call in calls or []:
+            found = results.get(str(call.get("id", "")), deque())
+            while found and found[0][0] < index:  # an earlier call's duplicate, or an orphan
+                found.popleft()
+            paired.append(found.popleft()[1] if found else {
+                "role": "tool", "tool_call_id": call.get("id", ""), "content": UNANSWERED_CALL})
+    return paired
 
 
 def with_notes(notes: list[str], prompt: str) -> str:

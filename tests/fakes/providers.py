@@ -35,6 +35,7 @@ from typing import Any, Literal
 __all__ = [
     "Fault",
     "FakeProvider",
+    "history_problem",
     "RecordedRequest",
     "Reply",
     "ToolCall",
@@ -567,6 +568,80 @@ class _Anthropic:
 # --------------------------------------------------------------------------
 
 
+def history_problem(api: Api, body: dict[str, Any]) -> str | None:
+    """What the real API says of a history whose tool calls and results do not pair up:
+    an assistant tool call without its result right after it, or a result without its call.
+    None when the history is valid. The texts are the real APIs' 400 messages."""
+    messages = body.get("messages") or []
+    return _openai_problem(messages) if api == "openai" else _anthropic_problem(messages)
+
+
+def _openai_problem(messages: list[dict[str, Any]]) -> str | None:
+    open_ids: list[str] = []  # calls of the last assistant message not answered yet
+    answering = False  # inside the run of tool messages after an assistant's calls
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role == "tool":
+            call_id = str(message.get("tool_call_id", ""))
+            if not answering or call_id not in open_ids:
+                return (f"Invalid parameter: messages with role 'tool' must be a response to a "
+                        f"preceeding message with 'tool_calls'. (messages.[{index}].role)")
+            open_ids.remove(call_id)
+            continue
+        if open_ids:
+            return (f"An assistant message with 'tool_calls' must be followed by tool "
+                    f"messages responding to each 'tool_call_id'. The following "
+                    f"tool_call_ids did not have response messages: {', '.join(open_ids)}")
+        calls = (message.get("tool_calls") or []) if role == "assistant" else []
+        open_ids = [str(call.get("id", "")) for call in calls]
+        answering = bool(open_ids)
+    if open_ids:
+        return (f"An assistant message with 'tool_calls' must be followed by tool messages "
+                f"responding to each 'tool_call_id'. The following tool_call_ids did not "
+                f"have response messages: {', '.join(open_ids)}")
+    return None
+
+
+def _blocks(message: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict) and b.get("type") == kind]
+
+
+def _anthropic_problem(messages: list[dict[str, Any]]) -> str | None:
+    uses: list[str] = []  # tool_use ids of the previous (assistant) message
+    for index, message in enumerate(messages):
+        results = _blocks(message, "tool_result") if message.get("role") == "user" else []
+        for position, block in enumerate(results):
+            if str(block.get("tool_use_id", "")) not in uses:
+                return (f"messages.{index}.content.{position}: unexpected `tool_use_id` found "
+                        f"in `tool_result` blocks: {block.get('tool_use_id')}. Each "
+                        "`tool_result` block must have a corresponding `tool_use` block in "
+                        "the previous message.")
+        if uses:
+            # The results must open the next message, before any text.
+            content = message.get("content")
+            leading: set[str] = set()
+            for block in content if isinstance(content, list) else []:
+                if not isinstance(block, dict) or block.get("type") != "tool_result":
+                    break
+                leading.add(str(block.get("tool_use_id", "")))
+            missing = [u for u in uses if u not in leading]
+            if missing:
+                return (f"messages.{index - 1}: `tool_use` ids were found without "
+                        f"`tool_result` blocks immediately after: {', '.join(missing)}. Each "
+                        "`tool_use` block must have a corresponding `tool_result` block in "
+                        "the next message.")
+        uses = ([str(b.get("id", "")) for b in _blocks(message, "tool_use")]
+                if message.get("role") == "assistant" else [])
+    if uses:
+        return (f"messages.{len(messages) - 1}: `tool_use` ids were found without "
+                f"`tool_result` blocks immediately after: {', '.join(uses)}. Each `tool_use` "
+                "block must have a corresponding `tool_result` block in the next message.")
+    return None
+
+
 class _Handler(BaseHTTPRequestHandler):
     """Answers one connection on behalf of a `FakeProvider`."""
 
@@ -671,7 +746,12 @@ class _Handler(BaseHTTPRequestHandler):
         if api is None:
             self._send_json(404, {"error": {"message": f"no route {request.path}"}})
             return
-        item = self.server.provider._next_item(request)
+        provider = self.server.provider
+        if provider.validate_history and (problem := history_problem(api, body)):
+            wire = _OpenAI("", provider._ids) if api == "openai" else _Anthropic("", provider._ids)
+            self._send_json(400, wire.error_body(400, problem))
+            return
+        item = provider._next_item(request)
         try:
             self._answer(api, request, raw, item)
         except (BrokenPipeError, ConnectionResetError):
@@ -770,10 +850,16 @@ class FakeProvider:
         responder: Called with the request when the script queue is empty;
             returns the `Reply` or `Fault` to send.  Without one, an empty
             queue answers HTTP 500 "fake provider: no scripted reply left".
+        validate_history: Answer a request whose history the real API rejects
+            (a tool call without its result right after it, a result without
+            its call) with the real API's 400, as OpenAI and Anthropic do; the
+            request is recorded and consumes no script item.
     """
 
-    def __init__(self, responder: Responder | None = None) -> None:
+    def __init__(self, responder: Responder | None = None, *,
+                 validate_history: bool = False) -> None:
         self.responder = responder
+        self.validate_history = validate_history
         self._lock = threading.Lock()
         self._queue: deque[ScriptItem] = deque()
         self._requests: list[RecordedRequest] = []

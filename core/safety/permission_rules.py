@@ -102,6 +102,15 @@ class Rule:
         return self.pattern is None or bool(_command_regex(self.pattern).fullmatch(
             " ".join(line.split())))
 
+    def could_match_command(self, words: Sequence[str | None]) -> bool:
+        """Whether this ``shell`` pattern covers the command ``words`` for some value of the
+        words only known at run time (None): ``rm *`` covers ``$p -rf x``, as ``$p`` may
+        be ``rm``."""
+        if self.pattern is None:
+            return True
+        line = _line_tokens(words)
+        return any(_overlap(line, rule) for rule in _pattern_tokens(self.pattern))
+
     def matches_path(self, path: Path, workspace: Workspace) -> bool:
         """Whether this path pattern covers the real ``path``."""
         if self.pattern is None:
@@ -181,6 +190,12 @@ class RuleSet:
         return next((r for r in self.of(kind) if r.tool in (COMMAND_RULE_TOOL, tool)
                      and any(r.matches_command(line) for line in lines)), None)
 
+    def command_could(self, kind: Kind, tool: str, words: Sequence[str | None]) -> Rule | None:
+        """The first ``kind`` rule for ``shell`` (or ``tool``) that covers the command
+        ``words`` for some value of its words only known at run time (None)."""
+        return next((r for r in self.of(kind) if r.tool in (COMMAND_RULE_TOOL, tool)
+                     and r.could_match_command(words)), None)
+
     def path(self, kind: Kind, tools: Iterable[str], path: Path,
              workspace: Workspace) -> Rule | None:
         """The first ``kind`` rule naming one of ``tools`` that covers ``path``."""
@@ -210,6 +225,51 @@ def _command_regex(pattern: str) -> re.Pattern[str]:
         words = words[:-2]
     regex = ".*".join(re.escape(piece) for piece in words.split("*"))
     return re.compile(regex + ("(?: .*)?" if optional_tail else ""), re.S)
+
+
+_Tokens = tuple["str | None", ...]
+"""A command line or pattern as characters, None standing for any text."""
+
+
+def _line_tokens(words: Sequence[str | None]) -> _Tokens:
+    tokens: list[str | None] = []
+    for word in words:
+        text = " ".join(word.split()) if word is not None else None
+        if text == "":
+            continue
+        if tokens:
+            tokens.append(" ")
+        tokens.extend(text if text is not None else [None])
+    return tuple(tokens)
+
+
+@lru_cache(maxsize=256)
+def _pattern_tokens(pattern: str) -> tuple[_Tokens, ...]:
+    """A ``shell`` pattern's characters, ``*`` as None; a trailing `` *`` may be absent."""
+    words = " ".join(pattern.split())
+    tokens = tuple(None if char == "*" else char for char in words)
+    if words.endswith(" *"):
+        return (tokens, tokens[:-2])
+    return (tokens,)
+
+
+def _overlap(one: _Tokens, other: _Tokens) -> bool:
+    """Whether some text matches both token sequences (None matching any text)."""
+    size = len(other)
+    # fits[j]: the rest of `one` from the current i and of `other` from j match some text;
+    # with `one` used up, the rest of `other` must be able to match nothing.
+    after = [all(token is None for token in other[j:]) for j in range(size + 1)]
+    for i in range(len(one) - 1, -1, -1):
+        fits = [False] * (size + 1)
+        for j in range(size, -1, -1):
+            if one[i] is None:
+                fits[j] = after[j] or (j < size and fits[j + 1])
+            elif j < size and other[j] is None:
+                fits[j] = fits[j + 1] or after[j]
+            else:
+                fits[j] = j < size and one[i] == other[j] and after[j + 1]
+        after = fits
+    return after[0]
 
 
 @lru_cache(maxsize=256)

@@ -29,9 +29,11 @@ from ...tools.names import (
     ToolName,
 )
 from ..glob_patterns import fixed_folder, has_magic
+from .command_names import ANY_NAME, ANY_PROGRAM, could_run
 from .hard_denials import hard_denial
 from .permission_rules import RuleSet
 from .shell_analysis import Part, ShellAnalysis, analyse
+from .shell_parts import Word
 from .shell_policy import access, risky_assignments, searched_folders
 from .workspace import Workspace
 
@@ -283,6 +285,8 @@ def _judge(part: Part, analysis: ShellAnalysis, mode: str, workspace: Workspace,
     lines = tuple(dict.fromkeys(x for x in (part.line, part.written, named) if x))
     if part.command and (rule := rules.command("deny", tool, lines)):
         return verdict(Verdict.DENY, f"denied by the rule {rule.text}", by_rule=True)
+    if rules.deny and (why := _denied_instead(part, rules, tool)):
+        return verdict(Verdict.DENY, why, by_rule=True)
     acc = access(part, workspace)
     reads = _paths(workspace, part.cwd, (*acc.reads, *(r.target for r in part.redirects
                                                        if r.reads and r.target)))
@@ -354,6 +358,32 @@ def _judge(part: Part, analysis: ShellAnalysis, mode: str, workspace: Workspace,
         reason, target = problem
         return verdict(Verdict.ASK, reason, f"{ToolName.EDIT_FILE}({target})" if target else None)
     return verdict(Verdict.ALLOW, allowed, by_rule=allowed.startswith("allowed by"))
+
+
+def _denied_instead(part: Part, rules: RuleSet, tool: str) -> str | None:
+    """Why ``part`` is refused by a deny rule on a program it makes another name run, or
+    may run under another name (``hash -p /bin/rm x``, ``alias x=rm``, ``$p -rf d``,
+    ``PATH=…``), or None. A name that runs what agent-tui cannot tell may run anything."""
+    for name, runs in part.binds:
+        if rule := rules.command_could("deny", tool, (*_rule_words(runs), None)):
+            if name == ANY_PROGRAM:
+                return ("changes PATH, so every command after it may run another program; "
+                        f"denied by the rule {rule.text}")
+            named = "any name" if name == ANY_NAME else name
+            program = "a program only known at run time" if runs[0].dynamic else runs[0].text
+            return f"makes {named} run {program}; denied by the rule {rule.text}"
+    tail = (None,) if part.from_input else ()
+    for runs, why in could_run(part):
+        if rule := rules.command_could("deny", tool, (*_rule_words(runs), *tail)):
+            return f"{why}, so it may run what the rule {rule.text} denies; refused as that is"
+    return None
+
+
+def _rule_words(words: tuple[Word, ...]) -> list[str | None]:
+    """A command's words as a rule sees them: the program by its bare name (``/bin/rm``
+    is ``rm``), a word only known at run time as None."""
+    return [None if w.dynamic else os.path.basename(w.text) if index == 0 and w.text else w.text
+            for index, w in enumerate(words)]
 
 
 def _searched(located: list[Path]) -> list[Path]:

@@ -20,13 +20,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .command_names import bindings, runs_instead
+from .path_listings import listing_of
 from .shell_builtins import (
     code_in_text_reason,
     nameref_targets,
     names_set,
     shell_change_reason,
 )
-from .shell_parts import Part, Redirect, ShellAnalysis, Word
+from .shell_parts import FedNames, Part, Redirect, ShellAnalysis, Word
 from .shell_reading import Scope, WordReader
 from .shell_syntax import (
     assigned_names,
@@ -39,7 +41,7 @@ from .shell_syntax import (
     stored_code,
 )
 from .shell_words import WordText
-from .shell_wrappers import AWK, INTERPRETER, SHELLS, files_found_in, inline_code, look_through
+from .shell_wrappers import AWK, INTERPRETER, SHELLS, Look, inline_code, look_through
 from .workspace import real_path
 
 MAY_BE_COMMAND = 3
@@ -126,7 +128,10 @@ class _Walker(WordReader):
         calls = [p for p in self.parts[before:] if p.name == name]
         if len(calls) > 1 or any(p.pipe is not None for p in calls):
             self.fork_bombs.append(name)
-        return scope
+        body_parts = tuple(self.parts[before:])
+        bound = tuple(b for p in body_parts for b in p.binds)  # made when it is called
+        return replace(scope, functions=((name, body_parts), *scope.functions),
+                       programs=bound + scope.programs)
 
     def _for(self, node: Any, scope: Scope) -> Scope:
         """``for f in *.py; do wc -l "$f"; done``: over literal words, ``$f`` is one of them,
@@ -149,9 +154,11 @@ class _Walker(WordReader):
         """``X=1`` on its own: a part with no command, judged by the name it sets."""
         names = assigned_names(node)
         self._values(node, scope)
-        self.parts.append(Part(node_text(node), (), assignments=names, cwd=scope.cwd,
-                               origin=scope.origin, pipe=scope.pipe,
-                               wrappers=scope.wrappers, asks=scope.asks + stored_code(node)))
+        part = Part(node_text(node), (), assignments=names, cwd=scope.cwd, origin=scope.origin,
+                    pipe=scope.pipe, wrappers=scope.wrappers, asks=scope.asks + stored_code(node))
+        part = replace(part, binds=bindings(part))
+        self.parts.append(part)
+        scope = replace(scope, programs=part.binds + scope.programs)
         value = node.child_by_field_name("value")
         if (len(names) == 1 and names[0] in self._bindable[-1] and value is not None
                 and node.parent is not None and node.parent.type == "program"):
@@ -187,11 +194,12 @@ class _Walker(WordReader):
             if any(w.dynamic for w in words):
                 asks.append("makes a name refer to a variable only known at run time "
                             "(declare -n)")
-        self.parts.append(Part(node_text(node), tuple(words), assignments=tuple(names),
-                               cwd=scope.cwd, origin=scope.origin, pipe=scope.pipe,
-                               redirects=scope.redirects, wrappers=scope.wrappers,
-                               asks=scope.asks + tuple(dict.fromkeys(asks))))
-        return scope
+        part = Part(node_text(node), tuple(words), assignments=tuple(names), cwd=scope.cwd,
+                    origin=scope.origin, pipe=scope.pipe, redirects=scope.redirects,
+                    wrappers=scope.wrappers, asks=scope.asks + tuple(dict.fromkeys(asks)))
+        part = replace(part, binds=bindings(part))
+        self.parts.append(part)
+        return replace(scope, programs=part.binds + scope.programs)
 
     def _test(self, node: Any, scope: Scope) -> Scope:
         """``[[ … ]]``: its substitutions run; quoted subscripts in it are evaluated."""
@@ -318,6 +326,9 @@ class _Walker(WordReader):
                 asks_here: tuple[str, ...] = ()) -> Scope:
         """Make the part of one simple command, looking through its wrappers."""
         look = look_through(words)
+        fed = self._fed(scope, look) if look.from_input else None
+        if look.replace is not None:
+            words = _pasted(words, look, fed)
         cwd = scope.cwd
         if look.chdir is not None:
             cwd = real_path(look.chdir, cwd)
@@ -331,14 +342,16 @@ class _Walker(WordReader):
         env = scope.env + own
         part = Part(text, tuple(words), look.start, redirects, cwd, env, wrappers,
                     asks + asks_here, origin=origin, pipe=scope.pipe,
-                    from_input=look.from_input,
-                    input_paths=self._found_paths(scope) if look.null_input else None)
+                    from_input=look.from_input, fed=fed,
+                    input_paths=fed.listing.reads if fed is not None else None)
         name = part.name
         if name:
             argv = part.argv
             changes = tuple(filter(None, (shell_change_reason(argv),
                                           code_in_text_reason(name, argv))))
             part = replace(part, assignments=env + names_set(argv), asks=part.asks + changes)
+            part = replace(part, runs_as=runs_instead(part, scope.programs, scope.functions))
+        part = replace(part, binds=bindings(part))
         inner_scope = replace(scope, cwd=cwd, redirects=redirects, wrappers=wrappers, asks=asks,
                               origin=origin, depth=scope.depth + 1, env=env)
         if look.maybe_at is not None:  # each word that may be the command, judged as it
@@ -361,7 +374,8 @@ class _Walker(WordReader):
             code = " ".join(w.text for w in command[1:])
             after = self._reparse(code, replace(inner_scope, wrappers=wrappers + ("eval",)),
                                   "the code given to eval")
-            return replace(scope, cwd=after.cwd)
+            return replace(scope, cwd=after.cwd, programs=after.programs,
+                           functions=after.functions)
         if name == "watch" and look.watch_code is not None:
             if look.watch_dynamic:
                 self.parts.append(replace(part, asks=asks + ("runs code built at run time "
@@ -382,20 +396,26 @@ class _Walker(WordReader):
         if name in ("source", ".") and len(command) > 1:
             part = replace(part, code=command[1:])
         self.parts.append(part)
+        scope = replace(scope, programs=part.binds + scope.programs)
         if name in ("cd", "pushd", "popd") and not part.wrappers[len(scope.wrappers):]:
             return replace(scope, cwd=cd_target(cwd, part))
         return scope
 
-    def _found_paths(self, scope: Scope) -> tuple[Word, ...] | None:
-        """For ``find DIR -type f … -print0 | xargs -0 CMD``: the folders the arguments lie in
-        (see :func:`~.shell_wrappers.files_found_in`), from the stage before this one."""
-        if scope.pipe is None or scope.pipe[1] == 0:
-            return None
+    def _fed(self, scope: Scope, look: Look) -> FedNames | None:
+        """``find src -name '*.py' | xargs wc -l``: the paths the stage before lists, when
+        it is a lister whose names xargs splits as it prints them (see
+        :mod:`.path_listings`)."""
+        if scope.pipe is None or scope.pipe[1] == 0 or look.reads:
+            return None  # no pipe, or `xargs -a FILE` reads a file instead
         feeder = next((p for p in reversed(self.parts)
                        if p.pipe == (scope.pipe[0], scope.pipe[1] - 1)), None)
         if feeder is None or feeder.wrappers != scope.wrappers or feeder.cwd != scope.cwd:
             return None
-        return files_found_in(feeder)
+        listing = listing_of(feeder)
+        if listing is None or look.separator not in ("nul", "newline", "blank") or (
+                listing.nul != (look.separator == "nul")):
+            return None
+        return FedNames(listing, look.separator)
 
     def _shell(self, part: Part, inner: Scope, outer: Scope) -> Scope:
         """``bash -c STRING``, ``sh script``, ``… | sh``: look into the code it runs."""
@@ -479,6 +499,17 @@ class _Walker(WordReader):
                         self.parts[i] = replace(self.parts[i], from_input=True)
                 index = end
             index += 1
+
+
+def _pasted(words: list[Word], look: Look, fed: FedNames | None) -> list[Word]:
+    """``xargs -I {} CMD``: the words ``{}`` is pasted into are only known at run time; a
+    word that is just ``{}`` stands for one of the paths a lister feeds it."""
+    stand_in = Word(fed.listing.reads[0].text) if fed is not None else None
+    replace = look.replace or ""
+    return [w if index < look.start or replace not in w.text else (
+        stand_in if stand_in is not None and w.text == replace and not w.dynamic
+        and index > look.start else Word(w.text, dynamic=True, inner=w.inner))
+        for index, w in enumerate(words)]
 
 
 _STATEMENTS = {

@@ -75,6 +75,47 @@ class Redirect:
 
 
 @dataclass(frozen=True, slots=True)
+class Listing:
+    """What a path-listing command prints.
+
+    Attributes:
+        program: The lister, for messages (``find``, ``git ls-files``).
+        roots: The folders (or files) whose paths it lists, as written.
+        nul: Whether each name ends with a NUL byte (``-print0``, ``-z``) rather than a newline.
+        prefixed: Whether every name starts with the root it lies in (``find src`` prints
+            ``src/…``), so that none can start with ``-``.
+        recursive: Whether it lists everything below its roots (``ls``: only their entries).
+        from_index: ``git ls-files``: the names come from the git index too.
+    """
+
+    program: str
+    roots: tuple[Word, ...]
+    nul: bool = False
+    prefixed: bool = True
+    recursive: bool = True
+    from_index: bool = False
+
+    @property
+    def reads(self) -> tuple[Word, ...]:
+        """The folders the paths lie in, relative to the folder xargs runs in: ``ls src``
+        prints bare names, which xargs's command reads in its own folder."""
+        return self.roots if self.recursive else (Word("."),)
+
+
+@dataclass(frozen=True, slots=True)
+class FedNames:
+    """The names a lister feeds through a pipe to ``xargs`` and how xargs splits them.
+
+    Attributes:
+        listing: What the lister prints.
+        separator: How xargs splits its input (``nul``, ``newline``, ``blank``).
+    """
+
+    listing: Listing
+    separator: str
+
+
+@dataclass(frozen=True, slots=True)
 class Part:
     """One simple command a shell command line runs.
 
@@ -93,8 +134,18 @@ class Part:
         from_input: More arguments arrive at run time (``xargs``, ``find -exec``).
         origin: The written form of the outermost command it came from.
         pipe: ``(pipeline, stage)`` when it is a stage of a pipeline.
-        input_paths: For ``find DIR -print0 | xargs -0 CMD``: the folders the arguments that
-            arrive at run time lie in (None when they could be anything).
+        input_paths: For ``find DIR | xargs CMD``: the folders the arguments that arrive at
+            run time lie in (None when they could be anything).
+        fed: For ``find DIR | xargs CMD``: what the lister prints and how xargs splits it
+            (whether each name arrives intact is judged against the folder, see
+            :func:`~.path_listings.names_problem`).
+        runs_as: When the command's name was made to run something else earlier in the
+            command line (``hash -p``, ``alias``, a function, a changed ``PATH``): the
+            command lines it may run instead (a dynamic word for a program agent-tui cannot
+            tell). See :mod:`.command_names`.
+        binds: For a command that makes a name run a program (``alias ll=rm``,
+            ``hash -p /bin/rm x``, ``PATH=…``): the name and the words it will run
+            (a dynamic word when unknown).
     """
 
     text: str
@@ -111,6 +162,9 @@ class Part:
     origin: str = ""
     pipe: tuple[int, int] | None = None
     input_paths: tuple[Word, ...] | None = None
+    fed: FedNames | None = None
+    runs_as: tuple[tuple[Word, ...], ...] = ()
+    binds: tuple[tuple[str, tuple[Word, ...]], ...] = ()
 
     @property
     def command(self) -> tuple[Word, ...]:

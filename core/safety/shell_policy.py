@@ -18,9 +18,11 @@ from pathlib import Path
 from .awk_programs import awk_options_problem, awk_program_problem, read_awk_command
 from .git_commands import git_access
 from .option_tables import TABLES
+from .path_listings import names_problem
 from .read_only_programs import JQ_LONG, JQ_SHORT, SPECS
 from .shell_options import ParsedOptions, parse_options
 from .shell_parts import Access, Part, Word, path_like
+from .shell_wrappers import WRAPPERS
 from .workspace import Workspace
 
 _RISKY_VARIABLES = re.compile(
@@ -98,6 +100,9 @@ def access(part: Part, workspace: Workspace) -> Access:
         return Access(False, f"runs {part.command[0].text}, which is not the system's {name}",
                       touches=path_like(part.command, part.cwd))
     result = _access(part, name, workspace)
+    if result.read_only and part.fed is not None and (
+            why := names_problem(part.fed, part.cwd, workspace)):
+        return Access(False, why, touches=result.reads)
     if unsafe and (result.read_only or name in ("export", "declare", "typeset", "readonly")):
         return Access(False, f"sets {unsafe[0]}, which can change what later commands run",
                       touches=result.touches)
@@ -121,6 +126,10 @@ def _on_path(name: str) -> Path | None:
 
 def _access(part: Part, name: str, workspace: Workspace) -> Access:
     command = part.command
+    if part.from_input and name in WRAPPERS:  # `xargs env`, `xargs xargs`: run their input
+        giver = part.wrappers[-1] if part.wrappers else "xargs"
+        return Access(False, f"{name} runs the command it is given, and {giver} gives it one "
+                             "only known at run time")
     if name in _SPECIAL:
         return _special(part, name, workspace)
     spec = SPECS.get(name)
@@ -142,7 +151,9 @@ def _access(part: Part, name: str, workspace: Workspace) -> Access:
         return Access(False, f"a word in {name}'s options is only known at run time, and "
                              "could be an option that writes, runs or reads")
     operands = [w for w in parsed.operands if w.text != "-"]
-    if why := _program_problem(name, parsed, operands):
+    arriving = [Word(f"(arguments {part.wrappers[-1] if part.wrappers else name} reads at "
+                     "run time)", dynamic=True)] if part.from_input else []
+    if why := _program_problem(name, parsed, operands + arriving):
         return Access(False, why, touches=path_like(command[1:], part.cwd))
     reads = [w for option in (*spec.reads, *spec.lists) for w in parsed.values(option)]
     if name == "file":  # -m takes a colon-separated list of magic files
@@ -158,17 +169,17 @@ def _access(part: Part, name: str, workspace: Workspace) -> Access:
     elif name == "strings":
         operands = [Word(w.text[1:]) if w.text.startswith("@") and not w.dynamic else w
                     for w in operands]
-    if part.input_paths is not None:  # `find src -print0 | xargs -0 cat`: files in src
-        operands.extend(part.input_paths)
-    elif part.from_input:  # `xargs cat`: the files arrive at run time
-        operands.append(Word(f"(arguments {part.wrappers[-1] if part.wrappers else name} "
-                             "reads at run time)", dynamic=True))
     if spec.paths == "pattern" and operands and not parsed.has(*spec.pattern_options):
         operands.pop(0)
-    if name == "uniq" and len(operands) > 1:
-        return Access(False, "uniq INPUT OUTPUT writes OUTPUT", writes=(operands[1],))
+    if name == "uniq" and (len(operands) > 1 or arriving):  # xargs may give it two names
+        return Access(False, "uniq INPUT OUTPUT writes OUTPUT",
+                      writes=tuple((operands + arriving)[1:2]))
     if not operands and spec.folder:
-        operands = [Word(".")]
+        operands = [Word(".")]  # also what it reads when xargs gets no names
+    if part.input_paths is not None:  # `find src | xargs cat`: files in src
+        operands.extend(part.input_paths)
+    else:  # `xargs cat`: the files arrive at run time
+        operands.extend(arriving)
     return Access(True, reads=(*operands, *reads))
 
 

@@ -33,6 +33,8 @@ class Scope:
     depth: int = 0
     bindings: tuple[tuple[str, str], ...] = ()  # loop variables over literal words
     env: tuple[str, ...] = ()  # variables set for every command inside (`X=1 bash -c …`)
+    programs: tuple[tuple[str, tuple[Word, ...]], ...] = ()  # names rebound, newest first
+    functions: tuple[tuple[str, tuple[Part, ...]], ...] = ()  # functions defined, with bodies
 
 
 @dataclass

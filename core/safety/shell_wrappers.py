@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from .shell_options import OptionTable, ParsedOptions, parse_options
 
 if TYPE_CHECKING:
-    from .shell_parts import Part, Word
+    from .shell_parts import Word
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "yash"})
 """Shells whose ``-c`` strings and scripts are bash enough to analyse."""
@@ -49,7 +49,10 @@ class Look:
         watch_dynamic: Whether that line is only known at run time.
         maybe_at: When a wrapper's options cannot be read, the first word that may be the
             command it runs (the words from there on are each judged as the command).
-        null_input: ``xargs -0``: its input is split at NUL bytes only, not at blanks.
+        separator: How ``xargs`` splits its input into arguments: ``"nul"`` (``-0``),
+            ``"newline"`` (``-d '\\n'``), ``"blank"`` (blanks and newlines, quotes and
+            backslashes read; also ``-I`` and ``-L``), ``"other"`` (another delimiter).
+        replace: The string ``xargs -I`` replaces with each input line (None without ``-I``).
     """
 
     start: int = 0
@@ -63,7 +66,8 @@ class Look:
     watch_code: str | None = None
     watch_dynamic: bool = False
     maybe_at: int | None = None
-    null_input: bool = False
+    separator: str = ""
+    replace: str | None = None
 
 
 _Step = tuple["int | None", Look]
@@ -190,12 +194,36 @@ def _xargs(words: Sequence[Word], at: int) -> _Step:
     parsed = _parse(words, at)
     arg_file = parsed.value("-a", "--arg-file")
     reads = (arg_file,) if arg_file else ()
+    # The command gets the slot number in this variable: `--process-slot-var=PATH` makes
+    # it look programs up in a folder named 0.
+    slot = parsed.value("--process-slot-var")
     if step := _unknown("xargs", parsed):
         return step
     if parsed.end >= len(words):
         return _step(None, reads=reads)  # runs echo
+    replace = parsed.value("-I", "-i", "--replace")
+    if replace is None and parsed.has("-i", "--replace"):
+        replace_text: str | None = "{}"
+    else:
+        replace_text = None if replace is None or replace.dynamic else replace.text
     return _step(parsed.end, reads=reads, from_input=True,
-                 null_input=parsed.has("-0", "--null"))
+                 assignments=(slot.text,) if slot is not None else (),
+                 separator=_xargs_separator(parsed), replace=replace_text)
+
+
+_DELIMITERS = {"\\0": "nul", "\\x00": "nul", "\\000": "nul", "\\n": "newline",
+               "\\x0a": "newline", "\\012": "newline", "\n": "newline"}
+"""``xargs -d`` values that split at NUL bytes or newlines, as xargs reads its escapes."""
+
+
+def _xargs_separator(parsed: ParsedOptions) -> str:
+    """How xargs splits its input (see :attr:`Look.separator`)."""
+    if parsed.has("-0", "--null"):
+        return "nul"
+    delimiter = parsed.value("-d", "--delimiter")
+    if delimiter is not None:
+        return "other" if delimiter.dynamic else _DELIMITERS.get(delimiter.text.lower(), "other")
+    return "blank"
 
 
 def _sudo(words: Sequence[Word], at: int) -> _Step:
@@ -261,7 +289,7 @@ def look_through(words: Sequence[Word]) -> Look:
             reads=look.reads + adds.reads, writes=look.writes + adds.writes,
             chdir=adds.chdir or look.chdir, from_input=look.from_input or adds.from_input,
             watch_code=adds.watch_code, watch_dynamic=adds.watch_dynamic,
-            maybe_at=adds.maybe_at, null_input=adds.null_input)
+            maybe_at=adds.maybe_at, separator=adds.separator, replace=adds.replace)
         if next_at is None or next_at >= len(words):
             break
         look = replace(look, start=next_at, wrappers=(*look.wrappers, name))
@@ -300,32 +328,3 @@ def inline_code(argv: Sequence[str]) -> str | None:
                 return f"runs inline code ({name} {arg})"
         return None
     return None
-
-
-_FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint",
-                           "-fprint0", "-fprintf", "-fls", "-printf", "-L", "-follow"})
-"""find's actions that run, delete, write, or print other than the names (``-printf``), and
-its options that follow symlinks."""
-
-
-def files_found_in(finder: Part) -> tuple[Word, ...] | None:
-    """The folders whose regular files ``finder`` prints NUL-separated, when it is a
-    ``find DIR -type f … -print0``: names that start with a start folder (so none is an
-    option), that blanks do not split, and that are no symlinks leading elsewhere. None for
-    any other command."""
-    from .shell_parts import Word
-
-    argv = finder.argv
-    if finder.name != "find":
-        return None
-    regular = any(argv[i:i + 2] == ("-type", "f") for i in range(len(argv)))
-    if "-print0" not in argv or not regular or set(argv) & _FIND_ACTIONS:
-        return None
-    starts: list[Word] = []
-    for word in finder.command[1:]:
-        if word.text in ("-H", "-P"):
-            continue
-        if word.dynamic or word.text.startswith(("-", "(", "!")):
-            break
-        starts.append(word)
-    return tuple(starts) or (Word("."),)

@@ -468,7 +468,6 @@ async def test_session_rules_stop_the_asking_for_the_rest_of_the_session(fake_pr
 
 
 @pytest.mark.parametrize(("command", "unseen"), [
-    ("a=$(printf rm); $a -rf x", "its program's name is only known at run time"),
     ("python3 -c 'print(open(\".env\").read())'", "it runs code agent-tui does not analyse"),
     ("cat $(echo .env)", "it reads a path only known at run time"),
     ("env -S 'rm -rf x'", "it runs code agent-tui does not analyse"),

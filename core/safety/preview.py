@@ -7,10 +7,12 @@ rest of the file system is read-only, ``/tmp`` is a private tmpfs and the networ
 ``/run`` is hidden too: through the sockets there (docker, D-Bus, agents) a command could
 act outside the sandbox without a network. The command runs under a small wrapper, the
 sandbox's first process, that runs ``bash -c``, waits for it and then lists the processes
-still alive; leaving the sandbox kills them. On the time box the whole process group is
-killed. Afterwards each copy is compared with its original: regular files and symlinks
-created, modified (content or mode) or deleted, with a unified diff. The real tree is never
-written.
+still alive; leaving the sandbox kills them. The wrapper is agent-tui's own Python: where
+that Python (or bash) lives in a hidden folder (a virtual environment under ``/tmp``), its
+folders are bound read-only into the sandbox so it can start. On the time box the whole
+process group is killed. Afterwards each copy is compared with its original: regular files
+and symlinks created, modified (content or mode) or deleted, with a unified diff. The real
+tree is never written.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .preview_changes import MAX_TOTAL_DIFF_CHARS, FileChange, compare_copy, walk_files
-from .sandbox import INSTALL_BUBBLEWRAP, SandboxUnavailable, find_bwrap
+from .sandbox import INSTALL_BUBBLEWRAP, SandboxUnavailable, find_bwrap, namespace_hint
 
 MAX_FILES = 20_000
 """The most files (project and watch folders together) a preview copies."""
@@ -43,12 +45,14 @@ agents) would let a previewed command act outside the sandbox, network or not.""
 # A write in the same tick of the kernel's coarse clock as the copy can leave ctime
 # unchanged; waiting one tick (at most 10 ms at HZ=100) makes every later write visible.
 _CLOCK_TICK_S = 0.011
+# The command's stderr goes with its stdout, so what reaches the sandbox's own stderr is
+# bwrap's (or the wrapper's) complaint, reported as the reason when the wrapper never reports.
 # The listing is repeated until it holds still: a child forked just before bash exited
 # shows bash's command line, then none, until it has exec'd its own program.
 _WRAPPER = r"""
 import json, os, subprocess, sys, time
 report, bash, command = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-code = subprocess.call([bash, "-c", command])
+code = subprocess.call([bash, "-c", command], stderr=subprocess.STDOUT)
 me = os.getpid()
 def alive():
     left = []
@@ -163,11 +167,13 @@ def preview_command(command: str, project: Path, cwd: Path | None = None, *,
             _copy(mount.original, mount.copy, skip={m.original for m in mounts})
         before = {m.original: dict(walk_files(m.copy, _skips(m, mounts))) for m in mounts}
         time.sleep(_CLOCK_TICK_S)
-        args = [exe, "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--dev", "/dev",
-                "--proc", "/proc"]
-        for runtime in _RUNTIME_DIRS:
-            if os.path.isdir(runtime) and not os.path.islink(runtime):
-                args += ["--tmpfs", runtime]
+        args = [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        hidden = _hidden_roots()
+        for folder in hidden:
+            args += ["--tmpfs", str(folder)]
+        # Before the copies: a virtual environment inside the project is then the copy's.
+        for needed in _hidden_runtime(hidden):
+            args += ["--ro-bind", str(needed), str(needed)]
         for mount in mounts:
             args += ["--bind", str(mount.copy), str(mount.original)]
         # As root, bwrap keeps root's capabilities inside: `mount -o remount,rw /` would
@@ -211,6 +217,30 @@ def _find_bwrap(binary: str | None) -> str:
         raise PreviewUnavailable(
             f"preview needs bubblewrap, and {name} is not installed or not executable; "
             f"{INSTALL_BUBBLEWRAP} (or set bwrap_path in config.toml to its path)") from None
+
+
+def _hidden_roots() -> list[Path]:
+    """The folders the sandbox replaces with an empty tmpfs: ``/tmp`` and the runtime dirs."""
+    return [Path("/tmp"), *(Path(r) for r in _RUNTIME_DIRS
+                            if os.path.isdir(r) and not os.path.islink(r))]
+
+
+def _hidden_runtime(hidden: Sequence[Path]) -> list[Path]:
+    """What the wrapper needs to run that the sandbox would hide: the interpreter's prefixes
+    (a virtual environment's and the Python it was made from), the interpreter itself, and
+    bash, each only when it lies inside one of ``hidden`` (never a whole hidden folder)."""
+    bash = shutil.which("bash") or "/bin/bash"
+    candidates = {Path(p).absolute() for p in (
+        sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
+        sys.executable, os.path.realpath(sys.executable), bash, os.path.realpath(bash)) if p}
+    inside = sorted((p for p in candidates
+                     if p.exists() and any(h in p.parents for h in hidden)),
+                    key=lambda p: len(p.parts))
+    chosen: list[Path] = []
+    for path in inside:
+        if not any(_under(path, c) for c in chosen):
+            chosen.append(path)
+    return chosen
 
 
 def _labeller(original: Path, project: Path) -> Callable[[str], str]:
@@ -283,7 +313,7 @@ def _run(args: list[str], command: str, env: Mapping[str, str] | None, timeout_s
     try:
         process = subprocess.Popen(
             [*args, str(write_end), bash, command], stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(write_end,),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(write_end,),
             env=dict(os.environ if env is None else env), start_new_session=True)
     except OSError as exc:
         os.close(read_end)
@@ -291,9 +321,11 @@ def _run(args: list[str], command: str, env: Mapping[str, str] | None, timeout_s
         raise PreviewUnavailable(f"cannot start bubblewrap ({args[0]}): {exc}; "
                                  f"reinstall it: {INSTALL_BUBBLEWRAP}") from None
     os.close(write_end)
-    output = _OutputTail()
-    reader = threading.Thread(target=output.read_all, args=(process.stdout,), daemon=True)
-    reader.start()
+    output, complaint = _OutputTail(), _OutputTail()
+    readers = [threading.Thread(target=tail.read_all, args=(stream,), daemon=True)
+               for tail, stream in ((output, process.stdout), (complaint, process.stderr))]
+    for reader in readers:
+        reader.start()
     timed_out = cancelled = False
     deadline = started + timeout_s
     while process.poll() is None:
@@ -310,7 +342,8 @@ def _run(args: list[str], command: str, env: Mapping[str, str] | None, timeout_s
         _kill_group(process.pid)
         process.wait()
     duration = time.monotonic() - started
-    reader.join()
+    for reader in readers:
+        reader.join()
     with os.fdopen(read_end, "rb") as report_file:
         raw = report_file.read()
     if cancelled:
@@ -320,13 +353,17 @@ def _run(args: list[str], command: str, env: Mapping[str, str] | None, timeout_s
     try:
         report = json.loads(raw)
     except ValueError:
-        raise PreviewUnavailable(
-            f"bubblewrap cannot build the preview sandbox here: {output.text().strip()}. It "
-            "needs user namespaces (run as root, or enable them: "
-            "kernel.unprivileged_userns_clone=1, user.max_user_namespaces above 0); approve "
-            "or deny the command without a preview") from None
+        raise PreviewUnavailable(_failure_message(args[0], process.returncode,
+                                                  complaint.text().strip())) from None
     return _Run(output.text(), False,
                 (int(report["exit_code"]), tuple(report["left_running"])), duration)
+
+
+def _failure_message(exe: str, code: int, said: str) -> str:
+    """Why the sandbox never ran the command, in bwrap's own words."""
+    said = said.rstrip(".") or f"it exited with code {code} and wrote nothing on stderr"
+    return (f"the preview sandbox ({exe}) could not run the command: {said}."
+            f"{namespace_hint(said)} Approve or deny the command without a preview")
 
 
 def _kill_group(pgid: int) -> None:

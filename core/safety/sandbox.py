@@ -211,14 +211,23 @@ def check_bwrap(exe: str, network: bool) -> None:
             f"bubblewrap ({exe}) cannot start: {exc}; reinstall it, or run agent-tui with "
             "--sandbox none to run commands without the sandbox") from None
     if done.returncode != 0:
-        said = done.stderr.decode(errors="replace").strip() or f"exit code {done.returncode}"
+        said = (done.stderr.decode(errors="replace").strip().rstrip(".")
+                or f"exit code {done.returncode}")
         raise SandboxUnavailable(
-            f"bubblewrap ({exe}) cannot build a sandbox here: {said}. It needs user "
-            "namespaces (run as root, or enable them: kernel.unprivileged_userns_clone=1, "
-            "user.max_user_namespaces above 0, or a container that allows them); or run "
-            "agent-tui with --sandbox none to run commands without the sandbox")
+            f"bubblewrap ({exe}) cannot build a sandbox here: {said}.{namespace_hint(said)} "
+            "Or run agent-tui with --sandbox none to run commands without the sandbox")
     with _working_lock:
         _working.add(key)
+
+
+def namespace_hint(said: str) -> str:
+    """What to do, when bwrap's complaint ``said`` is about user namespaces; "" otherwise
+    (then its own words are the whole story: a guess would send the person the wrong way)."""
+    if "namespace" not in said and "uid map" not in said:
+        return ""
+    return (" It needs user namespaces: run as root, or enable them "
+            "(kernel.unprivileged_userns_clone=1, user.max_user_namespaces above 0, or a "
+            "container that allows them).")
 
 
 def _under(path: Path, folder: Path) -> bool:

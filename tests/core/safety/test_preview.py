@@ -5,7 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import socket
+import subprocess
+import sys
+import tempfile
 import threading
 import uuid
 from pathlib import Path
@@ -218,8 +222,65 @@ def test_tmp_is_private_holding_only_the_way_to_the_project(project: Path):
     finally:
         outside.unlink()
 
-    first = project.parts[2] if project.parts[1] == "tmp" else None
-    assert preview.output.split() == ([first] if first else [])
+    # And the way to agent-tui's own Python, when it lives under /tmp (it runs the command).
+    ways = {path.parts[2] for path in (project, Path(sys.prefix), Path(sys.base_prefix))
+            if path.parts[1:2] == ("tmp",)}
+    assert sorted(preview.output.split()) == sorted(ways)
+
+
+PREVIEW_FROM_ANOTHER_PYTHON = """
+import json, site, sys
+from pathlib import Path
+for folder in json.loads(sys.argv[1]):
+    site.addsitedir(folder)
+from agent_tui.core.safety.preview import preview_command
+preview = preview_command("echo made > made.txt && echo ran", Path(sys.argv[2]))
+print(json.dumps({"prefix": sys.prefix, "exit_code": preview.exit_code,
+                  "output": preview.output, "changes": [c.path for c in preview.changes]}))
+"""
+
+
+def test_a_preview_works_when_agent_tuis_python_lives_under_tmp(project: Path):
+    # A virtual environment under /tmp, which the preview sandbox hides behind an empty tmpfs.
+    venv = Path(tempfile.mkdtemp(prefix="agent-tui-venv-", dir="/tmp"))
+    try:
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--clear", str(venv)],
+                       check=True, capture_output=True, timeout=120)
+        site_dirs = [p for p in sys.path if p.endswith("site-packages")]
+        done = subprocess.run(
+            [str(venv / "bin" / "python"), "-c", PREVIEW_FROM_ANOTHER_PYTHON,
+             json.dumps(site_dirs), str(project)],
+            capture_output=True, text=True, timeout=120, check=False)
+    finally:
+        shutil.rmtree(venv)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["prefix"] == str(venv)
+    assert (seen["exit_code"], seen["output"], seen["changes"]) == (0, "ran\n", ["made.txt"])
+    assert not (project / "made.txt").exists()
+
+
+@pytest.mark.parametrize("complaint, hint", [
+    ("bwrap: Can't mount proc on /newroot/proc: Operation not permitted", False),
+    ("bwrap: No permissions to create new namespace, likely because the kernel does not "
+     "allow non-privileged user namespaces.", True),
+])
+def test_a_sandbox_that_cannot_start_is_reported_in_bwraps_words(
+        project: Path, tmp_path: Path, complaint: str, hint: bool):
+    (tmp_path / "complaint").write_text(complaint + "\n")
+    broken = tmp_path / "bwrap"
+    broken.write_text(f"#!/bin/sh\necho 'said on stdout'\ncat {tmp_path / 'complaint'} >&2\n"
+                      "exit 1\n")
+    broken.chmod(0o755)
+
+    with pytest.raises(PreviewUnavailable) as caught:
+        preview_command("true", project, bwrap=str(broken))
+
+    message = str(caught.value)
+    assert f"could not run the command: {complaint}" in message
+    assert "said on stdout" not in message
+    assert ("user namespaces: run as root" in message) is hint
+    assert "without a preview" in message
 
 
 def test_a_missing_bwrap_says_to_install_bubblewrap(project: Path):

@@ -294,6 +294,23 @@ async def test_bwrap_that_cannot_build_a_sandbox_is_a_clear_error(
     assert not (project / "ran.txt").exists()
 
 
+async def test_bwrap_that_fails_for_another_reason_is_reported_in_its_own_words(
+        tmp_path: Path, project: Path) -> None:
+    # What bwrap says in a container that refuses to mount /proc: user namespaces work there.
+    broken = tmp_path / "bwrap"
+    broken.write_text("#!/bin/sh\necho 'bwrap: Can'\"'\"'t mount proc on /newroot/proc: "
+                      "Operation not permitted' >&2\nexit 1\n")
+    broken.chmod(broken.stat().st_mode | stat.S_IXUSR)
+    ctx = ToolContext(workdir=project, output_dir=tmp_path / "out",
+                      sandbox=BwrapSandbox(tmp_path / "stmp", str(broken)))
+    result = await shell(ctx, "echo ran > ran.txt")
+    assert not result.ok
+    assert ("cannot build a sandbox here: bwrap: Can't mount proc on /newroot/proc: "
+            "Operation not permitted." in result.error)
+    assert "user namespaces" not in result.error and "--sandbox none" in result.error
+    assert not (project / "ran.txt").exists()
+
+
 @needs_bwrap
 async def test_a_working_dir_hidden_by_the_private_tmp_is_a_clear_error(
         ctx: ToolContext, tmp_path: Path) -> None:

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import stat
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -75,16 +77,72 @@ async def serve_stdio(settings_for: Any, *, client_terminals: bool = False) -> i
 
 async def _protocol_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """Streams on stdin and on a copy of stdout; stdout itself then points at stderr, so a
-    stray print (a library's notice) cannot break the protocol."""
-    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
+    stray print (a library's notice) cannot break the protocol. Either may be a regular file
+    (``agent-tui acp < requests.jsonl > replies.jsonl``), which asyncio's pipes refuse."""
+    protocol_fd = os.dup(sys.stdout.fileno())
     sys.stdout.flush()
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=PROTOCOL_LINE_LIMIT)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin,
-                                                        protocol_out)
+    if _is_stream(sys.stdin.fileno()):
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    else:
+        _feed_from_file(loop, reader, sys.stdin.fileno())
+    protocol: Any
+    if _is_stream(protocol_fd):
+        transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, os.fdopen(protocol_fd, "wb", buffering=0))
+    else:
+        transport, protocol = FileTransport(protocol_fd), asyncio.streams.FlowControlMixin()
     return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
+
+
+def _is_stream(fd: int) -> bool:
+    """A pipe, socket or terminal: what asyncio's pipe transports take."""
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+def _feed_from_file(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader,
+                    fd: int) -> None:
+    """Feed ``reader`` from a regular file, read in a thread, then end it."""
+    def read_all() -> None:
+        try:
+            while chunk := os.read(fd, 64 * 1024):
+                loop.call_soon_threadsafe(reader.feed_data, chunk)
+        finally:
+            loop.call_soon_threadsafe(reader.feed_eof)
+
+    threading.Thread(target=read_all, name="acp-stdin", daemon=True).start()
+
+
+class FileTransport(asyncio.WriteTransport):
+    """Writes the protocol to a regular file: each message whole, at once (a file never
+    makes a writer wait)."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd: int | None = fd
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        """Append ``data`` to the file."""
+        view = memoryview(data)
+        while self._fd is not None and view:
+            view = view[os.write(self._fd, view):]
+
+    def is_closing(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._fd is None
+
+    def close(self) -> None:
+        """Close the file (a second call does nothing)."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+
+    def get_write_buffer_size(self) -> int:
+        """Nothing is ever buffered."""
+        return 0
 
 
 PROTOCOL_LINE_LIMIT = 50 * 1024 * 1024

@@ -65,6 +65,9 @@ MODE_DESCRIPTIONS: dict[str, tuple[str, str]] = {
 SESSIONS_LISTED = 200
 """Sessions ``session/list`` returns, newest first."""
 
+UNFINISHED_CALL = "No result was recorded: the call was cancelled, or agent-tui stopped, first."
+"""How a loaded session shows a call its log has no end for."""
+
 SettingsFor = Callable[[Path], Settings]
 """The settings of a session in a folder (the user's and, when trusted, the project's config
 with the command line's flags on top). Raises ConfigError."""
@@ -206,6 +209,8 @@ class AgentTuiAcp:
             event = event_from_record(record)
             for update in history.updates(event) if event is not None else ():
                 session.queue(update)
+        for update in history.end_open_calls(UNFINISHED_CALL):
+            session.queue(update)
         session.start_sending(self.client)
         await session.flush()
         return LoadSessionResponse(modes=session_modes(settings.approval_mode))

@@ -198,8 +198,21 @@ class UpdateTranslator:
         if len(text) > SHOWN_OUTPUT:
             text = text[:SHOWN_OUTPUT] + f"\n… {len(text) - SHOWN_OUTPUT:,} more characters"
         content = [tool_content(text_block(_fenced(text)))] if text.strip() else None
+        if not event.ok and call.output and text.strip():
+            # A call stopped mid-way (a cancel): what it printed stays shown, then why.
+            content = [tool_content(text_block(_fenced(call.output[-1]))),
+                       tool_content(text_block(text))]
         return update_tool_call(event.id, status=status, content=content,
                                 raw_output={"ok": event.ok})
+
+    def end_open_calls(self, why: str) -> list[Any]:
+        """Updates that end, as failed for ``why``, every call started and never ended (a
+        session log written before cancelled calls were recorded)."""
+        ended = [update_tool_call(call_id, status="failed",
+                                  content=[tool_content(text_block(why))])
+                 for call_id in self._calls]
+        self._calls.clear()
+        return ended
 
 
 def _fenced(text: str) -> str:

@@ -23,7 +23,20 @@ APPROVED = "IMPLEMENTATION_APPROVED"
 DEFAULT_ROUNDS = 5
 """Player-coach rounds when none are given (``--max-turns``)."""
 
-_APPROVAL = re.compile(rf"^\s*\**{APPROVED}\**\s*\.?\s*$", re.MULTILINE)
+# A line that begins with the marker, bold or not (a heading's or a list item's mark before
+# it is fine), and goes on with nothing, punctuation, a dash or a summary; never a question.
+_APPROVAL = re.compile(
+    rf"^(?:#+\s+|[-*+]\s+)?[*_]*{APPROVED}[*_]*(?![\w?`])(?P<rest>.*)$")
+_NEGATION = re.compile(r"^[\s*_:.,;!-]*(?:not|never|cannot|isn't|withheld|pending|"
+                       r"once|when|until|unless|if)\b", re.IGNORECASE)
+# Approval in the coach's own words: worth one question, not a verdict.
+_OWN_WORDS = re.compile(
+    r"^(?:#+\s+|[-*+]\s+)?[*_]*(?:approved\b|lgtm\b|looks good\b|i approve\b|"
+    r"all (?:the )?requirements (?:are )?met\b)"
+    r"|\b(?:is|are) (?:now )?approved\b|\bi approve (?:it|this|the)\b", re.IGNORECASE)
+_NEGATED_WORDS = re.compile(r"\b(?:not|no|never|cannot|can't|isn't|aren't|don't|won't|"
+                            r"until|unless|once|when|if)\b", re.IGNORECASE)
+_FENCE = re.compile(r"^\s*(```|~~~)")
 
 COACH_TOOLS = ("read_file", "read_many_files", "ls", "glob_files", "grep", "code_search",
                "code_coverage", "shell", "todo_read", "get_internal_docs")
@@ -55,9 +68,42 @@ def coach_persona() -> Persona:
                    tools=COACH_TOOLS)
 
 
+FOLLOW_UP = (f"Is that your approval? If every requirement is met, answer with a line that "
+             f"begins with {APPROVED}; otherwise list what the player must change.")
+"""What the coach is asked once when it seems to approve in its own words."""
+
+
+def _said_lines(review: str) -> list[str]:
+    """The lines of ``review`` the coach says itself: not quoted, not inside a code fence."""
+    lines, fenced = [], False
+    for line in review.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        stripped = line.strip()
+        if not fenced and not stripped.startswith(">"):
+            lines.append(stripped)
+    return lines
+
+
 def approves(review: str) -> bool:
-    """Whether the coach's review approves the work."""
-    return _APPROVAL.search(review) is not None
+    """Whether the coach's review approves the work: a line of its own (not quoted, not in
+    code) begins with :data:`APPROVED`, bold or not, and does not go on to negate it
+    (``IMPLEMENTATION_APPROVED - all good`` approves, ``IMPLEMENTATION_APPROVED? no`` and
+    ``not IMPLEMENTATION_APPROVED yet`` do not)."""
+    for line in _said_lines(review):
+        found = _APPROVAL.match(line)
+        if found is not None and not _NEGATION.match(found.group("rest")):
+            return True
+    return False
+
+
+def approves_in_own_words(review: str) -> bool:
+    """Whether the review, without :data:`APPROVED`, reads as an approval ("Approved.",
+    "LGTM, the implementation is approved"): the coach is then asked once
+    (:data:`FOLLOW_UP`) rather than sent on to another round."""
+    return any(_OWN_WORDS.search(line) and not _NEGATED_WORDS.search(line)
+               for line in _said_lines(review))
 
 
 def player_prompt(requirements: str, feedback: str | None) -> str:
@@ -121,8 +167,17 @@ async def coach_player(requirements: str, player: Agent, coach: Agent, max_round
         if not review.ok:
             outcome.error = f"the coach stopped: {review.error}"
             return outcome
+        approved = approves(review.text)
+        if not approved and approves_in_own_words(review.text):
+            review = await coach.run(FOLLOW_UP)
+            outcome.results.append(("coach", review))
+            if not review.ok:
+                outcome.error = f"the coach stopped: {review.error}"
+                return outcome
+            # Approving twice in its own words is an approval: asking again would only loop.
+            approved = approves(review.text) or approves_in_own_words(review.text)
         outcome.feedback = review.text
-        outcome.approved = approves(review.text)
+        outcome.approved = approved
         emit(RoundEnded(number, outcome.approved, review.text))
         if outcome.approved:
             return outcome

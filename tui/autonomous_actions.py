@@ -71,7 +71,7 @@ class AutonomousActions:
         from ..core.safety.redaction import settings_secrets
         from .bridge import EventBridge
 
-        coach = await self._coach()
+        coach = await self._coach(player.session_id)
         rounds = EventBridge(self.app, settings_secrets(self.app.settings))
         try:
             outcome = await coach_player(self.accumulated(), player, coach,
@@ -84,8 +84,9 @@ class AutonomousActions:
         elif outcome.error:
             self.app.notice(f"Autonomous: {outcome.error}", error=True)
 
-    async def _coach(self) -> Agent:
-        """A coach for this session: its own context, the coach's role, no session log."""
+    async def _coach(self, session_id: str) -> Agent:
+        """A coach for the player's session: its own context, the coach's role, no session
+        log; its calls are asked as the player's are, in that session's name."""
         from ..core.agent import Agent
         from ..core.autonomous import coach_persona
         from ..core.events import ContextUpdated, Event
@@ -104,5 +105,5 @@ class AutonomousActions:
                 bridge(event)
 
         return Agent(app.make_provider(settings), ToolRegistry(builtin_tools(settings)),
-                     settings, app.workdir, app.approver, show, knowledge=knowledge,
-                     memory=app.knowledge.memory)
+                     settings, app.workdir, app.approver.for_session(session_id), show,
+                     knowledge=knowledge, memory=app.knowledge.memory)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.autonomous import approves
+from agent_tui.core.autonomous import FOLLOW_UP, approves, approves_in_own_words
 from tests.fakes.providers import FakeProvider, RecordedRequest, Reply, ToolCall
 
 
@@ -109,11 +109,103 @@ def test_usage_errors(tmp_path, args, said):
     assert done.returncode == 2 and said in done.stderr
 
 
-def test_what_counts_as_approval():
-    assert approves("IMPLEMENTATION_APPROVED\nall good")
-    assert approves("Checked everything.\n\n**IMPLEMENTATION_APPROVED**")
-    assert not approves("Not IMPLEMENTATION_APPROVED yet: fix the test.")
-    assert not approves("1. answer() must return 2")
+@pytest.mark.parametrize("review", [
+    "IMPLEMENTATION_APPROVED",
+    "IMPLEMENTATION_APPROVED\nall good",
+    "Checked everything.\n\n**IMPLEMENTATION_APPROVED**",
+    "**IMPLEMENTATION_APPROVED** - all requirements met, tests pass.",
+    "IMPLEMENTATION_APPROVED - all good",
+    "IMPLEMENTATION_APPROVED: answer() returns 2 and the tests pass.",
+    "IMPLEMENTATION_APPROVED.",
+    "__IMPLEMENTATION_APPROVED__",
+    "*IMPLEMENTATION_APPROVED*: summary follows",
+    "## IMPLEMENTATION_APPROVED",
+    "  IMPLEMENTATION_APPROVED — no problems found",
+    "I ran the tests (3 passed).\n\n**IMPLEMENTATION_APPROVED**\n\nSummary: done.",
+    "```\n$ pytest\n3 passed\n```\nIMPLEMENTATION_APPROVED: the tests pass",
+])
+def test_a_line_that_begins_with_the_marker_approves(review):
+    assert approves(review)
+
+
+@pytest.mark.parametrize("review", [
+    "Not IMPLEMENTATION_APPROVED yet: fix the test.",
+    "not IMPLEMENTATION_APPROVED yet",
+    "I cannot say IMPLEMENTATION_APPROVED",
+    "> IMPLEMENTATION_APPROVED",
+    "The player wrote:\n> **IMPLEMENTATION_APPROVED**\nbut the tests fail.",
+    "`IMPLEMENTATION_APPROVED`",
+    "```\nIMPLEMENTATION_APPROVED\n```\nThat is what I will write once it works.",
+    "Do not reply IMPLEMENTATION_APPROVED until the tests pass.",
+    "1. answer() must return 2",
+    "IMPLEMENTATION_APPROVED? Not yet: answer() returns 1.",
+    "IMPLEMENTATION_APPROVED once the tests pass.",
+    "IMPLEMENTATION_APPROVED_LATER",
+    "IMPLEMENTATION_APPROVED: not until answer.py returns 2.",
+    "1. answer.py:2 returns 1.\nI will write IMPLEMENTATION_APPROVED when it returns 2.",
+])
+def test_a_negated_or_quoted_marker_does_not_approve(review):
+    assert not approves(review)
+
+
+@pytest.mark.parametrize(("review", "own_words"), [
+    ("Approved.", True),
+    ("LGTM, the implementation is approved.", True),
+    ("Looks good to me: answer() returns 2.", True),
+    ("All requirements are met and the tests pass.", True),
+    ("**Approved** - answer() returns 2", True),
+    ("Not approved: answer() returns 1.", False),
+    ("1. answer.py:2: answer() must return 2, not 1.", False),
+    ("This is not approved until the tests pass.", False),
+    ("> Approved.", False),
+])
+def test_an_approval_in_the_coachs_own_words(review, own_words):
+    assert approves_in_own_words(review) is own_words
+
+
+class InOwnWords(Pair):
+    """The coach approves in its own words, then answers the follow-up with ``follow_up``."""
+
+    def __init__(self, follow_up: str) -> None:
+        super().__init__()
+        self.follow_up = follow_up
+
+    def __call__(self, request: RecordedRequest) -> Reply:
+        if is_coach(request) and request.messages[-1]["role"] != "user" \
+                and "return 2" in request.tool_results()[-1]["content"]:
+            return Reply(text="LGTM, the implementation is approved.")
+        if is_coach(request) and FOLLOW_UP in str(request.messages[-1]["content"]):
+            return Reply(text=self.follow_up)
+        return super().__call__(request)
+
+
+@pytest.mark.parametrize("follow_up", ["IMPLEMENTATION_APPROVED - answer() returns 2.",
+                                       "Approved, as I said."])
+def test_a_coach_that_approves_in_its_own_words_is_asked_once(tmp_path, follow_up):
+    with FakeProvider(responder=InOwnWords(follow_up)) as fake:
+        done = run(tmp_path, fake, "--autonomous", "-p", "answer() returns 2",
+                   "--max-turns", "5", "--output-format", "stream-json")
+        coach_asked = [str(r.messages[-1]["content"]) for r in fake.requests
+                       if r.method == "POST" and is_coach(r) and r.messages[-1]["role"] == "user"]
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(e["round"], e["approved"]) for e in events if e["type"] == "round"] == [
+        (1, False), (2, True)]
+    assert events[-1]["approved"] and events[-1]["rounds"] == 2
+    # Round 1's coach listed a problem (no question); round 2's approval in its own words
+    # was followed by one short question.
+    assert [FOLLOW_UP in asked for asked in coach_asked] == [False, False, True]
+
+
+def test_a_follow_up_answered_with_feedback_sends_the_player_back(tmp_path):
+    with FakeProvider(responder=InOwnWords("1. answer.py has no docstring.")) as fake:
+        done = run(tmp_path, fake, "--autonomous", "-p", "answer() returns 2",
+                   "--max-turns", "3", "--output-format", "stream-json")
+        player_asked = [str(r.messages[-1]["content"]) for r in fake.requests
+                        if r.method == "POST" and not is_coach(r)
+                        and r.messages[-1]["role"] == "user"]
+    assert done.returncode == 1
+    assert len(player_asked) == 3 and "answer.py has no docstring" in player_asked[2]
 
 
 async def test_auto_in_the_workbench_accumulates_and_shows_both_lanes(tmp_path):
@@ -142,3 +234,34 @@ async def test_auto_in_the_workbench_accumulates_and_shows_both_lanes(tmp_path):
                 "1. answer() returns 2\n2. answer.py has a docstring")
         player = [r for r in fake.requests if r.method == "POST" and not is_coach(r)]
         assert "2. answer.py has a docstring" in str(player[-1].messages)
+
+
+async def test_auto_in_the_workbench_asks_before_a_coach_call_and_goes_on_after_y(tmp_path):
+    """The coach's command asks in the approval modal as the player's would; ``y`` runs it."""
+    from tests.tui.test_app import SIZE, app_for, type_prompt, until
+    from tests.tui.test_app_approvals import modal
+
+    def respond(request: RecordedRequest) -> Reply:
+        if is_coach(request):
+            if request.messages[-1]["role"] == "user":
+                return Reply(tool_calls=[ToolCall("shell", {"command": "touch coach-ran.txt"})])
+            return Reply(text="**IMPLEMENTATION_APPROVED** - the tests ran.")
+        if request.messages[-1]["role"] == "user":
+            return Reply(tool_calls=[ToolCall("write_file", {
+                "file_path": "answer.py", "content": "def answer():\n    return 2\n"})])
+        return Reply(text="Wrote answer.py.")
+
+    with FakeProvider(responder=respond) as fake:
+        app = app_for(fake, tmp_path, approval_mode="auto-edit")
+        async with app.run_test(size=SIZE) as pilot:
+            await type_prompt(pilot, "/auto answer() returns 2")
+            await until(pilot, lambda: modal(app) is not None, timeout=60)
+            assert modal(app).request.tool == "shell"
+            assert "touch coach-ran.txt" in modal(app).request.summary
+            await pilot.press("y")
+            await until(pilot, lambda: not app.busy, timeout=60)
+            from agent_tui.tui.widgets.conversation import NoticeBlock
+            notices = [str(n.content) for n in app.query(NoticeBlock)]
+            assert "Round 1: the coach approves." in notices
+            assert not any("Unexpected error" in n for n in notices)
+    assert (tmp_path / "coach-ran.txt").exists()

@@ -6,10 +6,15 @@ page's text is not in the DOM. Before the page loads, the tests plant a setter f
 property ``terminal`` on ``Object.prototype``: the page's own code runs
 ``this.terminal = new Terminal(…)``, the setter keeps that xterm.js ``Terminal`` on
 ``window``, and the screen is read from its buffer (``buffer.active.getLine(n)``).
+
+Every process the server starts (workbenches, and what they start) inherits a variable with
+a value of the test's own (:data:`MARK`), so the tests find each one, wherever it was
+reparented, and check that none is left when its page or the server is gone.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import select
@@ -20,17 +25,32 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.fakes.providers import FakeProvider, Reply, ToolCall
 from tests.tools.browser.conftest import needs_browser
 
+if TYPE_CHECKING:
+    from agent_tui.tools.browser.session import BrowserSession
+
 pytestmark = pytest.mark.skipif(shutil.which("agent-tui") is None,
                                 reason="needs the installed agent-tui binary")
+
+MARK = "AGENT_TUI_SERVE_TEST_MARK"
+"""The variable that marks the processes of one test's server."""
+ENDED_WITHIN_S = 20.0
+"""How long a workbench may take to end; the server's own limit is about 5 s (it waits
+3 s for a quit, 2 s after SIGTERM), the rest is for a loaded machine."""
+RSS_LIMIT_KB = 1_000_000
+"""Above this, a process still running is growing without bound (a workbench uses ~330 MB)."""
+BIG_WINDOW = (2400, 1500)
+"""A browser window whose first frames fill a pipe (64 KB) several times over."""
 
 URL_LINE = re.compile(r"open (http://127\.0\.0\.1:(\d+)/\?token=([\w-]+))")
 
@@ -71,6 +91,76 @@ class Served:
     base: str
     token: str
     project: Path
+    mark: str
+    env: dict[str, str]
+
+    def workbenches(self) -> dict[int, str]:
+        """Every process the server started that runs now: pid to command line."""
+        return {pid: command for pid, command in marked_processes(self.mark).items()
+                if pid != self.process.pid}
+
+    def assert_nothing_left(self, since: str) -> None:
+        """Wait until no process the server started runs; each sample of each one's memory
+        on the way stays under RSS_LIMIT_KB."""
+        deadline = time.monotonic() + ENDED_WITHIN_S
+        while left := self.workbenches():
+            for pid, command in left.items():
+                rss = rss_kb(pid)
+                assert rss is None or rss < RSS_LIMIT_KB, (
+                    f"{command} (pid {pid}) uses {rss} kB {since}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"still running {ENDED_WITHIN_S} s {since}: " + "; ".join(
+                    f"{command} (pid {pid}, {rss_kb(pid)} kB, state {state_of(pid)})"
+                    for pid, command in left.items()))
+            time.sleep(0.5)
+
+    def wait_for_a_workbench(self, timeout: float = 30.0) -> int:
+        """The pid of the first workbench the server starts."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if started := self.workbenches():
+                return min(started)
+            time.sleep(0.01)
+        raise AssertionError(f"the server started no workbench within {timeout} s")
+
+
+def marked_processes(mark: str) -> dict[int, str]:
+    """Every running process whose environment has MARK=mark: pid to command line."""
+    wanted = f"{MARK}={mark}".encode()
+    found = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as environ:
+                if wanted not in environ.read().split(b"\0"):
+                    continue  # a zombie's is empty: it runs no more
+            with open(f"/proc/{entry.name}/cmdline", "rb") as cmdline:
+                found[int(entry.name)] = cmdline.read().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+    return found
+
+
+def rss_kb(pid: int) -> int | None:
+    """The resident memory of ``pid`` in kB; None once it has ended."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def state_of(pid: int) -> str:
+    """The process's state letter (R running, S sleeping, Z zombie...) or "gone"."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
 
 
 @pytest.fixture
@@ -78,7 +168,8 @@ def served(fake_provider: FakeProvider, tmp_path: Path) -> Iterator[Served]:
     """``agent-tui serve`` on a fresh project, in its own process group, killed after."""
     project = tmp_path / "project"
     project.mkdir()
-    env = {**os.environ, "AGENT_TUI_HOME": str(tmp_path / "home")}
+    mark = uuid.uuid4().hex
+    env = {**os.environ, "AGENT_TUI_HOME": str(tmp_path / "home"), MARK: mark}
     process = subprocess.Popen(
         ["agent-tui", "serve", str(project), "--model", "openai/fake-model",
          "--api-base", fake_provider.openai_base, "--api-key", "sk-test"],
@@ -89,9 +180,12 @@ def served(fake_provider: FakeProvider, tmp_path: Path) -> Iterator[Served]:
         found = URL_LINE.search(line)
         assert found, f"no URL in {line!r}"
         url, port, token = found.groups()
-        yield Served(process, url, f"http://127.0.0.1:{port}", token, project)
+        yield Served(process, url, f"http://127.0.0.1:{port}", token, project, mark, env)
     finally:
         _end_group(process)
+        for pid in marked_processes(mark):  # nothing a failed test left runs on
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def _read_line(process: subprocess.Popen[str], timeout: float) -> str:
@@ -153,6 +247,8 @@ class Page:
 
     def __init__(self, driver) -> None:
         self.driver = driver
+        self.handle = driver.current_window_handle
+        """The page's tab."""
 
     def screen(self) -> str:
         return self.driver.execute_script(SCREEN) or ""
@@ -172,21 +268,47 @@ class Page:
         self.driver.find_element(By.CSS_SELECTOR, ".xterm-helper-textarea").send_keys(*keys)
 
 
-@pytest.fixture
-def page(served) -> Iterator[Page]:
-    """Headless Chromium (the browser tools' own launcher) on the printed URL."""
+@pytest.fixture(scope="module")
+def browser() -> Iterator[BrowserSession]:
+    """One headless Chromium (the browser tools' own launcher) for the module's pages."""
     from agent_tui.tools.browser.session import BrowserOptions, BrowserSession
 
     session = BrowserSession()
     try:
         session.start(BrowserOptions())
-        driver = session.driver()
-        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
-                               {"source": KEEP_TERMINAL})
-        driver.get(served.url)
-        yield Page(driver)
+        yield session
     finally:
         session.close()
+
+
+def open_page(session: BrowserSession, url: str, size: tuple[int, int] | None = None) -> Page:
+    """A new tab of ``session`` on ``url`` (its window ``size`` first, if given)."""
+    driver = session.driver()
+    driver.switch_to.new_window("tab")
+    if size is not None:
+        driver.set_window_size(*size)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": KEEP_TERMINAL})
+    driver.get(url)
+    return Page(driver)
+
+
+def close_page(page: Page) -> None:
+    """Close the page's tab and go to another one (the browser keeps one open)."""
+    driver = page.driver
+    if page.handle in driver.window_handles and len(driver.window_handles) > 1:
+        driver.switch_to.window(page.handle)
+        driver.close()
+        driver.switch_to.window(driver.window_handles[0])
+
+
+@pytest.fixture
+def page(served, browser) -> Iterator[Page]:
+    """A tab on the printed URL, closed after the test."""
+    opened = open_page(browser, served.url)
+    try:
+        yield opened
+    finally:
+        close_page(opened)
 
 
 @needs_browser
@@ -246,3 +368,105 @@ def test_a_taken_port_and_headless_flags_are_refused_with_what_to_do(tmp_path):
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 2
     assert "-p, --preview and --image are for headless runs" in done.stderr
+
+
+@needs_browser
+def test_a_closed_tab_ends_its_workbench_and_its_session_resumes(served, fake_provider,
+                                                                   browser):
+    from selenium.webdriver.common.keys import Keys
+
+    fake_provider.script(Reply(text="Hello before the tab closed."), Reply(text="Hello again."))
+    page = open_page(browser, served.url)
+    try:
+        page.wait_for("mode: default")
+        page.type("say hello", Keys.ENTER)
+        page.wait_for("Hello before the tab closed.")
+    finally:
+        close_page(page)
+    served.assert_nothing_left("after its tab closed")
+
+    done = subprocess.run(
+        ["agent-tui", str(served.project), "--continue", "-p", "and again",
+         "--model", "openai/fake-model", "--api-base", fake_provider.openai_base,
+         "--api-key", "sk-test"],
+        env=served.env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Hello again." in done.stdout
+    said = [message.get("content") for message in fake_provider.requests[-1].messages]
+    assert "say hello" in said and "Hello before the tab closed." in said
+
+
+@needs_browser
+def test_a_tab_closed_while_its_workbench_starts_ends_it(served, browser):
+    page = open_page(browser, served.url, BIG_WINDOW)
+    try:
+        served.wait_for_a_workbench()
+    finally:
+        close_page(page)
+    served.assert_nothing_left("after its tab closed while it started")
+
+
+@needs_browser
+def test_a_tab_closed_while_its_workbench_is_stuck_ends_it(served, browser):
+    page = open_page(browser, served.url)
+    try:
+        page.wait_for("mode: default")
+        # Stopped, it heeds the quit and SIGTERM no more than a workbench blocked on a
+        # full pipe (nobody reading its frames) does: only SIGKILL ends it.
+        make_stuck(served)
+    finally:
+        close_page(page)
+    served.assert_nothing_left("after its tab closed")
+
+
+@needs_browser
+def test_a_killed_browser_ends_its_workbench(served):
+    from agent_tui.tools.browser.session import BrowserOptions, BrowserSession
+
+    session = BrowserSession()
+    try:
+        session.start(BrowserOptions())
+        page = open_page(session, served.url)
+        page.wait_for("mode: default")
+        session.kill()  # SIGKILL to every browser process: the connection just drops
+        served.assert_nothing_left("after the browser was killed")
+    finally:
+        session.close()
+
+
+@needs_browser
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL],
+                         ids=["SIGINT", "SIGTERM", "SIGKILL"])
+def test_the_server_ending_ends_every_workbench(served, browser, sent):
+    """Three pages: one idle, one stuck (not with SIGKILL: a stopped process notices no
+    pipe closing), one whose workbench is starting; the server alone gets the signal."""
+    pages = []
+    try:
+        for _ in range(1 if sent == signal.SIGKILL else 2):
+            pages.append(open_page(browser, served.url))
+            pages[-1].wait_for("mode: default")
+        if sent != signal.SIGKILL:
+            make_stuck(served)
+        before = len(workbench_pids(served))
+        pages.append(open_page(browser, served.url, BIG_WINDOW))
+        deadline = time.monotonic() + 30
+        while len(workbench_pids(served)) == before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.kill(served.process.pid, sent)  # not its process group, as a terminal would
+        served.process.wait(30)
+        served.assert_nothing_left(f"after the server got {sent.name}")
+    finally:
+        for page in pages:
+            close_page(page)
+
+
+def workbench_pids(served: Served) -> list[int]:
+    """The workbench processes the server started (not the shell that may start one, nor
+    what a workbench started), oldest first."""
+    return sorted(pid for pid, command in served.workbenches().items()
+                  if "agent_tui.tui.cli" in command and not command.startswith("/bin/sh"))
+
+
+def make_stuck(served: Served) -> None:
+    """Stop the newest workbench (SIGSTOP): from now on only SIGKILL ends it."""
+    os.kill(workbench_pids(served)[-1], signal.SIGSTOP)

@@ -15,10 +15,12 @@ import os
 import re
 import shlex
 from collections.abc import Sequence
+from pathlib import Path
 
 from .shell_builtins import names_set
 from .shell_parts import Part, Word
 from .shell_wrappers import SHELLS, WRAPPERS
+from .workspace import real_path
 
 ANY_NAME = "*"
 """The binding key for a rebinding that may hit any name (``alias "$n"=rm``)."""
@@ -112,6 +114,26 @@ def _enable(command: tuple[Word, ...]) -> list[Binding]:
         return []  # `enable -n echo` leaves echo to the program of that name, found on PATH
     names = [w for w in words if not w.text.startswith("-")]
     return [(w.text if not w.dynamic else ANY_NAME, (UNKNOWN,)) for w in names[1:] or names]
+
+
+MAKERS = frozenset({"cp", "ln", "mv", "install", "rsync", "link", "tee", "dd", "curl", "wget"})
+"""Programs that can put another program's bytes (or a link to it) under a new name."""
+
+
+def made_files(part: Part) -> list[Path]:
+    """The files ``part`` may make into a program under a new name: what it redirects its
+    output to, and the files a copier, linker or downloader names (``cp /bin/rm x``)."""
+    found = [
+        r.target.text for r in part.redirects if r.writes and r.target and not r.target.dynamic
+    ]
+    if part.name in MAKERS:
+        found += [
+            w.text[3:] if w.text.startswith("of=") else w.text
+            for w in part.command[1:]
+            if not w.dynamic and not w.text.startswith("-")
+        ]
+    paths = (real_path(text, part.cwd) for text in found)
+    return [path for path in paths if path is not None]
 
 
 def runs_instead(

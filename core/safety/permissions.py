@@ -375,7 +375,7 @@ def _denied_instead(part: Part, rules: RuleSet, tool: str) -> str | None:
     tail = (None,) if part.from_input else ()
     for runs, why in could_run(part):
         if rule := rules.command_could("deny", tool, (*_rule_words(runs), *tail)):
-            return f"{why}, so it may run what the rule {rule.text} denies; refused as that is"
+            return f"{why}; it may run what the rule {rule.text} denies, so that rule refuses it"
     return None
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .command_names import bindings, runs_instead
+from .command_names import UNKNOWN, bindings, made_files, runs_instead
 from .path_listings import listing_of
 from .shell_builtins import (
     code_in_text_reason,
@@ -68,6 +68,7 @@ class _Walker(WordReader):
     fork_bombs: list[str] = field(default_factory=list)
     _pipes: itertools.count[int] = field(default_factory=itertools.count)
     _bindable: list[frozenset[str]] = field(default_factory=list)  # per script being walked
+    _made: set[Path] = field(default_factory=set)  # files earlier parts may make a program of
 
     # -- statements -------------------------------------------------------------------
 
@@ -350,8 +351,10 @@ class _Walker(WordReader):
             changes = tuple(filter(None, (shell_change_reason(argv),
                                           code_in_text_reason(name, argv))))
             part = replace(part, assignments=env + names_set(argv), asks=part.asks + changes)
-            part = replace(part, runs_as=runs_instead(part, scope.programs, scope.functions))
+            part = replace(part, runs_as=runs_instead(part, scope.programs, scope.functions)
+                           + self._remade(part))
         part = replace(part, binds=bindings(part))
+        self._made.update(made_files(part))
         inner_scope = replace(scope, cwd=cwd, redirects=redirects, wrappers=wrappers, asks=asks,
                               origin=origin, depth=scope.depth + 1, env=env)
         if look.maybe_at is not None:  # each word that may be the command, judged as it
@@ -400,6 +403,16 @@ class _Walker(WordReader):
         if name in ("cd", "pushd", "popd") and not part.wrappers[len(scope.wrappers):]:
             return replace(scope, cwd=cd_target(cwd, part))
         return scope
+
+    def _remade(self, part: Part) -> tuple[tuple[Word, ...], ...]:
+        """``cp /bin/rm x; ./x -rf d``: a program run by its path that an earlier part of
+        the command line may have written runs what agent-tui cannot tell."""
+        program = part.command[0]
+        if "/" not in program.text or program.dynamic:
+            return ()
+        if real_path(program.text, part.cwd) not in self._made:
+            return ()
+        return ((UNKNOWN, *part.command[1:]),)
 
     def _fed(self, scope: Scope, look: Look) -> FedNames | None:
         """``find src -name '*.py' | xargs wc -l``: the paths the stage before lists, when

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -131,7 +132,8 @@ def _access(part: Part, name: str, workspace: Workspace) -> Access:
         return Access(False, f"{name} runs the command it is given, and {giver} gives it one "
                              "only known at run time")
     if name in _SPECIAL:
-        return _special(part, name, workspace)
+        return _special_fed(part, name, workspace) if part.from_input else _special(
+            part, name, workspace)
     spec = SPECS.get(name)
     if spec is None:
         return Access(False, f"{name} is not on the read-only list",
@@ -147,7 +149,8 @@ def _access(part: Part, name: str, workspace: Workspace) -> Access:
         if option in parsed.found:
             return Access(False, f"{name} {option} is not read-only",
                           touches=path_like(command[1:], part.cwd))
-    if parsed.dynamic and (spec.forbidden or spec.reads or spec.lists):
+    if (parsed.dynamic or (part.from_input and part.input_paths is None)) and (
+            spec.forbidden or spec.reads or spec.lists):
         return Access(False, f"a word in {name}'s options is only known at run time, and "
                              "could be an option that writes, runs or reads")
     operands = [w for w in parsed.operands if w.text != "-"]
@@ -221,6 +224,30 @@ def _grep_recursive(command: tuple[Word, ...]) -> bool:
     return parsed.has("-r", "-R", "--recursive", "--dereference-recursive") or (
         directories is not None and len(directories.text) >= 3
         and "recurse".startswith(directories.text))
+
+
+def _special_fed(part: Part, name: str, workspace: Workspace) -> Access:
+    """``… | xargs sed -n p``: arguments xargs reads at run time could be options (``sed -i``,
+    ``find -delete``, ``git diff --output``) or, with no program written, the program; only
+    a lister's names (see :mod:`.path_listings`) are known to be neither."""
+    giver = part.wrappers[-1] if part.wrappers else "xargs"
+    if part.input_paths is None or name in ("git", "ps"):
+        return Access(False, f"{giver} gives {name} arguments only known at run time, which "
+                             "could be options that write files or run programs")
+    if name in ("sed", "jq") and not _has_program(part, name):
+        return Access(False, f"the first name {giver} gives {name} would be its program")
+    result = _special(part, name, workspace)
+    if not result.read_only:
+        return result
+    return replace(result, reads=(*result.reads, *part.input_paths))
+
+
+def _has_program(part: Part, name: str) -> bool:
+    """Whether ``sed`` or ``jq`` is given its script or filter in the written command."""
+    if name == "sed":
+        parsed = parse_options(part.command, 0, TABLES["sed"])
+        return bool(parsed.operands or parsed.has("-e", "--expression", "-f", "--file"))
+    return any(not w.text.startswith("-") for w in part.command[1:])
 
 
 def _special(part: Part, name: str, workspace: Workspace) -> Access:

@@ -64,6 +64,10 @@ REFUSED = [
     "nice -n 5 rm -rf victim",
     "\\rm -rf victim",
     "/bin/rm -rf victim",
+    "cp /bin/rm foo; ./foo -rf victim",
+    "ln -s /bin/rm foo && ./foo -rf victim",
+    "cat /bin/rm > foo; chmod +x foo; ./foo -rf victim",
+    "mkdir bin; cp /bin/rm bin/x; PATH=bin x -rf victim",
 ]
 """Refused by ``shell(rm -rf *)`` and by ``shell(rm *)``."""
 
@@ -80,6 +84,8 @@ NOT_REFUSED = [
     ("ls | xargs echo", Verdict.ALLOW),
     ("git status", Verdict.ALLOW),
     ("X=1 ls", Verdict.ALLOW),
+    ("chmod +x run.sh && ./run.sh", Verdict.ASK),
+    ("cp a.txt b.txt; ./c", Verdict.ASK),
 ]
 """Under ``shell(rm -rf *)``: they run something else (or rm without -rf)."""
 
@@ -120,6 +126,7 @@ def test_the_message_says_what_the_name_runs(project):
     )
     reason = decide('foo() { rm "$@"; }; foo -rf victim', project, (RM_RF,)).reason
     assert "foo runs `rm -rf victim` here" in reason
+    assert reason.endswith(f"it may run what the rule {RM_RF} denies, so that rule refuses it")
     reason = decide("PATH=./bin:$PATH; foo", project, (RM,)).reason
     assert "changes PATH, so every command after it may run another program" in reason
 
@@ -150,6 +157,7 @@ def test_only_path_rules_leave_an_unknown_program_asking_in_every_mode(project):
         'foo() { rm "$@"; }; foo -rf victim',
         "mkdir bin && ln -s /bin/rm bin/foo; PATH=./bin:$PATH; foo -rf victim",
         "p=rm; $p -rf victim",
+        "cp /bin/rm foo; ./foo -rf victim",
         "echo rm -rf victim | xargs xargs",
         "echo rm -rf victim | xargs env",
     ],

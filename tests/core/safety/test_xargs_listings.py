@@ -70,6 +70,10 @@ READS_THE_PROJECT = [
     "ls src | xargs echo",
     "ls -1 src | xargs -I{} echo {}",
     "cd src && ls | xargs cat",
+    "find src -type f | xargs sed -n 1p",
+    "find src -type f -print0 | xargs -0 awk 'END {print NR}'",
+    "find src -name '*.json' | xargs jq .name",
+    "find src -type d | xargs find",
 ]
 """Pipelines that only read the project's files: allowed and harmless when run."""
 
@@ -92,6 +96,14 @@ STILL_ASK = [
     "find src -type f | xargs date",
     "echo evil | xargs hostname",
     "find src -type f | xargs tee copy.txt",
+    "find src -type f | xargs sed",
+    "find src -type f | xargs git log",
+    "echo ~/.ssh/id_ed25519 | xargs sed -n p",
+    "echo /etc/passwd | xargs awk '{print}'",
+    "echo --output=x | xargs git diff",
+    "echo -delete | xargs find",
+    "echo e | xargs ps",
+    "echo -Pfoo | xargs man ls",
     # xargs reads its names elsewhere or splits them differently from the lister
     "find src -type f | xargs -a notes.txt cat",
     "find src -type f -print0 | xargs cat",

@@ -29,6 +29,8 @@ from .snapshot_scope import (
     FolderTooBig,
     Selection,
     SnapshotLimits,
+    excluded,
+    is_venv,
     select_files,
     too_big_message,
 )
@@ -127,6 +129,7 @@ class ShadowGit:
         self.last_selection: Selection | None = None
         """What the latest :meth:`write_tree` recorded and left out."""
         self._ready = False
+        self._venvs: set[str] = set()  # found before: git need not walk them again
 
     def ensure(self) -> None:
         """Create the repository on first use and bring its excludes up to date."""
@@ -232,7 +235,9 @@ class ShadowGit:
         deadline = None if timeout is None else time.monotonic() + timeout
         self.ensure()
         self._wait_for_hashing(deadline)
-        selection = select_files(self.work_tree, self._listed(deadline), self.limits)
+        known = {v for v in self._venvs if is_venv(self.work_tree, v)}
+        selection = select_files(self.work_tree, self._listed(known, deadline), self.limits)
+        self._venvs = known | set(selection.venvs)
         wanted = set(selection.files)
         stale = [p for p in _paths(self.run("ls-files", "-z", "--cached", deadline=deadline))
                  if p not in wanted]
@@ -256,14 +261,16 @@ class ShadowGit:
                                    "checkpoint")
         _HASHING.pop(self.index, None)
 
-    def _listed(self, deadline: float | None) -> list[str]:
-        """Every file git's ignore rules keep, and each nested repository as ``folder/``.
+    def _listed(self, venvs: set[str], deadline: float | None) -> list[str]:
+        """Every file git's ignore rules keep outside ``venvs``, and each nested repository
+        as ``folder/``.
 
         git lists them against an empty index, so what the session's index already holds is
         listed too; it never enters a nested repository (nor reads its configuration).
         """
         try:
             out = self.run("ls-files", "-z", "--others", "--exclude-standard",
+                           *sorted(excluded(v) for v in venvs),
                            index=self.root / "indexes" / "empty", deadline=deadline)
         except SnapshotTimedOut:
             raise FolderTooBig(too_big_message(None, self.limits), None) from None

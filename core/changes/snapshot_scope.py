@@ -60,9 +60,11 @@ class SnapshotLimits:
     @classmethod
     def of(cls, settings: CheckpointSettings) -> SnapshotLimits:
         """The limits the ``checkpoint_*`` settings set."""
-        return cls(settings.checkpoint_max_files,
-                   int(settings.checkpoint_max_file_mb * 1024 * 1024),
-                   settings.checkpoint_timeout)
+        return cls(
+            settings.checkpoint_max_files,
+            int(settings.checkpoint_max_file_mb * 1024 * 1024),
+            settings.checkpoint_timeout,
+        )
 
 
 class FolderTooBig(Exception):
@@ -84,24 +86,27 @@ class Selection:
     Attributes:
         files: Project-relative paths (POSIX separators) to record, sorted.
         too_large: Files left out for their size.
-        skipped_folders: Virtual environments and nested repositories left out.
+        venvs: Virtual environments left out (``folder/``).
+        nested: Nested repositories left out (``folder/``).
     """
 
     files: list[str] = field(default_factory=list)
     too_large: list[str] = field(default_factory=list)
-    skipped_folders: list[str] = field(default_factory=list)
+    venvs: list[str] = field(default_factory=list)
+    nested: list[str] = field(default_factory=list)
 
 
 def too_big_message(count: int | None, limits: SnapshotLimits) -> str:
     """What the person is told once when a folder is too big to snapshot."""
     if count is None:
-        what = (f"listing its files took longer than checkpoint_timeout "
-                f"({limits.timeout:g} s)")
+        what = f"listing its files took longer than checkpoint_timeout ({limits.timeout:g} s)"
     else:
         what = f"{count:,} files, more than checkpoint_max_files ({limits.max_files:,})"
-    return (f"Checkpoints are off for this folder: {what}. /undo and /rewind cannot restore "
-            "files in this session. Open the project's own folder, add what need not be "
-            "snapshotted to .gitignore, or raise checkpoint_max_files in config.toml.")
+    return (
+        f"Checkpoints are off for this folder: {what}. /undo and /rewind cannot restore "
+        "files in this session. Open the project's own folder, add what need not be "
+        "snapshotted to .gitignore, or raise checkpoint_max_files in config.toml."
+    )
 
 
 def select_files(work_tree: Path, listed: list[str], limits: SnapshotLimits) -> Selection:
@@ -111,10 +116,11 @@ def select_files(work_tree: Path, listed: list[str], limits: SnapshotLimits) -> 
         FolderTooBig: More than ``limits.max_files`` files remain.
     """
     selection = Selection()
-    nested = [p for p in listed if p.endswith("/")]  # git lists a nested repository as a folder
-    venvs = {p[:-len(VENV_MARKER)] for p in listed
-             if p.endswith("/" + VENV_MARKER)}  # "env/pyvenv.cfg" -> "env/"
-    selection.skipped_folders = sorted(nested + list(venvs))
+    selection.nested = [p for p in listed if p.endswith("/")]  # how git lists a repository
+    venvs = {
+        p[: -len(VENV_MARKER)] for p in listed if p.endswith("/" + VENV_MARKER)
+    }  # "env/pyvenv.cfg" -> "env/"
+    selection.venvs = sorted(venvs)
     candidates = [p for p in listed if not p.endswith("/") and not _under(p, venvs)]
     if len(candidates) > limits.max_files:
         raise FolderTooBig(too_big_message(len(candidates), limits), len(candidates))
@@ -133,6 +139,17 @@ def select_files(work_tree: Path, listed: list[str], limits: SnapshotLimits) -> 
                 selection.files.append(rel)
     selection.files.sort()
     return selection
+
+
+def is_venv(work_tree: Path, folder: str) -> bool:
+    """Whether ``folder`` (project-relative, ending with ``/``) is a virtual environment."""
+    return os.path.isfile(os.path.join(work_tree, folder, VENV_MARKER))
+
+
+def excluded(folder: str) -> str:
+    """A command-line exclude pattern for exactly ``folder`` (relative, ending with ``/``)."""
+    escaped = "".join("\\" + c if c in "*?[\\" else c for c in folder)
+    return f"--exclude=/{escaped}"
 
 
 def _readable_check() -> Callable[[os.stat_result], bool]:
@@ -157,7 +174,7 @@ def _under(rel: str, folders: set[str]) -> bool:
         return False
     end = rel.find("/")
     while end != -1:
-        if rel[:end + 1] in folders:
+        if rel[: end + 1] in folders:
             return True
         end = rel.find("/", end + 1)
     return False

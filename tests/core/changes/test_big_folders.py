@@ -26,7 +26,8 @@ from tests.fakes.providers import FakeProvider, Reply, ToolCall
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
-    reason="git is not installed")
+    reason="git is not installed",
+)
 
 
 def write(root: Path, rel: str, text: str = "x\n") -> None:
@@ -45,15 +46,25 @@ def nested_repository(root: Path) -> None:
 
 def snapshot_files(cp: Checkpoints, commit: str) -> set[str]:
     """The paths the shadow repository's commit holds."""
-    out = subprocess.run(["git", "--git-dir", str(cp.repository), "ls-tree", "-r",
-                          "--name-only", "-z", commit], capture_output=True, check=True).stdout
+    out = subprocess.run(
+        ["git", "--git-dir", str(cp.repository), "ls-tree", "-r", "--name-only", "-z", commit],
+        capture_output=True,
+        check=True,
+    ).stdout
     return {os.fsdecode(p) for p in out.split(b"\0") if p}
 
 
 def test_a_snapshot_holds_what_the_project_tracks_and_nothing_else(tmp_path: Path) -> None:
     root = tmp_path / "project"
-    kept = ["notes.txt", "src/app.py", "build/out.txt", "small.bin", ".gitignore",
-            "src/.gitignore", "link"]
+    kept = [
+        "notes.txt",
+        "src/app.py",
+        "build/out.txt",
+        "small.bin",
+        ".gitignore",
+        "src/.gitignore",
+        "link",
+    ]
     for rel in kept[:3]:
         write(root, rel)
     (root / "small.bin").write_bytes(b"\0" * 1000)
@@ -62,11 +73,20 @@ def test_a_snapshot_holds_what_the_project_tracks_and_nothing_else(tmp_path: Pat
     (root / "link").symlink_to("notes.txt")
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     (root / ".git" / "info" / "exclude").write_text("private/\n")
-    for rel in ["debug.log", "src/generated/out.py", "private/diary.txt",
-                "myenv/pyvenv.cfg", "myenv/lib/python3.11/site.py", "myenv/bin/python",
-                "web/node_modules/pkg/index.js", "src/__pycache__/app.cpython-311.pyc",
-                ".cache/pip/x", ".mypy_cache/3.11/app.json", ".pytest_cache/v/x",
-                ".tox/py311/x"]:
+    for rel in [
+        "debug.log",
+        "src/generated/out.py",
+        "private/diary.txt",
+        "myenv/pyvenv.cfg",
+        "myenv/lib/python3.11/site.py",
+        "myenv/bin/python",
+        "web/node_modules/pkg/index.js",
+        "src/__pycache__/app.cpython-311.pyc",
+        ".cache/pip/x",
+        ".mypy_cache/3.11/app.json",
+        ".pytest_cache/v/x",
+        ".tox/py311/x",
+    ]:
         write(root, rel)
     nested_repository(root)
     with (root / "huge.iso").open("wb") as huge:
@@ -103,11 +123,13 @@ def test_a_folder_with_too_many_files_is_refused_with_what_to_do(tmp_path: Path)
 
 
 async def test_a_nested_repository_with_a_bad_config_prints_nothing(
-        fake_provider: FakeProvider, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    fake_provider: FakeProvider, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     write(tmp_path, "a.txt", "alpha\n")
     nested_repository(tmp_path)
-    fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo hi > b.txt"})]),
-                         Reply(text="Done."))
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "echo hi > b.txt"})]), Reply(text="Done.")
+    )
     outcome = await run(fake_provider, tmp_path, approval_mode="yolo")
 
     assert outcome.code == 0
@@ -126,13 +148,20 @@ async def test_a_nested_repository_with_a_bad_config_prints_nothing(
 def agent_in(fake: FakeProvider, workdir: Path, **settings: object) -> tuple[Agent, list[Event]]:
     config = settings_for(fake, approval_mode="yolo", **settings)
     events: list[Event] = []
-    agent = Agent(LitellmProvider(config), ToolRegistry(builtin_tools()), config, workdir,
-                  HeadlessApprover("yolo"), events.append)
+    agent = Agent(
+        LitellmProvider(config),
+        ToolRegistry(builtin_tools()),
+        config,
+        workdir,
+        HeadlessApprover("yolo"),
+        events.append,
+    )
     return agent, events
 
 
 async def test_a_folder_too_big_is_said_once_and_the_turns_go_on(
-        fake_provider: FakeProvider, tmp_path: Path) -> None:
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
     for n in range(20):
         write(tmp_path, f"data/{n}.csv")
     fake_provider.script(
@@ -140,7 +169,8 @@ async def test_a_folder_too_big_is_said_once_and_the_turns_go_on(
         Reply(text="Next.", tool_calls=[ToolCall("shell", {"command": "echo two > two.txt"})]),
         Reply(text="Done."),
         Reply(tool_calls=[ToolCall("shell", {"command": "echo three > three.txt"})]),
-        Reply(text="Done again."))
+        Reply(text="Done again."),
+    )
     agent, events = agent_in(fake_provider, tmp_path, checkpoint_max_files=10)
     first = await agent.run("write one and two")
     second = await agent.run("write three")
@@ -163,11 +193,13 @@ def slow_hashing_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "slow-git"
     folder.mkdir()
     wrapper = folder / "git"
-    wrapper.write_text("#!/bin/sh\n"
-                       'case " $* " in *" update-index "*--add*)\n'
-                       f'  [ -e {folder}/slept ] || {{ touch {folder}/slept; sleep 4; }} ;;\n'
-                       'esac\n'
-                       f'exec {real} "$@"\n')
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'case " $* " in *" update-index "*--add*)\n'
+        f"  [ -e {folder}/slept ] || {{ touch {folder}/slept; sleep 4; }} ;;\n"
+        "esac\n"
+        f'exec {real} "$@"\n'
+    )
     wrapper.chmod(0o755)
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
     shadow_git.git_executable.cache_clear()
@@ -176,12 +208,14 @@ def slow_hashing_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 async def test_a_slow_snapshot_does_not_hold_the_turn(
-        fake_provider: FakeProvider, tmp_path: Path, slow_hashing_git: Path) -> None:
+    fake_provider: FakeProvider, tmp_path: Path, slow_hashing_git: Path
+) -> None:
     workdir = tmp_path / "work"
     write(workdir, "a.txt", "alpha\n")
     assert shadow_git.git_executable() == str(slow_hashing_git)
-    fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "echo hi > b.txt"})]),
-                         Reply(text="Done."))
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "echo hi > b.txt"})]), Reply(text="Done.")
+    )
     agent, events = agent_in(fake_provider, workdir, checkpoint_timeout=1.0)
     result = await agent.run("write b")
 

@@ -52,6 +52,9 @@ class FileChange:
         before_mode: git's mode before (0o100644, 0o100755, 0o120000 for a symlink whose
             target is the content); None when the file did not exist.
         after_mode: git's mode after; None when the file was deleted.
+        outside: In a session's changes, the file was also changed outside the session's
+            turns (by hand, by another program) after a turn first changed it, so
+            reverting it may undo changes the session did not make.
     """
 
     path: str
@@ -59,6 +62,7 @@ class FileChange:
     after: bytes | None
     before_mode: int | None = None
     after_mode: int | None = None
+    outside: bool = False
 
 
 def checkpoints_off(workdir: Path) -> str | None:
@@ -170,26 +174,34 @@ class Checkpoints:
     def changed_paths(self, turn: int | None = None) -> list[str]:
         """The paths :meth:`changes` would report, without reading any content."""
         with self._lock, _reported("read the checkpoints"):
+            if turn is None:
+                return [c.path for c, _ in self._session_tree_changes()]
             return [c.path for c in self._tree_changes(turn)]
 
     def changes(self, turn: int | None = None) -> list[FileChange]:
         """What changed, file by file, sorted by path.
 
         Args:
-            turn: None for the whole session, from its first ``before`` snapshot to the
-                files on disk now; a number for that turn, from its ``before`` snapshot to
-                its ``after`` one (or to the next snapshot, or to the disk, when it has none
-                yet). A turn without a checkpoint changed nothing: the list is empty.
+            turn: None for the whole session: the files its turns changed (not undone),
+                each from before the first turn that changed it to the end of the last
+                one; files changed only outside the turns (by hand, by another program)
+                are left out, and those also changed outside them are marked ``outside``.
+                A number for that turn, from its ``before`` snapshot to its ``after`` one
+                (or to the next snapshot, or to the disk, when it has none yet). A turn
+                without a checkpoint changed nothing: the list is empty.
         """
         with self._lock, _reported("read the checkpoints"):
-            diff = self._tree_changes(turn)
-            blobs = self._git.read_blobs([c.old_id for c in diff if c.old_mode]
-                                         + [c.new_id for c in diff if c.new_mode])
+            if turn is None:
+                found = self._session_tree_changes()
+            else:
+                found = [(c, False) for c in self._tree_changes(turn)]
+            blobs = self._git.read_blobs([c.old_id for c, _ in found if c.old_mode]
+                                         + [c.new_id for c, _ in found if c.new_mode])
             return [FileChange(c.path,
                                blobs[c.old_id] if c.old_mode else None,
                                blobs[c.new_id] if c.new_mode else None,
-                               c.old_mode or None, c.new_mode or None)
-                    for c in diff]
+                               c.old_mode or None, c.new_mode or None, outside)
+                    for c, outside in found]
 
     def restore(self, turn: int) -> list[str]:
         """Put the files back as they were before ``turn``.
@@ -293,18 +305,56 @@ class Checkpoints:
         following = [t for t in _started(snapshots) if t > turn]
         return snapshots[following[0]]["before"][1] if following else disk()
 
-    def _tree_changes(self, turn: int | None) -> list[TreeChange]:
+    def _tree_changes(self, turn: int) -> list[TreeChange]:
         snapshots = self._snapshots()
         started = _started(snapshots)
         disk = _Lazy(self._git.write_tree)
-        if turn is None:
-            if not started:
-                return []
-            return self._git.diff(snapshots[started[0]]["before"][1], disk())
         if turn not in started:
             return []
         return self._git.diff(snapshots[turn]["before"][1],
                               self._end_tree(snapshots, turn, disk))
+
+
+    def _session_tree_changes(self) -> list[tuple[TreeChange, bool]]:
+        """Each path the session's turns changed (undone turns aside), with its net change
+        from before the first of them to the end of the last, and whether it also changed
+        outside the turns afterwards (between two of them, or since the last)."""
+        snapshots = self._snapshots()
+        undone = {turn for turn, phases in snapshots.items() if UNDONE in phases}
+        disk = _Lazy(self._git.write_tree)
+        first: dict[str, TreeChange] = {}
+        last: dict[str, tuple[TreeChange, str]] = {}  # path -> (latest change, its end tree)
+        outside: set[str] = set()
+        for turn in _started(snapshots):
+            if turn in undone:
+                continue
+            end = self._end_tree(snapshots, turn, disk)
+            for change in self._git.diff(snapshots[turn]["before"][1], end):
+                previous = last.get(change.path)
+                if previous is None:
+                    first[change.path] = change
+                elif _new_side(previous[0]) != _old_side(change):
+                    outside.add(change.path)  # it changed between the two turns
+                last[change.path] = (change, end)
+        by_end: dict[str, set[str]] = {}
+        for path, (_, end) in last.items():
+            by_end.setdefault(end, set()).add(path)
+        for end, paths_ended in by_end.items():
+            if end != disk():
+                outside.update(c.path for c in self._git.diff(end, disk())
+                               if c.path in paths_ended)
+        net = [TreeChange(path, *_old_side(first[path]), *_new_side(last[path][0]))
+               for path in sorted(first)]
+        return [(c, c.path in outside) for c in net
+                if (c.old_mode, c.old_id) != (c.new_mode, c.new_id)]
+
+
+def _old_side(change: TreeChange) -> tuple[int, str]:
+    return change.old_mode, change.old_id
+
+
+def _new_side(change: TreeChange) -> tuple[int, str]:
+    return change.new_mode, change.new_id
 
 
 class _Lazy:

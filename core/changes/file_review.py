@@ -36,7 +36,8 @@ Verdict = Literal["pending", "accepted", "rejected"]
 
 FileKind = Literal["modified", "created", "deleted", "binary", "symlink", "mode"]
 """How a file changed. Text changes have hunks; a binary file, a symlink and a change of
-the executable bit alone are accepted or rejected whole."""
+the executable bit alone are accepted or rejected whole, and so is a text change without
+hunks (an empty file created or deleted, bytes changed but not the text they decode to)."""
 
 WHOLE_KINDS: frozenset[FileKind] = frozenset({"binary", "symlink", "mode"})
 """Kinds reviewed as one unit, without hunks."""
@@ -86,6 +87,8 @@ class Rejection:
         hunks: The rejected hunks (empty for a binary file, rejected whole).
         total: How many hunks the file's change has.
         reasons: The person's reason for each rejected hunk ("" when none was given).
+        outside: The file was also changed outside the session's turns, so not all that
+            was reverted was the model's change.
     """
 
     path: str
@@ -93,6 +96,7 @@ class Rejection:
     hunks: tuple[Hunk, ...]
     total: int
     reasons: tuple[str, ...]
+    outside: bool = False
 
 
 class FileReview:
@@ -100,12 +104,16 @@ class FileReview:
 
     Args:
         workdir: The project folder the change's path is relative to.
-        change: The file's bytes before and after.
+        change: The file's bytes before and after (with ``outside`` true when the file
+            was also changed outside the session's turns).
     """
 
     def __init__(self, workdir: Path, change: ChangedFile) -> None:
         self.workdir = workdir
         self.path = change.path
+        self.outside = bool(getattr(change, "outside", False))
+        """The file also changed outside the session's turns: reverting it may undo
+        changes the session did not make, so a person confirms it first."""
         self.before = change.before
         self.after = change.after
         self.before_mode: int | None = getattr(change, "before_mode", None) or (
@@ -140,8 +148,13 @@ class FileReview:
 
     @property
     def units(self) -> int:
-        """How many verdicts the file takes: one per hunk, or one for a binary file."""
+        """How many verdicts the file takes: one per hunk, or one for a whole file."""
         return len(self.verdicts)
+
+    @property
+    def whole(self) -> bool:
+        """The file is accepted or rejected as one unit: it has no hunks to show."""
+        return not self.hunks
 
     @property
     def counts(self) -> tuple[int, int]:
@@ -162,10 +175,13 @@ class FileReview:
             return f"binary, {old} → {new} bytes"
         removed, added = self.counts
         if self.kind == "created":
-            return f"new file, +{added}"
+            return f"new file, +{added}" if self.hunks else "new empty file"
         if self.kind == "deleted":
-            return f"deleted, -{removed}"
-        return f"+{added} -{removed}"
+            return f"deleted, -{removed}" if self.hunks else "deleted empty file"
+        counts = f"+{added} -{removed}" if self.hunks else "same text, other bytes"
+        if self.before_mode != self.after_mode:
+            counts += f", mode {self.before_mode or 0:o} → {self.after_mode or 0:o}"
+        return counts
 
     # ---------------------------------------------------------------- verdicts
 
@@ -205,7 +221,7 @@ class FileReview:
             return None
         hunks = tuple(self.hunks[u] for u in rejected) if self.hunks else ()
         return Rejection(self.path, self.kind, hunks, len(self.hunks),
-                         tuple(self.reasons[u] for u in rejected))
+                         tuple(self.reasons[u] for u in rejected), self.outside)
 
     # ---------------------------------------------------------------- disk
 
@@ -240,7 +256,7 @@ class FileReview:
             # goes back whole, byte for byte, with its mode.
             self._put(forward)
             return
-        if self.kind != "modified" or current is None or current[1]:
+        if self.whole or self.kind != "modified" or current is None or current[1]:
             raise ReviewError(self._changed_since(current))
         data = current[0]
         if is_binary(data[:BINARY_SAMPLE_BYTES]):
@@ -252,6 +268,10 @@ class FileReview:
             new = (reapply_hunks if forward else revert_hunks)(text.text, hunks)
         except HunkConflict as exc:
             raise ReviewError(f"{self.path}: {exc.message}") from exc
+        if new == (self.after_text if forward else self.before_text):
+            # The last hunk of the file: the side comes back byte for byte, mode included.
+            self._put(forward)
+            return
         encoding = encoding_for(new, text.encoding)
         target = self._root() / self.path
         if Path(os.path.realpath(target.parent)) != target.parent:
@@ -284,7 +304,7 @@ class FileReview:
         if self.kind == "deleted":
             return (f"{self.path} exists again; it was left alone rather than overwritten. "
                     "Edit it by hand")
-        if self.kind == "modified":
+        if self.kind == "modified" and current[1]:
             return f"{self.path} is a symlink now; it was left alone. Check it by hand"
         return (f"{self.path} changed since; this {self.kind} change was left alone. "
                 "Restore it with /undo or /rewind, or by hand")
@@ -319,13 +339,25 @@ def _rejection_lines(item: Rejection) -> list[str]:
              "mode": "your change of this file's mode was undone",
              "created": "the file you created was deleted",
              "deleted": "the file you deleted was restored"}
-    if item.kind in whole and (not item.hunks or len(item.hunks) == item.total):
-        reason = f" (reason: {'; '.join(dict.fromkeys(given))})" if given else ""
-        return [f"- {item.path}: {whole[item.kind]}{reason}"]
+    because = f" (reason: {'; '.join(dict.fromkeys(given))})" if given else ""
+    if item.outside and not item.hunks:
+        # Someone else changed it too: what was undone is not all the model's.
+        return [f"- {item.path}: put back as it was before your turns changed it; it was "
+                f"also changed outside your turns, so not all that was undone was your "
+                f"change{because}"]
+    if not item.hunks:  # a change without hunks: its bytes, not its text
+        return [f"- {item.path}: {whole.get(item.kind, 'your change to this file was undone')}"
+                f"{because}"]
+    if item.kind in whole and len(item.hunks) == item.total and not item.outside:
+        return [f"- {item.path}: {whole[item.kind]}{because}"]
     out: list[str] = []
     for hunk, reason in zip(item.hunks, item.reasons, strict=True):
-        where = f"your {hunk.new_range}, {hunk.old_range} before your change"
+        where = (f"{hunk.new_range} after, {hunk.old_range} before" if item.outside else
+                 f"your {hunk.new_range}, {hunk.old_range} before your change")
         why = f"; reason: {reason}" if reason else "; no reason given"
         out.append(f"- {item.path}, hunk {hunk.index + 1} of {item.total} ({where}){why}")
         out.extend(f"    {line}" for line in hunk.excerpt())
+    if item.outside:
+        out.append(f"    ({item.path} was also changed outside your turns: not all that was "
+                   "reverted there was your change)")
     return out

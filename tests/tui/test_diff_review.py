@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from textual import work
 from textual.app import App
 from textual.widgets import Input, OptionList, Static
@@ -15,6 +18,7 @@ from agent_tui.core.changes.checkpoints import Checkpoints, FileChange
 from agent_tui.core.changes.shadow_git import git_executable
 from agent_tui.tui.screens.diff_review import DiffReviewScreen
 from agent_tui.tui.widgets.diff_view import DiffView
+from tests.core.changes.change_pairs import Side, change_of, change_pair, read_side, write_side
 
 SIZE = (110, 36)
 SOURCE = "".join(f"def step_{i}(x):\n    return x + {i}\n" for i in range(30))
@@ -367,3 +371,161 @@ async def test_diff_in_a_fresh_session_says_no_changes_yet_and_a_bad_turn_is_exp
         notices = [str(block.content) for block in app.query(NoticeBlock)]
     assert notices == ["Turn 3 changed no files. Turns that did: none yet.",
                        "Usage: /diff [TURN]: TURN is a turn number, 0 for the first prompt."]
+
+
+# --------------------------------------------------------------------------- every kind
+
+
+@settings(max_examples=8, derandomize=True, database=None, deadline=None,
+          suppress_health_check=(HealthCheck.function_scoped_fixture, HealthCheck.too_slow))
+@given(pairs=st.lists(change_pair(), min_size=1, max_size=4),
+       outside=st.lists(st.booleans(), min_size=4, max_size=4))
+def test_the_review_opens_moves_through_and_reverts_every_kind_of_change(
+    tmp_path_factory: pytest.TempPathFactory, pairs: list[tuple[Side, Side]],
+    outside: list[bool],
+) -> None:
+    """Whatever the files' changes (empty, binary, symlinks, modes, @@ lines, no final
+    newline), every file is drawn, j/k/n/p move through all of them, and rejecting each
+    file whole puts it back exactly as before (after a y for one changed outside the
+    turns)."""
+    root = tmp_path_factory.mktemp("kinds")
+    found = []
+    for number, (before, after) in enumerate(pairs):
+        write_side(root / f"f{number}", after)
+        found.append(change_of(f"f{number}", before, after, outside[number]))
+    screen = DiffReviewScreen(root, found, "Changes in this session")
+
+    async def review_all() -> Any:
+        app = ReviewHost(screen)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            units = sum(review.units for review in screen.reviews)
+            for _ in range(units + 1):
+                await pilot.press("j")
+            await pilot.pause()
+            assert screen.file_index == len(found) - 1
+            for _ in range(units + 1):
+                await pilot.press("k")
+            await pilot.pause()
+            assert (screen.file_index, screen.unit) == (0, 0)
+            for index in range(len(found)):
+                while screen.file_index != index:  # n wraps around
+                    await pilot.press("n")
+                    await pilot.pause()
+                review = screen.review
+                for view in screen.query(DiffView):
+                    assert view.plain_lines(80)
+                for static in screen.query("#whole-file").results(Static):
+                    assert review.summary() in str(static.content)
+                await pilot.press("R", "enter")
+                if review.outside:
+                    await pilot.pause()
+                    assert review.path in str(screen.query_one("#confirm", Static).content)
+                    await pilot.press("y")
+                await pilot.pause()
+                assert review.verdicts == ["rejected"] * review.units
+            await pilot.press("q")
+            await pilot.pause()
+        return app.result
+
+    note = asyncio.run(review_all())
+    for number, (before, _after) in enumerate(pairs):
+        assert read_side(root / f"f{number}") == before
+    assert all(f"\n- f{number}" in note for number in range(len(pairs)))
+
+
+# --------------------------------------------------------------------------- what F7 lists
+
+
+@pytest.mark.skipif(git_executable() is None, reason="checkpoints need git")
+async def test_f7_after_a_turn_that_made_an_empty_file(fake_provider: Any, tmp_path: Path) -> None:
+    """`touch empty.txt`, then F7: the review shows the new empty file and rejecting it
+    removes it (it ended the workbench with a ValueError)."""
+    from tests.fakes.providers import Reply, ToolCall
+    from tests.tui.test_app import app_for, type_prompt, until
+
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("shell", {"command": "touch empty.txt"})]),
+        Reply(text="Made it."),
+    )
+    app = app_for(fake_provider, tmp_path, approval_mode="yolo")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_prompt(pilot, "make an empty file")
+        # The first call waits for the model's stream worker to start (litellm's import).
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2,
+                    timeout=120)
+        assert (tmp_path / "empty.txt").read_bytes() == b""
+        await pilot.press("f7")
+        screen = await _wait_for_review(pilot)
+        whole = str(screen.query_one("#whole-file", Static).content)
+        assert whole.startswith("empty.txt: new empty file")
+        await pilot.press("j", "k", "n", "p", "r", "enter")
+        await until(pilot, lambda: not (tmp_path / "empty.txt").exists())
+        await pilot.press("q")
+        await until(pilot, lambda: not isinstance(app.screen, DiffReviewScreen))
+        assert app.is_running
+
+
+@pytest.mark.skipif(git_executable() is None, reason="checkpoints need git")
+async def test_f7_lists_only_what_the_turns_changed_and_asks_before_reverting_a_file_changed_outside(
+    fake_provider: Any, tmp_path: Path,
+) -> None:
+    """A file the person made by hand after the turn is not listed (r used to delete it); a
+    file the turn changed and the person edited afterwards is marked, rejecting in it asks
+    first naming it, and the revert keeps the person's edit."""
+    from tests.fakes.providers import Reply, ToolCall
+    from tests.tui.test_app import app_for, type_prompt, until
+
+    notes = "".join(f"note {n}\n" for n in range(20))
+    (tmp_path / "notes.txt").write_text(notes)
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("read_file", {"file_path": "notes.txt"})]),
+        Reply(tool_calls=[ToolCall("write_file", {"file_path": "notes.txt",
+                                                  "content": notes.replace("note 1\n", "NOTE 1\n")}),
+                          ToolCall("write_file", {"file_path": "app.py", "content": "x = 1\n"})]),
+        Reply(text="Done."),
+        Reply(text="Understood."),
+    )
+    app = app_for(fake_provider, tmp_path, approval_mode="auto-edit")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_prompt(pilot, "edit")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 3,
+                    timeout=120)
+        assert (tmp_path / "notes.txt").read_text() != notes
+        (tmp_path / "hand.txt").write_text("made by hand\n")
+        (tmp_path / "__pycache__").mkdir()
+        (tmp_path / "__pycache__" / "other.cpython-311.pyc").write_bytes(b"\0pyc")
+        by_hand = notes.replace("note 1\n", "NOTE 1\n") + "added by hand\n"
+        (tmp_path / "notes.txt").write_text(by_hand)
+        await pilot.press("f7")
+        screen = await _wait_for_review(pilot)
+        assert [review.path for review in screen.reviews] == ["app.py", "notes.txt"]
+        files = screen.query_one("#files", OptionList)
+        assert "changed outside" not in str(files.get_option_at_index(0).prompt)
+        assert "changed outside this session's turns" in str(files.get_option_at_index(1).prompt)
+        await pilot.press("n", "R", "enter")
+        await pilot.pause()
+        confirm = str(screen.query_one("#confirm", Static).content)
+        assert confirm.startswith("notes.txt was also changed outside this session's turns")
+        assert screen.query_one("#confirm").display
+        await pilot.press("r", "a", "q")  # keys for something else change nothing
+        await pilot.pause()
+        assert app.screen is screen and (tmp_path / "notes.txt").read_text() == by_hand
+        await pilot.press("escape")  # keeps it
+        await pilot.pause()
+        assert screen.review.verdicts == ["pending"]
+        assert (tmp_path / "notes.txt").read_text() == by_hand
+        await pilot.press("R", "enter", "y")
+        await until(pilot, lambda: screen.review.verdicts == ["rejected"])
+        assert (tmp_path / "notes.txt").read_text() == notes + "added by hand\n"
+        await pilot.press("q")
+        await until(pilot, lambda: not isinstance(app.screen, DiffReviewScreen))
+        await type_prompt(pilot, "go on")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 4)
+    assert (tmp_path / "hand.txt").exists()
+    assert (tmp_path / "__pycache__" / "other.cpython-311.pyc").exists()
+    sent = fake_provider.requests[3].messages[-1]["content"]
+    assert "hand.txt" not in sent and "pyc" not in sent
+    assert ("- notes.txt, hunk 1 of 1 (line 2 after, line 2 before); no reason given\n"
+            "    - note 1\n    + NOTE 1\n    (notes.txt was also changed outside your turns: "
+            "not all that was reverted there was your change)") in sent

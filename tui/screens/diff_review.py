@@ -18,7 +18,6 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.changes.file_review import (
-    WHOLE_KINDS,
     ChangedFile,
     FileReview,
     ReviewError,
@@ -42,7 +41,10 @@ class DiffReviewScreen(Screen[str | None]):
     Keys (the help line lists them): ``j``/``k`` the next/previous hunk (across files),
     ``n``/``p`` or ``tab``/``shift+tab`` the next/previous file, ``a``/``r`` accept/reject
     the hunk, ``A``/``R`` the whole file, ``q`` or ``escape`` close. ``r`` and ``R`` ask for
-    an optional reason first (``enter`` rejects, ``escape`` cancels).
+    an optional reason first (``enter`` rejects, ``escape`` cancels). A file also changed
+    outside the session's turns is marked so, and rejecting in it asks once more, naming
+    it (``y`` reverts, ``escape`` keeps it): its hunks may hold changes the session did
+    not make.
 
     A rejection is reverted on disk at once (``a`` on a rejected hunk puts it back); the
     file may have changed since, and a hunk whose lines changed is refused with a message.
@@ -62,12 +64,16 @@ class DiffReviewScreen(Screen[str | None]):
         Binding("r", "ask_reason('hunk')", "reject hunk", show=False),
         Binding("A", "accept('file')", "accept file", show=False),
         Binding("R", "ask_reason('file')", "reject file", show=False),
+        Binding("y", "confirm_revert", "revert anyway", show=False),
         Binding("q", "close", "close", show=False),
         Binding("escape", "back_or_close", "back / close", show=False),
     ]
 
     asking: reactive[Scope | None] = reactive(None, init=False)
     """The rejection waiting for its reason, if any."""
+
+    confirming: reactive[Scope | None] = reactive(None, init=False)
+    """The rejection in a file changed outside the session's turns waiting for ``y``."""
 
     def __init__(self, workdir: Path, changes: Sequence[ChangedFile | FileReview],
                  title: str) -> None:
@@ -87,6 +93,7 @@ class DiffReviewScreen(Screen[str | None]):
         self.heading = title
         self.file_index = 0
         self.unit = 0
+        self._confirm_reason = ""
 
     # ------------------------------------------------------------------ layout
 
@@ -103,6 +110,7 @@ class DiffReviewScreen(Screen[str | None]):
                              id="empty", markup=False)
         yield LineInput(placeholder="Why reject it? Optional; the model reads it. "
                         "enter rejects, esc cancels", id="reason")
+        yield Static("", id="confirm", markup=False)
         yield Static(self._keys_help(), id="review-keys")
 
     async def on_mount(self) -> None:
@@ -140,12 +148,17 @@ class DiffReviewScreen(Screen[str | None]):
                   if v in verdicts]
         if "pending" in verdicts:
             counts.append(f"{verdicts.count('pending')} to review")
+        outside = ("  · changed outside this session's turns", "$text-warning") \
+            if review.outside else ""
         return Content.assemble(
             (f"{mark} ", "bold"), (visible(review.path), "bold"), f"  {review.summary()}",
-            (f"  · {', '.join(counts)}", "$text-muted"))
+            (f"  · {', '.join(counts)}", "$text-muted"), outside)
 
     def _keys_help(self) -> Content:
-        if self.asking is not None:
+        if self.confirming is not None:
+            items = [("y", f"revert {visible(self.review.path)} anyway"),
+                     ("esc", "keep it as it is")]
+        elif self.asking is not None:
             items = [("enter", "reject and revert it now"), ("esc", "cancel")]
         elif not self.reviews:
             items = [("q", "close")]
@@ -153,7 +166,7 @@ class DiffReviewScreen(Screen[str | None]):
             items = [("j/k", "hunk"), ("n/p tab", "file"), ("a/r", "accept/reject hunk"),
                      ("A/R", "whole file"), ("q", "close")]
         keys = key_help(items)
-        if self.reviews and self.asking is None:
+        if self.reviews and self.asking is None and self.confirming is None:
             keys += ("\nRejecting reverts the file on disk at once (a puts a hunk back); "
                      "the model is told what you rejected when you close.")
         return keys
@@ -166,7 +179,7 @@ class DiffReviewScreen(Screen[str | None]):
         pane = self.query_one("#file-pane", Vertical)
         await pane.remove_children()
         review = self.review
-        if review.kind in WHOLE_KINDS:
+        if review.whole:
             await pane.mount(Static(outside_text(self._whole_text()), id="whole-file"))
             self.set_focus(None)  # the keys belong to the screen, not the hidden input
         else:
@@ -183,14 +196,20 @@ class DiffReviewScreen(Screen[str | None]):
         review = self.review
         what = {"binary": "A binary file: its bytes are not shown",
                 "symlink": "A symlink",
-                "mode": "Only its mode (the executable bit) changed"}[review.kind]
+                "mode": "Only its mode (the executable bit) changed",
+                "created": "A new, empty file",
+                "deleted": "An empty file was deleted",
+                "modified": "Its bytes changed but not the text they read as (the encoding "
+                            "or a byte order mark)"}[review.kind]
         verdict = review.verdicts[0]
         state = {"pending": "Not reviewed yet.", "accepted": "Accepted.",
                  "rejected": "Rejected: the old version was put back."}[verdict]
         if verdict == "rejected" and review.reasons[0]:
             state += f" Reason: {review.reasons[0]}"
+        outside = ("\n\nIt was also changed outside this session's turns (by hand or by "
+                   "another program); rejecting it asks first." if review.outside else "")
         return (f"{review.path}: {review.summary()}\n\n{what}; it is accepted or rejected "
-                f"whole (a/A accept, r/R reject).\n\n{state}")
+                f"whole (a/A accept, r/R reject).{outside}\n\n{state}")
 
     def _refresh_marks(self) -> None:
         """Retell the hunk titles, the file list's line, the title and the whole-file text."""
@@ -230,7 +249,9 @@ class DiffReviewScreen(Screen[str | None]):
         """While a reason is typed only ``escape`` works; without files only closing."""
         if action == "back_or_close":
             return True
-        if self.asking is not None:
+        if self.confirming is not None:
+            return action == "confirm_revert"
+        if self.asking is not None or action == "confirm_revert":
             return False
         return bool(self.reviews) or action == "close"
 
@@ -294,7 +315,32 @@ class DiffReviewScreen(Screen[str | None]):
             return
         self.asking = None
         review = self.review
+        if review.outside and any(review.verdicts[u] != "rejected" for u in self._units(scope)):
+            self._confirm_reason = event.value
+            self.confirming = scope
+            return
         if await self._carry_out(review.reject, self._units(scope), event.value):
+            await self._after_verdict(scope)
+
+    def watch_confirming(self, scope: Scope | None) -> None:
+        """Name the file and what reverting it may undo while waiting for ``y``."""
+        self.set_class(scope is not None, "-confirming")
+        if scope is not None:
+            what = "this hunk of" if scope == "hunk" else "all of"
+            self.query_one("#confirm", Static).update(
+                f"{visible(self.review.path)} was also changed outside this session's turns "
+                f"(by hand or by another program): reverting {what} it may undo those "
+                "changes too. y reverts it anyway, esc keeps it as it is.")
+        self.query_one("#review-keys", Static).update(self._keys_help())
+        self.refresh_bindings()
+
+    async def action_confirm_revert(self) -> None:
+        """``y``: reject in the file changed outside the session's turns after all."""
+        scope = self.confirming
+        if scope is None:
+            return
+        self.confirming = None
+        if await self._carry_out(self.review.reject, self._units(scope), self._confirm_reason):
             await self._after_verdict(scope)
 
     async def _carry_out(self, verdict: Callable[..., None], units: list[int],
@@ -330,8 +376,10 @@ class DiffReviewScreen(Screen[str | None]):
     # ------------------------------------------------------------------ closing
 
     def action_back_or_close(self) -> None:
-        """Escape: cancel the reason being typed, else close."""
-        if self.asking is not None:
+        """Escape: cancel the reason being typed or the revert to confirm, else close."""
+        if self.confirming is not None:
+            self.confirming = None
+        elif self.asking is not None:
             self.asking = None
         else:
             self.action_close()

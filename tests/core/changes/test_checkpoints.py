@@ -119,6 +119,38 @@ def test_changes_of_a_turn_and_of_the_session(project: Path) -> None:
     assert cp.turns() == [0, 1]
 
 
+def test_the_session_s_changes_are_what_its_turns_changed(project: Path) -> None:
+    """Files changed only outside the turns are left out; those also changed outside them
+    after a turn are marked; an undone turn's changes are gone from the list."""
+    cp = Checkpoints(project, "s1")
+    cp.snapshot(0, "before")
+    (project / "src" / "app.py").write_text("print('turn 0')\n")
+    (project / "made.txt").write_text("by turn 0\n")
+    cp.snapshot(0, "after")
+    (project / "by_hand.txt").write_text("the person's\n")  # between the turns
+    (project / "src" / "app.py").write_text("print('by hand')\n")
+    (project / "run.sh").chmod(0o644)
+    cp.snapshot(1, "before")
+    (project / "src" / "app.py").write_text("print('turn 1')\n")
+    (project / "notes.txt").unlink()
+    cp.snapshot(1, "after")
+    cp.snapshot(2, "before")
+    (project / "undone.txt").write_text("turn 2\n")
+    cp.snapshot(2, "after")
+    cp.restore(2)
+    (project / "made.txt").write_text("by turn 0\nand by hand\n")  # after the turns
+    (project / "other.pyc").write_bytes(b"\0another session's")
+
+    found = {c.path: c for c in cp.changes()}
+    assert sorted(found) == ["made.txt", "notes.txt", "src/app.py"]
+    assert cp.changed_paths() == ["made.txt", "notes.txt", "src/app.py"]
+    assert found["src/app.py"] == FileChange("src/app.py", b"print('hello')\n",
+                                             b"print('turn 1')\n", 0o100644, 0o100644, True)
+    assert (found["made.txt"].before, found["made.txt"].after) == (None, b"by turn 0\n")
+    assert found["made.txt"].outside
+    assert found["notes.txt"].after is None and not found["notes.txt"].outside
+
+
 def test_a_turn_that_changed_nothing_is_not_listed(project: Path) -> None:
     cp = Checkpoints(project, "s1")
     cp.snapshot(0, "before")

@@ -5,10 +5,14 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 from pathlib import Path
+from random import Random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent_tui.core.changes.file_review import FileReview, ReviewError, review_note
+from tests.core.changes.change_pairs import Side, change_of, change_pair, read_side, write_side
 
 BEFORE = "".join(f"line {n}\n" for n in range(1, 31))
 
@@ -188,3 +192,86 @@ def test_the_note_names_files_hunks_lines_reasons_and_what_was_rejected(
     ]
     assert "reverted on disk" in note.splitlines()[0]
     assert review_note([]) is None
+
+
+def test_an_empty_file_created_or_deleted_is_reviewed_whole(tmp_path: Path) -> None:
+    created = changed(tmp_path, "empty.txt", None, b"")
+    assert (created.kind, created.whole, created.units) == ("created", True, 1)
+    assert created.summary() == "new empty file"
+    created.reject([0])
+    assert not (tmp_path / "empty.txt").exists()
+    created.accept([0])
+    assert (tmp_path / "empty.txt").read_bytes() == b""
+    (tmp_path / "gone.txt").unlink(missing_ok=True)
+    deleted = changed(tmp_path, "gone.txt", b"", None)
+    assert deleted.summary() == "deleted empty file"
+    deleted.reject([0], "keep it")
+    assert (tmp_path / "gone.txt").read_bytes() == b""
+    note = review_note([r for r in (created.rejection(), deleted.rejection()) if r])
+    assert note is not None and note.splitlines()[1:] == [
+        "- gone.txt: the file you deleted was restored (reason: keep it)"]
+
+
+def test_a_change_of_bytes_but_not_text_is_reviewed_whole(tmp_path: Path) -> None:
+    review = changed(tmp_path, "bom.txt", b"same\n", codecs.BOM_UTF8 + b"same\n")
+    assert review.whole and review.summary() == "same text, other bytes"
+    review.reject([0])
+    assert (tmp_path / "bom.txt").read_bytes() == b"same\n"
+    (tmp_path / "bom.txt").write_bytes(b"other\n")
+    with pytest.raises(ReviewError, match="changed since"):
+        review.accept([0])
+
+
+def test_a_file_changed_outside_the_turns_is_not_called_the_model_s_change(
+    tmp_path: Path,
+) -> None:
+    @dataclass(frozen=True)
+    class Outside(Change):
+        outside: bool = True
+
+    (tmp_path / "a.txt").write_bytes(two_hunks(BEFORE).encode())
+    review = FileReview(tmp_path, Outside("a.txt", BEFORE.encode(), two_hunks(BEFORE).encode()))
+    assert review.outside
+    review.reject([1])
+    whole = FileReview(tmp_path, Outside("b.txt", None, b""))
+    (tmp_path / "b.txt").write_bytes(b"")
+    whole.reject([0])
+    note = review_note([r for r in (review.rejection(), whole.rejection()) if r])
+    assert note is not None
+    assert not any(claim in note for claim in ("your line", "your change to", "you created"))
+    assert note.splitlines()[1:] == [
+        "- a.txt, hunk 2 of 2 (line 26 after, after line 25 before); no reason given",
+        "    + extra",
+        "    (a.txt was also changed outside your turns: not all that was reverted there was "
+        "your change)",
+        "- b.txt: put back as it was before your turns changed it; it was also changed "
+        "outside your turns, so not all that was undone was your change",
+    ]
+
+
+@settings(max_examples=150, derandomize=True, database=None, deadline=None,
+          suppress_health_check=(HealthCheck.function_scoped_fixture,))
+@given(pair=change_pair(), order=st.randoms(use_true_random=False))
+def test_every_kind_of_change_is_reverted_and_put_back_hunk_by_hunk(
+    tmp_path: Path, pair: tuple[Side, Side], order: Random,
+) -> None:
+    """Rejecting each unit of a change, one at a time in any order, leaves the file exactly
+    as before it (bytes, kind and executable bit); accepting them all again, exactly as
+    after it."""
+    before, after = pair
+    target = tmp_path / "f"
+    write_side(target, after)
+    review = FileReview(tmp_path, change_of("f", before, after))
+    assert review.units == max(len(review.hunks), 1) and review.summary()
+    units = list(range(review.units))
+    order.shuffle(units)
+    for unit in units:
+        review.reject([unit], "no")
+    assert read_side(target) == before
+    rejection = review.rejection()
+    assert rejection is not None and review_note([rejection])
+    order.shuffle(units)
+    for unit in units:
+        review.accept([unit])
+    assert read_side(target) == after
+    assert review.rejection() is None

@@ -148,6 +148,9 @@ class Settings(BaseSettings):
     preview_timeout: float = Field(
         10.0, gt=0, description="Seconds a previewed command may run (p in the approval "
         "modal, --preview headless) before it is killed.")
+    approval_key_guard: float = Field(
+        0.5, ge=0, le=5, description="Seconds the approval modal ignores its keys after it "
+        "opens by itself, so a key typed for the prompt cannot answer it; 0: none.")
     env_passthrough: list[str] = Field(
         default_factory=list,
         description="Environment variables (names or globs, e.g. 'GITHUB_TOKEN', 'NPM_*') "

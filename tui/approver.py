@@ -3,8 +3,14 @@
 Every call of every session of the workbench that waits for a person lands in one queue,
 in the order asked: the front session's calls open the approval modal one at a time (the
 others counted, "N more waiting"); background sessions' calls wait without interrupting,
-counted in the status bar. The inbox (F8, ``/inbox``, or ``i`` in the modal) shows them all
-at once and answers them with single keys, read-only ones in bulk.
+counted in the status bar. The inbox (F8, ``/inbox``) shows them all at once and answers
+them with single keys, read-only ones in bulk. Calls the person leaves for later (``i`` in
+the modal, or opening the inbox: every call waiting then) wait in the inbox like a
+background session's: their modals do not open again by themselves, so keys typed
+afterwards never answer them.
+
+A modal that opens by itself ignores its keys for ``approval_key_guard`` seconds (the
+setting), so a key typed for the prompt as it opens cannot allow or deny the call.
 
 It speaks only the engine's approval exchange: a request (data) in, a decision out. It
 tells the app what happens through messages posted to the app:
@@ -87,6 +93,7 @@ class PendingApproval:
         request: What the call does and why it asks.
         preview: Runs the request's command in the preview sandbox (None: no preview).
         answer: Resolved with the person's decision.
+        later: The person left it for the inbox: its modal does not open by itself.
     """
 
     number: int
@@ -94,6 +101,7 @@ class PendingApproval:
     request: ApprovalRequest
     preview: Previewer | None
     answer: asyncio.Future[Decision] = field(repr=False)
+    later: bool = False
 
     @property
     def read_only(self) -> bool:
@@ -217,17 +225,21 @@ class TuiApprover:
         self.app.call_later(self._present)
 
     def _present(self) -> None:
-        """Open the modal for the front session's oldest waiting call, if none is open."""
+        """Open the modal for the front session's oldest waiting call not left for later,
+        if none is open."""
         if self._modal_item is not None or self._inbox is not None:
             return
         front = self._front_session()
-        item = next((i for i in self.pending if i.session_id == front), None)
+        item = next((i for i in self.pending if i.session_id == front and not i.later), None)
         if item is None or not self.app.is_running:
             return
         from .screens.approval import ApprovalScreen
 
+        settings = getattr(self.app, "settings", None)
+        guard = float(getattr(settings, "approval_key_guard", 0.0) or 0.0)
         self._modal_item = item
-        self._screen = ApprovalScreen(item.request, waiting=self.waiting, preview=item.preview)
+        self._screen = ApprovalScreen(item.request, waiting=self.waiting, preview=item.preview,
+                                      key_guard=guard)
         self.app.push_screen(self._screen, lambda answer: self._modal_closed(item, answer))
 
     def _modal_closed(self, item: PendingApproval,
@@ -237,21 +249,30 @@ class TuiApprover:
         self._screen = None
         self._modal_item = None
         if isinstance(answer, AnswerInInbox):
-            self.open_inbox()
+            self._leave_for_later()
+            self.app.notify("The call waits in the approval inbox: F8 answers it.",
+                            timeout=4, markup=False)
+            self._changed()
         elif answer is not None:
             self.decide(item, answer)
         else:
             self._changed()
 
     def open_inbox(self) -> None:
-        """Open the inbox screen (F8, ``/inbox``, ``i`` in the modal)."""
+        """Open the inbox screen (F8, ``/inbox``)."""
         if self._inbox is not None:
             return
-        self._close_modal()  # its call waits in the inbox
+        self._leave_for_later()
+        self._close_modal()
         from .screens.inbox import InboxScreen
 
         self._inbox = InboxScreen(self)
         self.app.push_screen(self._inbox)
+
+    def _leave_for_later(self) -> None:
+        """Every call waiting now is answered from the inbox: no modal opens for it."""
+        for item in self.pending:
+            item.later = True
 
     def _close_modal(self) -> None:
         """Close the open modal, its call left waiting (only from the top: dismissing

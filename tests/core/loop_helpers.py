@@ -31,7 +31,8 @@ class HeadlessRun:
 
 
 def settings_for(fake: Any, *, anthropic: bool = False, **overrides: Any) -> Settings:
-    """Settings pointing litellm at ``fake``, with fast retries."""
+    """Settings pointing litellm at ``fake``, with fast retries, and an approval modal whose
+    keys work at once (the key guard's own tests set ``approval_key_guard``)."""
     base: dict[str, Any] = {
         "model": "anthropic/claude-sonnet-4-20250514" if anthropic else "openai/fake-model",
         "api_base": fake.anthropic_base if anthropic else fake.openai_base,
@@ -39,6 +40,7 @@ def settings_for(fake: Any, *, anthropic: bool = False, **overrides: Any) -> Set
         "retry_base_delay": 0.01,
         "retry_max_delay": 0.05,
         "max_retries": 3,
+        "approval_key_guard": 0.0,
     }
     base.update(overrides)
     return Settings(**base)

@@ -5,7 +5,10 @@ from __future__ import annotations
 from agent_tui.core import paths
 from agent_tui.core.config import read_toml
 from agent_tui.tui.screens.approval import ApprovalScreen
+from agent_tui.tui.screens.inbox import InboxScreen
 from agent_tui.tui.widgets.conversation import ToolBlock
+from agent_tui.tui.widgets.panels import StatusBar
+from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.tool_log import ToolLog
 from tests.fakes.providers import Reply, ToolCall
 from tests.tui.test_app import SIZE, app_for, type_prompt, until
@@ -180,3 +183,55 @@ async def test_a_cancel_ends_every_call_of_the_response_as_cancelled(fake_provid
         assert "⊗" in str(blocks[0].render())
         statuses = [r.status for r in app.query_one(ToolLog).records.values()]
         assert statuses == ["cancelled", "cancelled"]
+
+
+async def test_keys_typed_as_the_modal_opens_do_not_answer_it(fake_provider, tmp_path):
+    fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch made.txt"})]),
+                         Reply(text="made"))
+    # A guard long enough that the keys below surely come inside it, however loaded the
+    # machine is.
+    app = app_for(fake_provider, tmp_path, approval_key_guard=3.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "make a file")
+        await until(pilot, lambda: modal(app) is not None)
+        screen = modal(app)
+        assert screen.has_class("-guarded")
+        assert "i: answer later, in the approval inbox  (keys work in 3 s)" in str(
+            screen.query_one("#keys").render())
+        await pilot.press("n", "y", "escape", "i")  # meant for the prompt
+        assert modal(app) is screen and app.approver.pending
+        await until(pilot, lambda: not screen.guarded)
+        assert not screen.has_class("-guarded")
+        await pilot.press("y")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
+        assert (tmp_path / "made.txt").exists()
+
+
+async def test_i_leaves_the_call_in_the_inbox_and_the_prompt_gets_the_keys(
+        fake_provider, tmp_path):
+    fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch made.txt"})]),
+                         Reply(text="made"))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "make a file")
+        await until(pilot, lambda: modal(app) is not None)
+        keys = str(modal(app).query_one("#keys").render())
+        assert "i: answer later, in the approval inbox" in keys
+        await pilot.press("i")
+        await until(pilot, lambda: modal(app) is None)
+        await pilot.press("n", "o")
+        await pilot.pause(0.3)
+        prompt = app.query_one(PromptInput)
+        assert app.focused is prompt and prompt.text == "no"
+        assert modal(app) is None and not isinstance(app.screen, InboxScreen)
+        (waiting,) = app.approver.pending
+        assert waiting.request.tool == "shell" and app.busy
+        assert app.query_one(StatusBar).inbox == 1
+        assert "1 awaiting approval (F8)" in str(app.query_one(StatusBar).render())
+        assert [b.status for b in app.query(ToolBlock)] == ["approval"]
+        await pilot.press("f8")
+        await until(pilot, lambda: isinstance(app.screen, InboxScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
+        assert (tmp_path / "made.txt").exists()
+        assert prompt.text == "no"

@@ -422,7 +422,7 @@ async def test_the_title_names_the_tool_the_call_the_reason_and_the_queue(
         assert str(screen.query_one("#tool-name", Label).content) == "shell"
         assert str(screen.query_one("#summary", Label).content) == "shell: rm -r build"
         assert text_of(pilot, "#why") == "Needs approval: runs a command"
-        assert str(screen.query_one("#waiting", Label).content) == "2 more waiting (i: inbox)"
+        assert str(screen.query_one("#waiting", Label).content) == "2 more waiting (F8: inbox)"
         assert text_of(pilot, "#working-dir") == "working dir: . (the project folder)"
         screen.waiting = 0
         await pilot.pause()
@@ -679,12 +679,23 @@ def test_diff_view_titles_hunks_and_greys_out_dropped_ones() -> None:
 
 
 def test_snapshot_shell_command(snap_compare: Any, ctx: ToolContext) -> None:
-    """A person sees a modal titled "shell" / "shell: rm -r build" with "2 more waiting" on
-    the right and "Needs approval: runs a command"; the command `rm -r build` in a
+    """A person sees a modal titled "shell" / "shell: rm -r build" with "2 more waiting (F8:
+    inbox)" on the right and "Needs approval: runs a command"; the command `rm -r build` in a
     darker code block, "working dir: . (the project folder)" under it; and the keys: y allow
-    once, n deny, d deny with a reason, e edit first, p preview, esc deny, and on its own line
-    "a: always allow shell(rm -r build) (then pick how long)"."""
+    once, n deny, d deny with a reason, e edit first, p preview, esc deny; on a line of its
+    own "i: answer later, in the approval inbox", and on another "a: always allow
+    shell(rm -r build) (then pick how long)"."""
     screen = ask(shell_call(ctx), rules=("shell(rm -r build)",), waiting=2)
+    assert snap_compare(ApprovalHost(screen), terminal_size=SIZE)
+
+
+def test_snapshot_keys_guarded_as_the_modal_opens(snap_compare: Any, ctx: ToolContext) -> None:
+    """The same modal as it opens by itself, its keys ignored for a moment: the key help is
+    grey, the key letters without their colour, and the "i" line ends "(keys work in 30 s)"
+    (a guard far longer than the workbench's half second, so the picture is taken inside
+    it)."""
+    request = request_for(shell_call(ctx), "runs a command", rules=("shell(rm -r build)",))
+    screen = ApprovalScreen(request, key_guard=30)
     assert snap_compare(ApprovalHost(screen), terminal_size=SIZE)
 
 

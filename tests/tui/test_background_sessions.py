@@ -103,7 +103,7 @@ async def test_the_inbox_allows_read_only_calls_in_bulk_and_denies_the_rest(
         await until(pilot, lambda: screen_of(app, ApprovalScreen) is not None
                     and app.status.inbox == 3)
         assert screen_of(app, ApprovalScreen).waiting == 2
-        await pilot.press("i")  # answer in the inbox
+        await pilot.press("f8")  # answer in the inbox
         await until(pilot, lambda: screen_of(app, InboxScreen) is not None)
         inbox = screen_of(app, InboxScreen)
         assert sorted(i.read_only for i in inbox.approver.pending) == [False, True, True]

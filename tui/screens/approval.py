@@ -93,6 +93,11 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
       ticked at first: ``space`` ticks or unticks the hunk under the cursor, ``j``/``k``
       move it. With some unticked, ``y`` (and ``a``) write the file with only the ticked
       hunks (``WriteHunks``); with none ticked, ``y`` denies.
+    - ``i`` answer later: the call waits in the approval inbox (``AnswerInInbox``).
+
+    Given a ``key_guard``, the modal ignores every key for that many seconds after it
+    opens, its key help dimmed and saying so: a modal that opens by itself while the person
+    types into the prompt cannot be answered by a key meant for the prompt.
 
     Push it from a worker with ``await app.push_screen_wait(ApprovalScreen(...))``, or with
     ``push_screen(screen, callback)``.
@@ -117,7 +122,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         Binding("space", "toggle_hunk", "tick or untick the hunk", show=False),
         Binding("j", "move_hunk(1)", "next hunk", show=False),
         Binding("k", "move_hunk(-1)", "previous hunk", show=False),
-        Binding("i", "to_inbox", "answer in the inbox", show=False),
+        Binding("i", "to_inbox", "answer later, in the inbox", show=False),
     ]
 
     mode: reactive[Mode] = reactive("menu", init=False)
@@ -126,9 +131,11 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     """How many more calls wait for approval after this one (shown when above zero)."""
     previewing: reactive[bool] = reactive(False, init=False)
     """A preview of the command is running (shown through the ``-previewing`` class)."""
+    guarded: reactive[bool] = reactive(False, init=False)
+    """The keys are ignored for now (the key guard; shown through the ``-guarded`` class)."""
 
     def __init__(self, request: ApprovalRequest, waiting: int = 0,
-                 preview: Previewer | None = None) -> None:
+                 preview: Previewer | None = None, key_guard: float = 0.0) -> None:
         """Ask about ``request``.
 
         Args:
@@ -136,10 +143,12 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                 without any, ``a`` does nothing).
             waiting: How many more calls wait behind this one.
             preview: Runs the request's command in the preview sandbox (None: no ``p``).
+            key_guard: Seconds every key is ignored after the modal opens (0: none).
         """
         kind = request.kind if request.kind in ("execute", "edit") else "info"
         super().__init__(classes=f"-{kind}")
         self.request = request
+        self.key_guard = key_guard
         self.rules: tuple[str, ...] = request.rules
         self.kind = kind
         self.set_reactive(ApprovalScreen.waiting, waiting)
@@ -220,17 +229,20 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                              show_line_numbers=True, tab_behavior="focus")
 
     def _waiting_text(self) -> str:
-        return f"{self.waiting} more waiting (i: inbox)" if self.waiting > 0 else ""
+        return f"{self.waiting} more waiting (F8: inbox)" if self.waiting > 0 else ""
 
     def _keys_help(self) -> Content:
-        """The help for the current mode; "always allow" gets its own line with the rule."""
-        rule_line: tuple[str, str] | None = None
+        """The help for the current mode; "answer later" and "always allow" get lines of
+        their own. During the key guard the keys lose their colour and the later line says
+        when they work."""
+        key_style = "bold" if self.guarded else KEY_STYLE
+        lines: list[tuple[str, str]] = []  # more lines, (key, what)
         if self.mode == "scope":
             parts: list[str | tuple[str, str]] = [
                 f"Always allow {visible(', '.join(self.rules))} in:\n"]
             for key, _, what in SCOPE_KEYS:
-                parts += [(key, KEY_STYLE), f": {what}  "]
-            parts += [("esc", KEY_STYLE), ": back"]
+                parts += [(key, key_style), f": {what}  "]
+            parts += [("esc", key_style), ": back"]
             return Content.assemble(*parts)
         if self.mode == "deny":
             items = [("enter", "send the reason and deny"), ("esc", "back")]
@@ -247,31 +259,45 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                 if self.preview is not None:
                     items.append(("p", "preview"))
                 items.append(("esc", "deny"))
+                guard = f"  (keys work in {self.key_guard:g} s)" if self.guarded else ""
+                lines.append(("i", f"answer later, in the approval inbox{guard}"))
             if self.rules:
-                rule_line = ("a", f"always allow {visible(', '.join(self.rules))} "
-                                  "(then pick how long)")
+                lines.append(("a", f"always allow {visible(', '.join(self.rules))} "
+                                   "(then pick how long)"))
         parts = []
         for key, what in items:
             if parts:
                 parts.append("  ")
-            parts += [(key, KEY_STYLE), f": {what}"]
-        if rule_line is not None:
-            parts += ["\n", (rule_line[0], KEY_STYLE), f": {rule_line[1]}"]
+            parts += [(key, key_style), f": {what}"]
+        for key, what in lines:
+            parts += ["\n", (key, key_style), f": {what}"]
         if self.mode == "menu" and self.hunks:
             ticked = sum(self.ticked)
             state = ("all ticked" if ticked == len(self.hunks) else
                      "none ticked: y denies" if not ticked else
                      f"{ticked} of {len(self.hunks)} ticked: y writes only those")
-            parts += ["\n", ("space", KEY_STYLE), ": tick/untick the hunk  ",
-                      ("j/k", KEY_STYLE), f": next/previous hunk  ({state})"]
+            parts += ["\n", ("space", key_style), ": tick/untick the hunk  ",
+                      ("j/k", key_style), f": next/previous hunk  ({state})"]
         return Content.assemble(*parts)
 
     # ------------------------------------------------------------------ hunks
 
     def on_mount(self) -> None:
-        """Word the hunks' tick boxes."""
+        """Word the hunks' tick boxes, and start the key guard."""
         if self.hunks:
             self._show_ticks()
+        if self.key_guard > 0:
+            self.guarded = True
+            self.set_timer(self.key_guard, self._end_guard)
+
+    def _end_guard(self) -> None:
+        self.guarded = False
+
+    def watch_guarded(self, guarded: bool) -> None:
+        """Dim the key help while the keys are ignored, and retell the keys."""
+        self.set_class(guarded, "-guarded")
+        self.query_one("#keys", Static).update(self._keys_help())
+        self.refresh_bindings()
 
     def _show_ticks(self) -> None:
         view = self.query_one("#diff", DiffView)
@@ -345,7 +371,10 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             content.load_text(for_editor(self.edit.after or "") if self.edit else "")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Keys work only in their mode; ``a`` needs a rule and ``e`` something to edit."""
+        """Keys work only in their mode, and none during the key guard; ``a`` needs a rule
+        and ``e`` something to edit."""
+        if self.guarded:
+            return False
         if action in ("allow_once", "deny", "deny_with_reason"):
             return self.mode == "menu"
         if action == "allow_always":

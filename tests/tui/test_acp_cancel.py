@@ -143,3 +143,15 @@ def test_acp_with_stdout_in_a_file_answers_there(tmp_path):
     assert "Traceback" not in done.stderr
     [reply] = [json.loads(line) for line in replies.read_text().splitlines()]
     assert reply["id"] == 1 and reply["result"]["agentInfo"]["name"] == "agent-tui"
+
+
+def test_acp_with_stdout_closed_says_so_in_one_line(tmp_path):
+    done = subprocess.run(
+        ["bash", "-c", f"exec {sys.executable} -m agent_tui.tui.cli acp --model "
+         "openai/fake-model --api-key sk-test >&-"],
+        stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=acp_env(tmp_path),
+        cwd=tmp_path, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "agent-tui acp: stdin and stdout must be open: an ACP client connects them to pipes; "
+        "start it from one, or with both open (files or a terminal)."]

@@ -35,6 +35,11 @@ def acp_main(argv: list[str]) -> int:
         help="run shell commands in the client's terminals where it offers them (they then "
         "run with the client's environment, secrets included, and never under --sandbox)")
     args = parser.parse_args(argv)
+    if sys.stdin is None or sys.stdout is None:  # Python found the descriptor closed
+        print("agent-tui acp: stdin and stdout must be open: an ACP client connects them to "
+              "pipes; start it from one, or with both open (files or a terminal).",
+              file=sys.stderr)
+        return 2
     if args.prompt is not None or args.preview or args.image:
         return usage_error(parser, "-p, --preview and --image are for headless runs; in ACP "
                            "mode the client sends the prompts. Drop them.")
@@ -66,7 +71,13 @@ async def serve_stdio(settings_for: Any, *, client_terminals: bool = False) -> i
 
     from .server import AgentTuiAcp
 
-    reader, writer = await _protocol_streams()
+    try:
+        reader, writer = await _protocol_streams()
+    except (OSError, ValueError) as exc:  # a closed stdin or stdout, a folder…
+        print(f"agent-tui acp: cannot speak the protocol on stdin and stdout ({exc}); start "
+              "it with both open, as pipes (an ACP client does), files or a terminal.",
+              file=sys.stderr)
+        return 2
     agent = AgentTuiAcp(settings_for, client_terminals=client_terminals)
     try:
         await run_agent(agent, writer, reader)
@@ -110,6 +121,8 @@ def _feed_from_file(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReade
         try:
             while chunk := os.read(fd, 64 * 1024):
                 loop.call_soon_threadsafe(reader.feed_data, chunk)
+        except OSError as exc:  # a folder given as stdin…
+            print(f"agent-tui acp: cannot read stdin: {exc}", file=sys.stderr)
         finally:
             loop.call_soon_threadsafe(reader.feed_eof)
 

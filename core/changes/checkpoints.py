@@ -206,8 +206,8 @@ class Checkpoints:
     def restore(self, turn: int) -> list[str]:
         """Put the files back as they were before ``turn``.
 
-        Every file that ``turn`` or a later turn of the session changed gets its content
-        and mode from before ``turn``: created files are removed (with the folders they
+        Every file that ``turn`` or a later turn of the session changed (turns undone
+        already aside) gets its content and mode from before ``turn``: created files are removed (with the folders they
         leave empty), deleted ones recreated. Files no turn touched stay as they are, so
         the person's own edits elsewhere survive. ``turn`` and the later turns count as
         undone afterwards.
@@ -228,6 +228,8 @@ class Checkpoints:
             disk = _Lazy(lambda: disk_tree)
             touched: set[str] = set()
             for t in later:
+                if UNDONE in snapshots[t]:
+                    continue  # put back already: what its files hold now is no turn's doing
                 start = snapshots[t]["before"][1]
                 touched.update(c.path for c in self._git.diff(start, self._end_tree(
                     snapshots, t, disk)))

@@ -151,6 +151,24 @@ def test_the_session_s_changes_are_what_its_turns_changed(project: Path) -> None
     assert found["notes.txt"].after is None and not found["notes.txt"].outside
 
 
+def test_a_rewind_leaves_a_file_only_an_undone_turn_changed_and_does_not_name_it(
+        project: Path) -> None:
+    """After /undo, the person edits a file only the undone turn had changed; rewinding the
+    files further back keeps that edit and does not report the file as restored."""
+    cp = Checkpoints(project, "s1")
+    cp.snapshot(0, "before")
+    (project / "src" / "app.py").write_text("print('turn 0')\n")
+    cp.snapshot(0, "after")
+    cp.snapshot(1, "before")
+    (project / "notes.txt").write_text("turn 1\n")
+    cp.snapshot(1, "after")
+    assert cp.restore(1) == ["notes.txt"]
+    (project / "notes.txt").write_text("the person's own\n")
+    assert cp.restore(0) == ["src/app.py"]
+    assert (project / "notes.txt").read_text() == "the person's own\n"
+    assert (project / "src" / "app.py").read_text() == "print('hello')\n"
+
+
 def test_a_turn_that_changed_nothing_is_not_listed(project: Path) -> None:
     cp = Checkpoints(project, "s1")
     cp.snapshot(0, "before")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -234,7 +234,9 @@ def decide_command(command: str, mode: str, workspace: Workspace, rules: RuleSet
         tool: The tool running it (``shell``, ``background_process``).
     """
     analysis = analyse(command, cwd)
-    judged = [_judge(part, analysis, mode, workspace, rules, tool) for part in analysis.parts]
+    changer = _changer(analysis, workspace)
+    judged = [_judge(part, analysis, mode, workspace, rules, tool, changer)
+              for part in analysis.parts]
     parts = tuple(j.verdict for j in judged)
     several = len(parts) > 1
     denied = [p for p in parts if p.verdict == Verdict.DENY]
@@ -269,8 +271,18 @@ def decide_command(command: str, mode: str, workspace: Workspace, rules: RuleSet
                     by="rule" if all(j.by_rule for j in judged) else "policy")
 
 
+def _changer(analysis: ShellAnalysis, workspace: Workspace) -> str | None:
+    """For a command line where xargs is fed a lister's names: a part that is not read-only
+    and may make new names before or while the lister runs (``mkdir 'a /etc' && …``, or
+    ``… &``), as written; None when there is none."""
+    if not any(p.fed for p in analysis.parts):
+        return None
+    return next((p.text for p in analysis.parts if p.fed is None and p.command
+                 and not access(p, workspace).read_only), None)
+
+
 def _judge(part: Part, analysis: ShellAnalysis, mode: str, workspace: Workspace,
-           rules: RuleSet, tool: str) -> _Judged:
+           rules: RuleSet, tool: str, changer: str | None = None) -> _Judged:
     """The verdict on one part (see the module's docstring for the order)."""
     text = part.text or part.written
 
@@ -288,6 +300,10 @@ def _judge(part: Part, analysis: ShellAnalysis, mode: str, workspace: Workspace,
     if rules.deny and (why := _denied_instead(part, rules, tool)):
         return verdict(Verdict.DENY, why, by_rule=True)
     acc = access(part, workspace)
+    if part.fed is not None and acc.read_only and changer is not None:
+        acc = replace(acc, read_only=False, why=(
+            f"`{changer}` may make new files before {part.fed.listing.program} lists them, and "
+            "agent-tui looks at the names there are now"))
     reads = _paths(workspace, part.cwd, (*acc.reads, *(r.target for r in part.redirects
                                                        if r.reads and r.target)))
     writes = _paths(workspace, part.cwd, (*acc.writes, *(r.target for r in part.redirects

@@ -283,3 +283,21 @@ def test_the_index_is_read_as_git_reads_it(projects, tmp_path, version):
     subprocess.run([*git, "update-index", "--split-index"], check=True)
     with pytest.raises(IndexUnreadable):
         index_paths(copy / ".git")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "mkdir -p 'x /etc' && find . -type f | xargs cat",
+        "find . -type f | xargs cat & mkdir -p 'x /etc'",
+        "mkdir -p src/-o && git ls-files | xargs sort",
+    ],
+)
+def test_names_another_part_may_make_are_not_taken_on_trust(projects, command):
+    """The names are looked at before anything runs: another part that changes files (here
+    allowed by a rule) may make new ones first, so the pipeline asks."""
+    allow_mkdir = RuleSet(allow=parse_rules(["shell(mkdir *)"]))
+    decision = decide_command(
+        command, "default", Workspace(projects[0].root), allow_mkdir, cwd=projects[0].root
+    )
+    assert decision.verdict == Verdict.ASK and "may make new files" in decision.reason

@@ -191,8 +191,8 @@ class WorkbenchServer(Server):
         await asyncio.gather(*(workbench.stop() for workbench in list(self.workbenches)))
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        """A page's connection: its own workbench, from the page's first message to the
-        end of either (textual-serve's handler, with a :class:`Workbench`)."""
+        """A page's connection: its own workbench, from the connection to the end of
+        either (textual-serve's handler, with a :class:`Workbench`)."""
         websocket = web.WebSocketResponse(heartbeat=15)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)

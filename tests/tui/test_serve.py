@@ -44,7 +44,7 @@ pytestmark = pytest.mark.skipif(shutil.which("agent-tui") is None,
 
 MARK = "AGENT_TUI_SERVE_TEST_MARK"
 """The variable that marks the processes of one test's server."""
-ENDED_WITHIN_S = 20.0
+ENDED_WITHIN_S = 30.0
 """How long a workbench may take to end; the server's own limit is about 5 s (it waits
 3 s for a quit, 2 s after SIGTERM), the rest is for a loaded machine."""
 RSS_LIMIT_KB = 1_000_000

@@ -85,6 +85,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
         os.environ["AGENT_TUI_HOME"] = str(Path(tmp) / "home")
         from agent_tui.core.changes.checkpoints import Checkpoints
+        from agent_tui.core.changes.snapshot_scope import SnapshotLimits
+
+        unbounded = SnapshotLimits(timeout=None)  # the cost itself, not the turn's wait
 
         project, plain = Path(tmp) / "project", Path(tmp) / "plain"
         paths = make_tree(project, args.files)
@@ -93,7 +96,7 @@ def main() -> int:
         git(plain, "init", "-q")
 
         rows: list[tuple[str, float, float]] = []
-        cp = Checkpoints(project, "bench")
+        cp = Checkpoints(project, "bench", unbounded)
         first = timed(lambda: cp.snapshot(0, "before"))
         first_base = timed(lambda: (git(plain, "add", "-A"), git(plain, "commit", "-qm", "0")))
         rows.append(("first snapshot (every file hashed)", first, first_base))
@@ -115,7 +118,7 @@ def main() -> int:
         rows.append(("unchanged snapshot, median", statistics.median(same),
                      statistics.median(same_base)))
 
-        later = Checkpoints(project, "bench-later")
+        later = Checkpoints(project, "bench-later", unbounded)
         rows.append(("first snapshot of a later session", timed(
             lambda: later.snapshot(0, "before")), statistics.median(same_base)))
 

@@ -218,9 +218,9 @@ _DELIMITERS = {"\\0": "nul", "\\x00": "nul", "\\000": "nul", "\\n": "newline",
 
 def _xargs_separator(parsed: ParsedOptions) -> str:
     """How xargs splits its input (see :attr:`Look.separator`)."""
-    if parsed.has("-0", "--null"):
-        return "nul"
     delimiter = parsed.value("-d", "--delimiter")
+    if parsed.has("-0", "--null"):
+        return "other" if delimiter is not None else "nul"  # the last one given wins
     if delimiter is not None:
         return "other" if delimiter.dynamic else _DELIMITERS.get(delimiter.text.lower(), "other")
     return "blank"

@@ -109,6 +109,7 @@ STILL_ASK = [
     "find src -type f -print0 | xargs cat",
     "find src -type f | xargs -0 cat",
     "find src -type f | xargs -d , cat",
+    "find src -type f -print0 | xargs -0 -d x sort",
     "find src -type f -print0 | xargs -0 --process-slot-var=PATH cat",
     # the lister looks outside the project
     "find / -name '*.conf' | xargs cat",

@@ -130,6 +130,9 @@ class ShadowGit:
         """What the latest :meth:`write_tree` recorded and left out."""
         self._ready = False
         self._venvs: set[str] = set()  # found before: git need not walk them again
+        # Too large once, left out for good: a snapshot without a file would otherwise
+        # read as "created" once it shrinks, and a restore would remove it.
+        self._too_large: set[str] = set()
 
     def ensure(self) -> None:
         """Create the repository on first use and bring its excludes up to date."""
@@ -238,6 +241,9 @@ class ShadowGit:
         known = {v for v in self._venvs if is_venv(self.work_tree, v)}
         selection = select_files(self.work_tree, self._listed(known, deadline), self.limits)
         self._venvs = known | set(selection.venvs)
+        self._too_large.update(selection.too_large)
+        if self._too_large:
+            selection.files = [p for p in selection.files if p not in self._too_large]
         wanted = set(selection.files)
         stale = [p for p in _paths(self.run("ls-files", "-z", "--cached", deadline=deadline))
                  if p not in wanted]

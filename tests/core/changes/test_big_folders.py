@@ -107,6 +107,19 @@ def test_a_snapshot_holds_what_the_project_tracks_and_nothing_else(tmp_path: Pat
     assert (root / "small.bin").read_bytes() == b"\0" * 1000
 
 
+def test_a_file_too_large_before_a_turn_is_never_removed_by_undoing_it(tmp_path: Path) -> None:
+    with (tmp_path / "data.bin").open("wb") as data:
+        data.truncate(2 * 1024 * 1024)
+    cp = Checkpoints(tmp_path, "s1", SnapshotLimits(max_file_bytes=1024 * 1024))
+    cp.snapshot(0, "before")
+    (tmp_path / "data.bin").write_bytes(b"made small by the turn\n")
+    (tmp_path / "new.txt").write_text("new\n")
+    cp.snapshot(0, "after")
+    assert cp.changed_paths(0) == ["new.txt"]
+    assert cp.restore(0) == ["new.txt"]
+    assert (tmp_path / "data.bin").read_bytes() == b"made small by the turn\n"
+
+
 def test_a_folder_with_too_many_files_is_refused_with_what_to_do(tmp_path: Path) -> None:
     for n in range(12):
         write(tmp_path, f"f{n}.txt")

@@ -136,7 +136,7 @@ SETTING_KINDS: dict[str, SettingKind] = {
     "sandbox": _choice("none", "bwrap", default="none"),
     "bwrap_path": _str(),
     "preview_timeout": SettingKind("float", 10.0, gt=0),
-    "approval_key_guard": SettingKind("float", 0.5, ge=0, le=5),
+    "approval_key_guard": SettingKind("float", 0.5, ge=0, le=60),
     "env_passthrough": SettingKind("list", ()),
     "edit_syntax_guard": _choice("warn", "refuse", "off", default="warn"),
     "edit_correction": _choice("off", "model", default="off"),

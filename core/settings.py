@@ -149,7 +149,7 @@ class Settings(BaseSettings):
         10.0, gt=0, description="Seconds a previewed command may run (p in the approval "
         "modal, --preview headless) before it is killed.")
     approval_key_guard: float = Field(
-        0.5, ge=0, le=5, description="Seconds the approval modal ignores its keys after it "
+        0.5, ge=0, le=60, description="Seconds the approval modal ignores its keys after it "
         "opens by itself, so a key typed for the prompt cannot answer it; 0: none.")
     env_passthrough: list[str] = Field(
         default_factory=list,

@@ -689,6 +689,20 @@ def test_snapshot_shell_command(snap_compare: Any, ctx: ToolContext) -> None:
     assert snap_compare(ApprovalHost(screen), terminal_size=SIZE)
 
 
+async def test_the_keys_work_once_the_key_guard_ends(ctx: ToolContext) -> None:
+    from tests.tui.test_app import until
+
+    screen = ApprovalScreen(request_for(shell_call(ctx), "runs a command"), key_guard=0.2)
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.screen is screen and screen.is_mounted)
+        await until(pilot, lambda: not screen.guarded)
+        assert not screen.has_class("-guarded")
+        await pilot.press("y")
+        await until(pilot, lambda: app.responses)
+    assert app.responses == [Allow()]
+
+
 def test_snapshot_keys_guarded_as_the_modal_opens(snap_compare: Any, ctx: ToolContext) -> None:
     """The same modal as it opens by itself, its keys ignored for a moment: the key help is
     grey, the key letters without their colour, and the "i" line ends "(keys work in 30 s)"

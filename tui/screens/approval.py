@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from typing import ClassVar, Literal
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -95,9 +95,11 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
       hunks (``WriteHunks``); with none ticked, ``y`` denies.
     - ``i`` answer later: the call waits in the approval inbox (``AnswerInInbox``).
 
-    Given a ``key_guard``, the modal ignores every key for that many seconds after it
-    opens, its key help dimmed and saying so: a modal that opens by itself while the person
-    types into the prompt cannot be answered by a key meant for the prompt.
+    Given a ``key_guard``, the modal ignores every key pressed in the first that many
+    seconds after it opens (judged by when the key was pressed, so keys that wait while the
+    app is busy are ignored too), its key help dimmed and saying so: a modal that opens by
+    itself while the person types into the prompt cannot be answered by a key meant for the
+    prompt.
 
     Push it from a worker with ``await app.push_screen_wait(ApprovalScreen(...))``, or with
     ``push_screen(screen, callback)``.
@@ -149,6 +151,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         super().__init__(classes=f"-{kind}")
         self.request = request
         self.key_guard = key_guard
+        self._keys_from = 0.0  # keys pressed before this time are ignored (the guard)
         self.rules: tuple[str, ...] = request.rules
         self.kind = kind
         self.set_reactive(ApprovalScreen.waiting, waiting)
@@ -282,16 +285,23 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     # ------------------------------------------------------------------ hunks
 
-    def on_mount(self) -> None:
+    def on_mount(self, event: events.Mount) -> None:
         """Word the hunks' tick boxes, and start the key guard."""
         if self.hunks:
             self._show_ticks()
         if self.key_guard > 0:
+            self._keys_from = event.time + self.key_guard  # the clock keys are stamped with
             self.guarded = True
             self.set_timer(self.key_guard, self._end_guard)
 
     def _end_guard(self) -> None:
         self.guarded = False
+
+    def on_key(self, event: events.Key) -> None:
+        """A key pressed during the key guard does nothing (it was meant for the prompt)."""
+        if event.time < self._keys_from:
+            event.stop()
+            event.prevent_default()
 
     def watch_guarded(self, guarded: bool) -> None:
         """Dim the key help while the keys are ignored, and retell the keys."""
@@ -371,10 +381,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             content.load_text(for_editor(self.edit.after or "") if self.edit else "")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Keys work only in their mode, and none during the key guard; ``a`` needs a rule
-        and ``e`` something to edit."""
-        if self.guarded:
-            return False
+        """Keys work only in their mode; ``a`` needs a rule and ``e`` something to edit."""
         if action in ("allow_once", "deny", "deny_with_reason"):
             return self.mode == "menu"
         if action == "allow_always":

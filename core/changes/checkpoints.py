@@ -148,8 +148,9 @@ class Checkpoints:
             self._git.set_ref(f"{self._prefix}{turn}/{phase}", commit)
             if phase == "after":
                 # Plumbing never packs; past git's threshold this packs the loose objects and
-                # drops the trees that comparisons with the disk left behind.
-                self._git.run("gc", "--auto", "--quiet")
+                # drops the trees that comparisons with the disk left behind. In the
+                # background, as git's own auto gc: packing a big project takes seconds.
+                self._git.run("gc", "--auto", "--quiet", detach=True)
             return commit
 
     def turns(self) -> list[int]:

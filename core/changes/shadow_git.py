@@ -151,7 +151,8 @@ class ShadowGit:
 
     def run(self, *args: str, stdin: bytes | None = None, git_dir: bool = True,
             ok_codes: tuple[int, ...] = (0,), index: Path | None = None,
-            deadline: float | None = None, finish_late: bool = False) -> bytes:
+            deadline: float | None = None, finish_late: bool = False,
+            detach: bool = False) -> bytes:
         """Run ``git ARGS`` on the shadow repository and return its standard output.
 
         git's standard error is kept from the person's screen: it only ever reaches them
@@ -162,6 +163,8 @@ class ShadowGit:
             deadline: ``time.monotonic()`` by which git must be done, or None.
             finish_late: Past ``deadline``, let git finish in the background (its work
                 makes the next snapshot quicker) instead of stopping it.
+            detach: Leave git to run in the background at once; its output is dropped and
+                nothing is returned.
 
         Raises:
             SnapshotTimedOut: git ran past ``deadline`` (and was stopped, unless
@@ -187,6 +190,10 @@ class ShadowGit:
         except OSError as exc:
             raise ShadowGitError(f"could not run git: {exc}; check that git is installed "
                                  "and the project folder exists") from exc
+        if detach:
+            threading.Thread(target=process.communicate, args=(stdin,), daemon=True,
+                             name=f"checkpoint-{args[0]}").start()
+            return b""
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
             out, err = process.communicate(stdin, timeout=timeout)

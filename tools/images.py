@@ -337,6 +337,14 @@ def prompt_images(text: str, workdir: Path) -> tuple[list[LoadedImage], list[str
     return images, problems
 
 
+def prompt_image_parts(text: str, workdir: Path
+                       ) -> tuple[list[tuple[str, ImagePart]], list[str]]:
+    """:func:`prompt_images` as a model is sent them: each image's name and part, and why
+    any could not be attached (``core.prompt_resolution.ImageReader``)."""
+    loaded, problems = prompt_images(text, workdir)
+    return list(zip((image.shown for image in loaded), image_parts(loaded), strict=True)), problems
+
+
 def image_parts(images: list[LoadedImage]) -> list[ImagePart]:
     """The images as the parts a model is sent."""
     return [ImagePart(image.media_type, base64.b64encode(image.data).decode("ascii"))

@@ -58,7 +58,6 @@ if TYPE_CHECKING:
     from ..core.agent import Agent
     from ..core.changes.checkpoints import Checkpoints
     from ..core.config import Settings
-    from ..core.custom_commands import CustomCommand
     from ..core.providers.base import Provider
     from ..core.sessions.log import SessionLog
     from ..core.sessions.start import OpenedSession
@@ -177,8 +176,7 @@ class AgentApp(App[None]):
         self.session_id = (session.store.session_id if session
                            else session_id or paths.new_session_id())
         self._approver: TuiApprover | None = None
-        self.queue: deque[tuple[str, UserBlock, CustomCommand | None,
-                                tuple[tuple[str, ImagePart], ...]]] = deque()
+        self.queue: deque[tuple[str, UserBlock, tuple[tuple[str, ImagePart], ...]]] = deque()
         self.busy = False
         self._view: EventView | None = None
         self.sessions = SessionActions(self)
@@ -432,25 +430,22 @@ class AgentApp(App[None]):
     @on(PromptInput.Submitted)
     async def _on_prompt(self, message: PromptInput.Submitted) -> None:
         text = message.text
-        command = None
         if text.startswith("/"):
             name, _, typed = text.strip().partition(" ")
-            command = self.knowledge.custom_command(name)
             prompt = self.outside_tools.prompt_named(name)
             if prompt is not None:
                 await self._run_mcp_prompt(prompt, text, typed)
                 return
-            if command is None:
+            if self.knowledge.custom_command(name) is None:
                 await self.run_slash_command(text.strip())
                 return
-        from ..tools.images import image_parts, prompt_images
+        from ..tools.images import prompt_image_parts
 
-        loaded, problems = await asyncio.to_thread(prompt_images, text, self.workdir)
+        # Read now, not when the turn starts, so that the prompt shows what it attaches.
+        images, problems = await asyncio.to_thread(prompt_image_parts, text, self.workdir)
         for problem in problems:
             self.notice(f"Not attached: {problem}", error=True)
-        images = tuple(zip((image.shown for image in loaded), image_parts(loaded),
-                           strict=True))
-        await self.queue_prompt(text, command, images)
+        await self.queue_prompt(text, tuple(images))
 
     def offer_commands(self, commands: dict[str, str]) -> None:
         """What the prompt's ``/`` completion offers: names to one-line help."""
@@ -478,8 +473,7 @@ class AgentApp(App[None]):
         """Run ``/name args`` (see :data:`~agent_tui.tui.commands.COMMANDS`)."""
         await COMMANDS.run(self, line)
 
-    def start_turn(self, text: str, command: CustomCommand | None = None,
-                   images: tuple[tuple[str, ImagePart], ...] = ()) -> None:
+    def start_turn(self, text: str, images: tuple[tuple[str, ImagePart], ...] = ()) -> None:
         """Run one prompt, already shown in the conversation, in a worker; a custom
         command's line (``/review 42``) runs as the prompt its file makes of it; ``images``
         are the images it attaches (name, part)."""
@@ -489,17 +483,13 @@ class AgentApp(App[None]):
         self.set_busy(True)
         self.view.prompt_shown = True
         self._front_title = self._front_title or " ".join(text.split())[:48]
-        self.run_turn(text, command, images)
+        self.run_turn(text, images)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
-    async def run_turn(self, text: str, command: CustomCommand | None = None,
-                       images: tuple[tuple[str, ImagePart], ...] = ()) -> None:
+    async def run_turn(self, text: str, images: tuple[tuple[str, ImagePart], ...] = ()) -> None:
         """The worker of one turn; cancelling it cancels the stream and kills tools."""
         async def one_prompt(agent: Agent) -> None:
-            if command is None:
-                await agent.run(await self.outside_tools.expand(text), images=images)
-            else:
-                await self.run_custom_command(agent, command, text)
+            await self.run_prompt(agent, text, images)
 
         await self._turn_of(one_prompt)
 
@@ -548,26 +538,26 @@ class AgentApp(App[None]):
         self.call_later(self.knowledge.reload_pending)
         self.set_timer(1.0, self._freeze_if_idle)
 
-    async def run_custom_command(self, agent: Agent, command: CustomCommand,
-                                 line: str) -> None:
-        """Run a custom command's prompt, with its allowed tools for the turn and on its
-        model (a temporary agent that hands the conversation back)."""
-        arguments = line.strip().partition(" ")[2]
-        prompt = command.prompt(arguments)
-        rules = command.granted_rules
-        if command.allowed_tools and not rules:
-            self.notice(f"{command.name}: its allowed-tools are not granted: the project is "
-                        "not trusted (add it to trusted_projects in the user config.toml).")
-        if not command.model or command.model == agent.provider.model:
-            await agent.run(prompt, allowed_rules=rules)
-            return
-        self.notice(f"{command.name} runs on {command.model}.")
-        helper = await self.build_agent(self.settings.model_copy(update={"model": command.model}))
-        helper.adopt(agent)
+    async def run_prompt(self, agent: Agent, text: str,
+                         images: tuple[tuple[str, ImagePart], ...] = ()) -> None:
+        """Run a typed prompt with ``agent`` as every front end does
+        (:func:`~agent_tui.core.prompt_resolution.resolve_prompt`): a custom command's
+        prompt with its allowed tools and on its model, the MCP resources it names attached;
+        ``images`` are those read when it was typed."""
+        from ..core.prompt_resolution import PromptFailed, resolve_prompt, run_resolved
+
+        knowledge = await self.knowledge.ready()
         try:
-            await helper.run(prompt, allowed_rules=rules)
-        finally:
-            agent.adopt(helper)
+            prompt = await resolve_prompt(text, self.workdir, knowledge.commands,
+                                          self.outside_tools.manager, images=images)
+        except PromptFailed as exc:
+            self.notice(str(exc), error=True)
+            return
+        for warning in prompt.warnings:
+            self.notice(warning, error=True)
+        if prompt.model and prompt.model != agent.provider.model:
+            self.notice(f"{prompt.command} runs on {prompt.model}.")
+        await run_resolved(agent, prompt, self.make_provider)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
@@ -588,18 +578,17 @@ class AgentApp(App[None]):
     def _next_in_queue(self) -> None:
         if self.busy or not self.queue:
             return
-        text, block, command, images = self.queue.popleft()
+        text, block, images = self.queue.popleft()
         block.mark_sent()
         self.status.queued = len(self.queue)
-        self.start_turn(text, command, images)
+        self.start_turn(text, images)
 
     def set_busy(self, busy: bool) -> None:
         """Whether the front session runs a prompt (the status bar says so)."""
         self.busy = busy
         self.status.busy = busy
 
-    async def queue_prompt(self, text: str, command: CustomCommand | None = None,
-                           images: tuple[tuple[str, ImagePart], ...] = (), *,
+    async def queue_prompt(self, text: str, images: tuple[tuple[str, ImagePart], ...] = (), *,
                            shown: str | None = None) -> None:
         """Show the person's prompt (``shown``, else ``text``) and run ``text``, after the
         running turn if any."""
@@ -607,10 +596,10 @@ class AgentApp(App[None]):
                           images=tuple(name for name, _ in images))
         await self.conversation.add(block)
         if self.busy:
-            self.queue.append((text, block, command, images))
+            self.queue.append((text, block, images))
             self.status.queued = len(self.queue)
         else:
-            self.start_turn(text, command, images)
+            self.start_turn(text, images)
 
     def front_title(self) -> str:
         """The front session's first prompt (or its id), for the session switcher."""

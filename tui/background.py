@@ -59,8 +59,8 @@ class SessionBridge(EventBridge):
         self._pass_text()
 
 
-Queued = tuple[str, Any, tuple[Any, ...]]
-"""A prompt waiting in a session: its text, its custom command (or None), its images."""
+Queued = tuple[str, tuple[Any, ...]]
+"""A prompt waiting in a session: its text and its images."""
 
 
 @dataclass(eq=False)
@@ -212,7 +212,7 @@ class BackgroundSessions:
             session_id = paths.new_session_id()
         agent = await app.build_agent(settings, session_id=session_id, opened=opened)
         session = BackgroundSession(session_id, _title(prompt), opened, agent)
-        session.prompts.append((prompt, None, ()))
+        session.prompts.append((prompt, ()))
         self.sessions[session_id] = session
         self.start(session)
         return session
@@ -231,12 +231,9 @@ class BackgroundSessions:
         cancelled = False
         try:
             while session.prompts and self.sessions.get(session.session_id) is session:
-                text, command, images = session.prompts.popleft()
+                text, images = session.prompts.popleft()
                 self.app.outside_tools.offer_tools(agent)
-                if command is not None:
-                    await self.app.run_custom_command(agent, command, text)
-                else:
-                    await agent.run(text, images=images)
+                await self.app.run_prompt(agent, text, images)
         except asyncio.CancelledError:
             cancelled = True
             raise
@@ -305,7 +302,7 @@ class BackgroundSessions:
         prompts; None when it holds nothing to keep (no agent yet, no log)."""
         app = self.app
         agent: Agent | None = app.agent
-        queued = [(text, command, images) for text, _block, command, images in app.queue]
+        queued = [(text, images) for text, _block, images in app.queue]
         if agent is None and not app.busy and (app.opened is None or app.opened.log is None):
             if app.opened is not None:
                 from ..core.sessions.start import close_session
@@ -368,8 +365,8 @@ class BackgroundSessions:
             await app.show_restored(log)
         if streamed := "".join(session.streamed):
             await app.view.show(ev.TextDelta(streamed))
-        for text, command, images in session.prompts:
-            await app.queue_prompt(text, command, images)
+        for text, images in session.prompts:
+            await app.queue_prompt(text, images)
         session.prompts.clear()
         app.approver.refresh()
         self.changed()

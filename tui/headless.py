@@ -37,17 +37,17 @@ from ..core.events import (
 )
 from ..core.knowledge import load_knowledge
 from ..core.memory import open_project_memory
+from ..core.prompt_resolution import PromptFailed, resolve_prompt, run_resolved
 from ..core.providers.litellm import LitellmProvider
 from ..core.safety.redaction import RedactingSink, settings_secrets
 from ..core.sessions.start import OpenedSession
 from ..tools.base import EDIT_TIER_NOTES
 from ..tools.builtin import builtin_tools
-from ..tools.images import image_parts, load_image
+from ..tools.images import image_parts, load_image, prompt_image_parts
 from ..tools.registry import ToolRegistry
 from .commands import COMMANDS
 from .outside_text import visible
 from .outside_tools import DISCOVERED_GROUP, MCP_GROUP
-from .typed_prompt import PromptFailed, typed_prompt
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -196,14 +196,14 @@ async def run_headless(
     # prompt, as the workbench does.
     try:
         try:
-            typed = await typed_prompt(prompt, knowledge.commands, mcp)
+            resolved = await resolve_prompt(prompt, workdir, knowledge.commands, mcp,
+                                            images=attached, read_images=prompt_image_parts)
         except PromptFailed as exc:
             err.write(f"agent-tui: error: {visible(str(exc))}\n")
             return 2
-        if typed.warning:
-            err.write(f"agent-tui: warning: {visible(typed.warning)}\n")
-        result = await agent.run(typed.text, allowed_rules=typed.allowed_rules,
-                                 images=attached)
+        for warning in resolved.warnings:
+            err.write(f"agent-tui: warning: {visible(warning)}\n")
+        result = await run_resolved(agent, resolved)
     finally:
         await asyncio.to_thread(agent.close)
         if mcp is not None:

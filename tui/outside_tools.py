@@ -5,7 +5,6 @@ servers' state on the ``/mcp`` screen."""
 from __future__ import annotations
 
 import asyncio
-import re
 from importlib import import_module
 from typing import Any
 
@@ -13,8 +12,6 @@ from ..core import paths
 
 MCP_GROUP = "mcp"
 """What the agent calls the MCP servers' tools (see ``Agent.use_external_tools``)."""
-RESOURCE = re.compile(r"(?:^|\s)@([A-Za-z0-9_-]+):(\S+)")
-"""``@server:uri``: an MCP server's resource attached to a prompt."""
 DISCOVERED_GROUP = "discovered"
 """What the agent calls the tools ``tool_discovery_command`` declares."""
 
@@ -93,26 +90,6 @@ class OutsideTools:
         if self.manager is None:
             return None
         return next((p for p in self.manager.prompts() if p.command == command), None)
-
-    async def expand(self, text: str) -> str:
-        """``text`` with each ``@server:uri`` of a configured MCP server's resource
-        attached after it; what cannot be read is said and left out."""
-        if self.manager is None:
-            return text
-        from ..core.mcp import McpError
-
-        attached = []
-        for match in RESOURCE.finditer(text):
-            server, uri = match.group(1), match.group(2).rstrip(".,;:!?)")
-            if server not in self.manager.servers:
-                continue
-            try:
-                body = await self.manager.read_resource(server, uri)
-            except McpError as exc:
-                self.app.notice(f"Not attached: @{server}:{uri}: {exc}", error=True)
-                continue
-            attached.append(f'<resource server="{server}" uri="{uri}">\n{body}\n</resource>')
-        return "\n\n".join([text, *attached]) if attached else text
 
     def show_mcp(self) -> None:
         """``/mcp``: the servers, their state and tools; reconnect or disable one."""

@@ -43,12 +43,13 @@ from acp.schema import (
 
 from ...core import __version__
 from ...core.config import APPROVAL_MODES, ConfigError, Settings
+from ...core.prompt_resolution import PromptFailed, resolve_prompt, run_resolved
 from ...core.sessions.log import SessionError
 from ...core.sessions.replay import event_from_record
 from ...core.sessions.start import open_session
 from ...tools.base import ImagePart
+from ...tools.images import prompt_image_parts
 from ..outside_tools import MCP_GROUP
-from ..typed_prompt import PromptFailed, typed_prompt
 from .session import AcpSession, open_acp_session
 from .updates import UpdateTranslator
 
@@ -256,15 +257,17 @@ class AgentTuiAcp:
             from ...tools.mcp import mcp_tools
 
             session.agent.use_external_tools(MCP_GROUP, mcp_tools(session.mcp))
+        agent = session.agent
         try:
-            typed = await typed_prompt(text, session.agent.knowledge.commands, session.mcp)
+            resolved = await resolve_prompt(text, agent.workdir, agent.knowledge.commands,
+                                            session.mcp, images=images,
+                                            read_images=prompt_image_parts)
         except PromptFailed as exc:
             raise request_failed(str(exc)) from None
-        if typed.warning:
-            session.queue(update_agent_message_text(f"> agent-tui: {typed.warning}\n\n"))
+        for warning in resolved.warnings:
+            session.queue(update_agent_message_text(f"> agent-tui: {warning}\n\n"))
         self._cancelled.discard(session_id)
-        session.prompt_task = asyncio.create_task(session.agent.run(
-            typed.text, allowed_rules=typed.allowed_rules, images=images))
+        session.prompt_task = asyncio.create_task(run_resolved(agent, resolved))
         try:
             result = await session.prompt_task
         except asyncio.CancelledError:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from agent_tui.core.agent import Agent
 from agent_tui.core.approval import HeadlessApprover
@@ -42,3 +43,39 @@ async def test_a_cancel_ends_the_running_call_and_the_ones_after_it_as_cancelled
     assert "cancelled" in ended["call_running"].output
     assert ended["call_running"].duration > 0
     assert not (tmp_path / "never.txt").exists()
+
+
+class NobodyAnswers:
+    """A person who never answers: the call waits for approval until the cancel."""
+
+    def __init__(self) -> None:
+        self.asked = asyncio.Event()
+
+    async def ask(self, request: Any, preview: Any = None) -> Any:
+        self.asked.set()
+        await asyncio.Event().wait()
+
+    def remembered(self, saved: Any) -> None:
+        pass
+
+    async def review_summary(self, summary: str) -> str:
+        return summary
+
+
+async def test_a_call_cancelled_while_it_waits_for_approval_ends_cancelled(
+        fake_provider: FakeProvider, tmp_path: Path) -> None:
+    fake_provider.script(Reply(tool_calls=[
+        ToolCall("shell", {"command": "touch asked.txt"}, id="call_asking")]))
+    config = settings_for(fake_provider)
+    events: list[Event] = []
+    approver = NobodyAnswers()
+    agent = Agent(LitellmProvider(config), ToolRegistry(builtin_tools()), config, tmp_path,
+                  approver, events.append)
+    turn = asyncio.create_task(agent.run("go"))
+    await asyncio.wait_for(approver.asked.wait(), 60)
+    turn.cancel()
+    await asyncio.gather(turn, return_exceptions=True)
+
+    (ended,) = [e for e in events if isinstance(e, ToolResultEvent)]
+    assert (ended.id, ended.ok, ended.cancelled) == ("call_asking", False, True)
+    assert not (tmp_path / "asked.txt").exists()

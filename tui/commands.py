@@ -77,7 +77,7 @@ Enter expands a tool block · c copies a block · Ctrl+P command palette · Ctrl
 
 **Approvals** — y allow once · a allow always · n deny · d deny with a reason ·
 e edit before it runs · Esc deny · space ticks/unticks an edit's hunk, j/k move between hunks ·
-i answer it later in the inbox
+i answer it later in the inbox · a modal that opens by itself ignores keys for half a second
 
 **Inbox (F8, /inbox)** — every call of every session waiting: j/k move · y allow once ·
 n deny · a always allow in its session · d details · r allow every read-only call

@@ -250,7 +250,9 @@ class TuiApprover:
         self._modal_item = None
         if isinstance(answer, AnswerInInbox):
             self._leave_for_later()
-            self.app.notify("The call waits in the approval inbox: F8 answers it.",
+            waiting = len(self.pending)
+            self.app.notify("The call waits in the approval inbox: F8 answers it." if waiting < 2
+                            else f"{waiting} calls wait in the approval inbox: F8 answers them.",
                             timeout=4, markup=False)
             self._changed()
         elif answer is not None:

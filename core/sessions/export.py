@@ -70,8 +70,17 @@ def _event_markdown(event: dict[str, Any]) -> list[str]:
             *_fenced(body, "json"),
             "",
         ]
+    if kind == "approval" and event.get("edited_summary"):
+        args = event.get("edited_args")
+        body = args if isinstance(args, str) else json.dumps(args, indent=2, ensure_ascii=False)
+        return [
+            f"### Edited by the person before it ran — {event['edited_summary']}",
+            "",
+            *_fenced(body, "json"),
+            "",
+        ]
     if kind == "tool_result":
-        status = "ok" if event.get("ok") else "failed"
+        status = "cancelled" if event.get("cancelled") else "ok" if event.get("ok") else "failed"
         return [
             f"**Result of `{event.get('name', '?')}`** ({status})",
             "",

@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core import paths
-from agent_tui.core.events import AssistantMessage, TodoUpdated, ToolCallStarted, ToolResultEvent
+from agent_tui.core.events import (
+    ApprovalDecided,
+    AssistantMessage,
+    TodoUpdated,
+    ToolCallStarted,
+    ToolResultEvent,
+)
 from agent_tui.core.safety.redaction import REDACTED, redact
 from agent_tui.core.sessions.export import to_markdown
 from agent_tui.core.sessions.log import (
@@ -312,3 +318,19 @@ def test_to_markdown_is_a_readable_transcript(tmp_path):
     assert "### Todos\n\n- [x] read parse.py\n- [ ] fix it" in md
     assert "noise" not in md
     assert md.index("I'll read it first.") < md.index("Fixed.")
+
+
+def test_to_markdown_shows_what_ran_and_how_each_call_ended(tmp_path):
+    with SessionStore.create("ran", project=tmp_path, model="m") as store:
+        store.append(ToolCallStarted("c1", "shell", {"command": "rm -r build"},
+                                     "shell: rm -r build").to_dict())
+        store.append(ApprovalDecided("c1", "allow", "approved after the user edited it", "user",
+                                     edited_summary="shell: rm -r build/tmp",
+                                     edited_args={"command": "rm -r build/tmp"}).to_dict())
+        store.append(ToolResultEvent("c1", "shell", False, "Error: the person cancelled this "
+                                     "call before it finished.", cancelled=True).to_dict())
+
+    md = to_markdown(read_events("ran"))
+    assert ("### Edited by the person before it ran — shell: rm -r build/tmp\n\n```json\n"
+            '{\n  "command": "rm -r build/tmp"\n}\n```') in md
+    assert "**Result of `shell`** (cancelled)" in md

@@ -27,7 +27,6 @@ from ..durable import write_atomically
 from .snapshot_scope import (
     NEVER_TRACKED,
     FolderTooBig,
-    Selection,
     SnapshotLimits,
     excluded,
     is_venv,
@@ -126,8 +125,6 @@ class ShadowGit:
         self.work_tree = Path(os.path.realpath(work_tree))
         self.index = root / "indexes" / f"{index_name}.index"
         self.limits = limits or SnapshotLimits()
-        self.last_selection: Selection | None = None
-        """What the latest :meth:`write_tree` recorded and left out."""
         self._ready = False
         self._venvs: set[str] = set()  # found before: git need not walk them again
         # Too large once, left out for good: a snapshot without a file would otherwise
@@ -246,7 +243,10 @@ class ShadowGit:
         self.ensure()
         self._wait_for_hashing(deadline)
         known = {v for v in self._venvs if is_venv(self.work_tree, v)}
-        selection = select_files(self.work_tree, self._listed(known, deadline), self.limits)
+        # The listing has a whole ``timeout`` of its own: only a listing that needs more
+        # proves the folder too big, not one that started late.
+        listed = self._listed(known, None if timeout is None else time.monotonic() + timeout)
+        selection = select_files(self.work_tree, listed, self.limits)
         self._venvs = known | set(selection.venvs)
         self._too_large.update(selection.too_large)
         if self._too_large:
@@ -260,7 +260,6 @@ class ShadowGit:
         if selection.files:
             self.run("update-index", "-z", "--add", "--remove", "--stdin", deadline=deadline,
                      stdin=_nul_joined(selection.files), finish_late=True)
-        self.last_selection = selection
         return self.run("write-tree", deadline=deadline).decode().strip()
 
     def _wait_for_hashing(self, deadline: float | None) -> None:

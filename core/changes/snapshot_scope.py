@@ -49,8 +49,10 @@ class SnapshotLimits:
         max_files: More files than this to snapshot and checkpoints are off for the
             folder (``checkpoint_max_files``).
         max_file_bytes: Larger files are left out of the snapshots (``checkpoint_max_file_mb``).
-        timeout: Seconds a snapshot the loop takes may run before it is stopped and the
-            turn goes on without it (``checkpoint_timeout``); None: no limit.
+        timeout: Seconds the loop waits for a snapshot before the turn goes on without
+            it, the hashing going on in the background (``checkpoint_timeout``); also the
+            time a listing of the folder may take before it counts as too big. None: no
+            limit.
     """
 
     max_files: int = 50_000

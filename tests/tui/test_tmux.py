@@ -44,6 +44,21 @@ class Tmux:
             time.sleep(0.2)
         raise AssertionError(f"{text!r} never appeared on screen:\n{self.screen()}")
 
+    def wait_gone(self, text: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text not in screen:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} never left the screen:\n{self.screen()}")
+
+    def answer_approval(self, key: str) -> None:
+        """Press ``key`` in the approval modal once its key guard is over (a person reads
+        the modal first; a key in its first half second is taken for a stray one)."""
+        self.wait_gone("keys work in")
+        self.send(key)
+
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
 
@@ -70,10 +85,10 @@ def test_prompt_approve_write_deny_shell_final_answer(fake_provider, tmp_path):
         tmux.send("write a greeting", "Enter")
         tmux.wait_for("greeting.txt")
         tmux.wait_for("allow once")
-        tmux.send("y")
+        tmux.answer_approval("y")
         tmux.wait_for("rm -r build")
         tmux.wait_for("n: deny")
-        tmux.send("n")
+        tmux.answer_approval("n")
         tmux.wait_for("Wrote greeting.txt;")
         tmux.wait_for("○ idle")
     finally:

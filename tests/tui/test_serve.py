@@ -261,6 +261,14 @@ class Page:
             time.sleep(0.2)
         raise AssertionError(f"{text!r} never appeared in the page:\n{self.screen()}")
 
+    def wait_gone(self, text: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if text not in (screen := self.screen()):
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} never left the page:\n{self.screen()}")
+
     def type(self, *keys: str) -> None:
         from selenium.webdriver.common.by import By
 
@@ -349,6 +357,7 @@ def test_an_approval_is_answered_in_the_page(served, fake_provider, page):
     page.type("write a greeting", Keys.ENTER)
     page.wait_for("allow once")
     assert not (served.project / "greeting.txt").exists()
+    page.wait_gone("keys work in")  # the modal's key guard: a person reads it first
     page.type("y")
     page.wait_for("Wrote greeting.txt.")
     assert (served.project / "greeting.txt").read_text() == "hello from the browser\n"

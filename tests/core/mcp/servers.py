@@ -13,13 +13,13 @@ from agent_tui.core.mcp import McpServerConfig
 
 DEMO_SERVER = '''
 import os, subprocess, sys, time
+print("demo server: starting", file=sys.stderr, flush=True)  # before the slow imports
+if os.environ.get("DEMO_HANG"):
+    time.sleep(3600)
 import mcp_types as types
 from mcp.server.mcpserver import Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-print("demo server: starting", file=sys.stderr, flush=True)
-if os.environ.get("DEMO_HANG"):
-    time.sleep(3600)
 server = MCPServer("demo")
 
 @server.tool()

@@ -853,11 +853,12 @@ class FakeProvider:
         validate_history: Answer a request whose history the real API rejects
             (a tool call without its result right after it, a result without
             its call) with the real API's 400, as OpenAI and Anthropic do; the
-            request is recorded and consumes no script item.
+            request is recorded and consumes no script item. On by default, so
+            every loop test also checks that the agent's histories are valid.
     """
 
     def __init__(self, responder: Responder | None = None, *,
-                 validate_history: bool = False) -> None:
+                 validate_history: bool = True) -> None:
         self.responder = responder
         self.validate_history = validate_history
         self._lock = threading.Lock()

@@ -99,7 +99,7 @@ async def test_a_switch_of_model_keeps_the_conversation_and_the_session_rules(
     assert "Exit code: 0" in fake_provider.requests[3].tool_results()[0]["content"]
 
 
-async def test_edit_the_command_before_it_runs(fake_provider, tmp_path):
+async def test_edit_the_command_before_it_runs_and_see_it_as_it_ran(fake_provider, tmp_path):
     fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch wrong.txt"})]),
                          Reply(text="ok"))
     app = app_for(fake_provider, tmp_path)
@@ -115,6 +115,18 @@ async def test_edit_the_command_before_it_runs(fake_provider, tmp_path):
         assert (tmp_path / "right.txt").exists() and not (tmp_path / "wrong.txt").exists()
         told = fake_provider.requests[1].tool_results()[0]["content"]
         assert "edited this call" in told and "touch right.txt" in told
+        (block,) = app.query(ToolBlock)
+        assert (block.status, block.summary) == ("ok", "shell: touch right.txt")
+        assert str(block.render()).startswith("▸ ✓ edited: shell: touch right.txt")
+        block.action_toggle()
+        shown = str(block.render())
+        assert "the model proposed: shell: touch wrong.txt" in shown
+        assert '"command": "touch right.txt"' in shown
+        log = app.query_one(ToolLog)
+        (record,) = log.records.values()
+        assert record.args["command"] == "touch right.txt"
+        cells = [str(cell) for cell in log.table.get_row(record.call_id)]
+        assert cells[2:4] == ["edited: touch right.txt", "ok"]
 
 
 async def test_parallel_approvals_queue_and_show_the_count(fake_provider, tmp_path):
@@ -137,32 +149,6 @@ async def test_parallel_approvals_queue_and_show_the_count(fake_provider, tmp_pa
         await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
         contents = [r["content"] for r in fake_provider.requests[1].tool_results()]
         assert "1" in contents[0] and "2" in contents[1]
-
-
-async def test_an_edited_command_is_shown_as_it_ran(fake_provider, tmp_path):
-    fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch wrong.txt"})]),
-                         Reply(text="ok"))
-    app = app_for(fake_provider, tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await type_prompt(pilot, "make a file")
-        await until(pilot, lambda: modal(app) is not None)
-        await pilot.press("e")
-        await pilot.pause()
-        app.screen.focused.value = "touch right.txt"
-        await pilot.press("enter")
-        await until(pilot, lambda: len(fake_provider.requests) == 2 and not app.busy)
-        (block,) = app.query(ToolBlock)
-        assert (block.status, block.summary) == ("ok", "shell: touch right.txt")
-        assert str(block.render()).startswith("▸ ✓ edited: shell: touch right.txt")
-        block.action_toggle()
-        shown = str(block.render())
-        assert "the model proposed: shell: touch wrong.txt" in shown
-        assert '"command": "touch right.txt"' in shown
-        log = app.query_one(ToolLog)
-        (record,) = log.records.values()
-        assert record.args["command"] == "touch right.txt"
-        cells = [str(cell) for cell in log.table.get_row(record.call_id)]
-        assert cells[2:4] == ["edited: touch right.txt", "ok"]
 
 
 async def test_a_cancel_ends_every_call_of_the_response_as_cancelled(fake_provider, tmp_path):

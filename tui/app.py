@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from rich.markup import escape
 from textual import events, on, work
+from textual.actions import SkipAction
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -85,6 +86,9 @@ START_UP_PAUSE_S = 0.005
 AWAY_BEFORE_COLLECTING_ALL = 30.0
 """Seconds without a key, after a turn, before everything is collected (a longer pause)."""
 
+QUIT_AGAIN_WITHIN_S = 1.0
+"""Seconds within which a second Ctrl+C on an idle, empty prompt quits."""
+
 
 def preload_start_up() -> None:
     """Import, one after another, what start-up's workers import or would import on the
@@ -132,6 +136,7 @@ class AgentApp(App[None]):
     AUTO_FOCUS = "#prompt"
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel", show=False),
+        Binding("ctrl+c", "interrupt", "Cancel / clear / quit", show=False, priority=True),
         Binding("ctrl+up", "focus_conversation", "Blocks", show=False, priority=True),
         Binding("ctrl+r", "browse_sessions", "Sessions", show=False, priority=True),
         Binding("shift+tab", "cycle_mode", "Mode", show=False, priority=True),
@@ -191,6 +196,7 @@ class AgentApp(App[None]):
         self._session_changes: dict[str, Any] = dict(persona_settings or {})
         self._load_litellm = load_litellm
         self._window_focused = True
+        self._quit_pressed_at = -QUIT_AGAIN_WITHIN_S
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = settings.theme if settings.theme in self.available_themes else THEMES[0].name
@@ -814,6 +820,31 @@ class AgentApp(App[None]):
             self.workers.cancel_group(self, "turn")
         else:
             self.query_one(PromptInput).focus()
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C, as in other terminal agents: cancel the running turn; idle, clear the
+        prompt; idle with an empty prompt, a second press within a second quits.
+
+        Over another screen (a modal, the session browser) the key is that screen's.
+        """
+        if len(self.screen_stack) > 1:
+            raise SkipAction()
+        if self.busy:
+            self.workers.cancel_group(self, "turn")
+            self.notify("Cancelled the turn.", timeout=2)
+            return
+        prompt = self.query_one(PromptInput)
+        if prompt.text:
+            prompt.clear()
+            prompt.focus()
+            self.notify("Cleared the prompt.", timeout=2)
+            return
+        now = time.monotonic()
+        if now - self._quit_pressed_at <= QUIT_AGAIN_WITHIN_S:
+            self.exit()
+            return
+        self._quit_pressed_at = now
+        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_AGAIN_WITHIN_S)
 
     async def action_focus_conversation(self) -> None:
         """Ctrl+Up: from the prompt to the newest block; j/k then move between blocks."""

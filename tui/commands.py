@@ -73,7 +73,8 @@ Shift+Tab cycle approval mode · F2 side panel · F3 tool log · F4 todos ·
 F5/F6 narrow/widen the side panel · F7 review the changes (/diff) ·
 F8 approval inbox · F9 open sessions (front and background) ·
 Ctrl+↑ to the conversation, then j/k between blocks, Esc back to the prompt ·
-Enter expands a tool block · c copies a block · Ctrl+P command palette · Ctrl+Q quit
+Enter expands a tool block · c copies a block · Ctrl+P command palette ·
+Ctrl+C cancels the turn, clears the prompt, or (twice on an empty prompt) quits · Ctrl+Q quit
 
 **Approvals** — y allow once · a allow always · n deny · d deny with a reason ·
 e edit before it runs · Esc deny · space ticks/unticks an edit's hunk, j/k move between hunks ·

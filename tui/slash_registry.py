@@ -114,7 +114,7 @@ class SlashRegistry:
 
     def help_line(self) -> str:
         """The ``/help`` paragraph's list: ``/name`` and its help, separated by dots."""
-        return " · ".join(f"`{command.name}` {command.help.lower()}" for command in self)
+        return " · ".join(f"`{command.name}` {command.help}" for command in self)
 
     def markdown_table(self) -> str:
         """The docs' table of commands: usage and summary, one row each."""

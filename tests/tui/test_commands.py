@@ -59,7 +59,9 @@ async def test_help_shows_every_command_with_its_help(fake_provider, tmp_path) -
         await until(pilot, lambda: bool(app.query(AssistantBlock)))
         text = app.query(AssistantBlock)[-1].text
     for command in COMMANDS:
-        assert f"`{command.name}` {command.help.lower()}" in text
+        assert f"`{command.name}` {command.help}" in text
+    assert "write AGENTS.md" in text and "(F7)" in text
+    assert "write agents.md" not in text and "(f7)" not in text
 
 
 async def test_an_unknown_command_names_every_command(fake_provider, tmp_path) -> None:

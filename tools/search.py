@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import AliasChoices, Field
 
+from ..core.counts import counted
 from .base import Invocation, OutputCallback, Tool, ToolContext, ToolKind, ToolParams, ToolResult
 from .file_walk import PathGlob, list_files_like_rg
 from .files import display_path
@@ -43,9 +44,6 @@ MAX_LS_ENTRIES = 1_000
 MAX_MATCH_CHARS = 500
 """Characters of one line grep shows before it cuts the line."""
 
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'' if count == 1 else 'es' if noun.endswith('h') else 's'}"
 
 
 def _shown(text: str) -> str:
@@ -144,7 +142,7 @@ class LsInvocation(Invocation[LsParams]):
             except OSError:
                 files.append(f"{name}  (broken link or unreadable)")
         rows = dirs + files
-        head = f"{shown}: {_plural(len(dirs), 'folder')}, {_plural(len(files), 'file')}"
+        head = f"{shown}: {counted(len(dirs), 'folder')}, {counted(len(files), 'file')}"
         if left_out:
             head += f" ({left_out:,} left out by ignore)"
         if not rows:
@@ -245,7 +243,7 @@ class GlobFilesInvocation(Invocation[GlobFilesParams]):
         if not found:
             return ToolResult(f"No files match `{pattern}` in {shown} (files ignored by "
                               ".gitignore are left out).")
-        lines = [f"{_plural(len(found), 'file')} matching `{pattern}` in {shown} (paths "
+        lines = [f"{counted(len(found), 'file')} matching `{pattern}` in {shown} (paths "
                  "relative to it, sorted by path):", *found[:MAX_GLOB_RESULTS]]
         if len(found) > MAX_GLOB_RESULTS:
             lines.append(f"[... and {len(found) - MAX_GLOB_RESULTS:,} more files not shown; "
@@ -451,7 +449,7 @@ def _grep_result(hits: dict[str, list[Hit]], prefix: str, p: GrepParams, shown: 
                     cutoff = number + p.context
         if cutoff is not None or out.cut:
             break
-    summary = f"{_plural(total, 'match')} in {_plural(len(hits), 'file')}"
+    summary = f"{counted(total, 'match')} in {counted(len(hits), 'file')}"
     if shown_matches < total:
         why = (f"the output reached {out.limit:,} characters" if out.cut
                else f"max_results={p.max_results}")

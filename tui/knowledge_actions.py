@@ -13,6 +13,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.counts import counted
 from .outside_text import visible
 
 if TYPE_CHECKING:
@@ -152,7 +153,7 @@ class KnowledgeActions:
                             "UserPromptSubmit, Stop, SessionStart) tables with a command to "
                             "config.toml; see the README's Hooks section.")
             return
-        lines = [f"{len(hooks)} hook{'s' if len(hooks) > 1 else ''}:"]
+        lines = [f"{counted(len(hooks), 'hook')}:"]
         lines += [f"  {hook.describe()}" for hook in hooks]
         self.app.notice("\n".join(lines))
 

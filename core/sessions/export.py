@@ -36,13 +36,22 @@ def to_markdown(log: SessionLog) -> str:
         ),
     ]
     if log.parent:
-        meta.append(("Forked from", f"{log.parent[0]} after event {log.parent[1]}"))
+        meta.append(("Forked from", _fork_point(log, *log.parent)))
     out += [f"- **{name}:** {value}" for name, value in meta if value]
     out.append("")
     for event in log.events:
         out += _event_markdown(event)
     # Windows line ends are line ends here, not a stray ␍ on every line of a tool's output.
     return visible("\n".join(out).rstrip().replace("\r\n", "\n") + "\n")
+
+
+def _fork_point(log: SessionLog, parent_id: str, last_event: int) -> str:
+    """The parent and how many of its prompts the fork kept.
+
+    The header's event index is the log's own bookkeeping: a person counts prompts.
+    """
+    kept = sum(1 for event in log.events[: last_event + 1] if event.get("type") == "user_message")
+    return f"{parent_id}, after its prompt {kept}" if kept else f"{parent_id}, before its first prompt"
 
 
 def _first_prompt(log: SessionLog) -> str:

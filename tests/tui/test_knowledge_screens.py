@@ -91,3 +91,15 @@ def test_snapshot_memory(snap_compare) -> None:
     ))
     assert snap_compare(ScreenHost(MemoryScreen(instructions, FixedMemory())),
                         terminal_size=SIZE)
+
+
+class OneMemory(FixedMemory):
+    memories = FixedMemory.memories[:1]
+
+
+async def test_one_memory_is_counted_in_the_singular() -> None:
+    app = ScreenHost(MemoryScreen(Instructions(()), OneMemory()))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        status = str(app.screen.query_one("#memory-status").render())
+    assert status.startswith("1 memory · ")

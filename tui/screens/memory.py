@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, TextArea
 
+from ...core.counts import counted
 from ..outside_text import outside_text
 from ..widgets.keys_in_order import LineInput, TextEditor
 from ..widgets.measured_table import MeasuredTable
@@ -125,7 +126,7 @@ class MemoryScreen(ModalScreen[None]):
             else:
                 memories = await asyncio.to_thread(self.memory.list, LISTED)
                 rows = [(memory, "") for memory in memories]
-                said = f"{len(rows)} memories"
+                said = counted(len(rows), "memory")
         except ValueError:
             rows, said = [], "type words to search"
         except Exception as exc:  # the database: said, never a crash of the screen

@@ -334,3 +334,17 @@ def test_to_markdown_shows_what_ran_and_how_each_call_ended(tmp_path):
     assert ("### Edited by the person before it ran — shell: rm -r build/tmp\n\n```json\n"
             '{\n  "command": "rm -r build/tmp"\n}\n```') in md
     assert "**Result of `shell`** (cancelled)" in md
+
+
+def test_a_forks_transcript_names_its_parent_and_prompt_not_an_event_index(tmp_path):
+    with new_store(tmp_path, "parent") as store:
+        for prompt in ("first", "second", "third"):
+            store.append({"type": "user_message", "text": prompt})
+            store.append(AssistantMessage(f"answer to {prompt}").to_dict())
+
+    child = fork("parent", 3)  # after the second prompt's answer
+    md = to_markdown(read_events(child))
+    assert "- **Forked from:** parent, after its prompt 2" in md
+    assert "event" not in md
+    whole = to_markdown(read_events(fork("parent", -1)))
+    assert "- **Forked from:** parent, before its first prompt" in whole

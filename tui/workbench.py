@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..core.sessions.start import OpenedSession
 
 NO_MODEL = ("No model is configured. Type /model NAME (e.g. /model openai/gpt-4.1), or quit "
-            "and set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.")
+            "and set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or OPENROUTER_API_KEY.")
 """What the workbench says when something needs a model and none is configured."""
 
 

@@ -44,8 +44,9 @@ class ProviderError(Exception):
 
     Attributes:
         message: What the provider said, with what to do next.
-        kind: rate_limit, server, connection, timeout, stalled, auth, bad_request,
-            not_found, context_length.
+        kind: rate_limit, server, connection (dropped or malformed stream), timeout,
+            stalled (retried); refused, dns, tls, auth, missing_key, unknown_model,
+            bad_request, not_found, context_length (not).
         status: The HTTP status, when there was one.
         retry_after: Seconds the provider asked us to wait.
     """
@@ -68,7 +69,8 @@ class ProviderError(Exception):
 
     @property
     def retryable(self) -> bool:
-        """True for failures worth another attempt (never 400/401)."""
+        """True for failures a retry can cure (never a refused connection, a bad or
+        missing key, an unknown model or a rejected request)."""
         return self.kind in self.RETRYABLE
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..config import Settings
 from ..events import Usage
-from . import llamacpp
+from . import failures, llamacpp
 from .base import Message, ModelReply, ProviderError, TextCallback, ToolCallRequest
 
 DEFAULT_CONTEXT_WINDOW = 128_000
@@ -111,6 +111,8 @@ class LitellmProvider:
             # the server's /api/show); the ollama/ route (/api/generate) takes none.
             return self.model.startswith("ollama_chat/") and bool(
                 self._model_info().get("supports_function_calling"))
+        if self._doomed():
+            return False  # the call will fail whatever the answer
         try:
             return bool(load_litellm().supports_function_calling(model=self.model))
         except Exception:
@@ -118,6 +120,8 @@ class LitellmProvider:
 
     def supports_images(self) -> bool:
         """litellm's word on vision support; unknown models are assumed not to."""
+        if self._doomed():
+            return False
         try:
             return bool(load_litellm().supports_vision(model=self.model))
         except Exception:
@@ -145,6 +149,8 @@ class LitellmProvider:
         """litellm's model map entry; an Ollama model's is asked of the configured server
         (litellm would ask localhost:11434), {} when unknown."""
         api_base = self._settings.api_base if self._ollama else None
+        if self._doomed():
+            return {}
         try:
             return dict(load_litellm().get_model_info(self.model, api_base=api_base) or {})
         except Exception:
@@ -152,6 +158,8 @@ class LitellmProvider:
 
     def count_tokens(self, messages: list[Message]) -> int:
         """Tokens of ``messages`` by litellm's counter for this model."""
+        if self._doomed():
+            return sum(len(str(m.get("content") or "")) for m in messages) // 4
         try:
             return int(load_litellm().token_counter(model=self.model, messages=messages))
         except Exception:
@@ -163,8 +171,10 @@ class LitellmProvider:
         self, messages: list[Message], tools: list[dict[str, Any]] | None, on_text: TextCallback
     ) -> ModelReply:
         """Stream one response; see ``Provider.complete``."""
-        litellm = await asyncio.to_thread(load_litellm)
         kwargs = self._request_kwargs(messages, tools)
+        if (error := self.preflight(kwargs)) is not None:
+            raise error
+        litellm = await asyncio.to_thread(load_litellm)
         if llamacpp.is_embedded(self.model):
             _route_embedded_models(litellm)
             kwargs["n_ctx"] = await asyncio.to_thread(self.context_window)
@@ -278,61 +288,36 @@ class LitellmProvider:
         )
 
     def _translate(self, litellm: Any, exc: Exception) -> ProviderError:
-        """Turn a litellm (or transport) exception into a ProviderError with advice."""
-        status = getattr(exc, "status_code", None)
-        status = status if isinstance(status, int) else None
-        message = _provider_message(exc)
-        retry_after = _retry_after(exc)
-        checks: list[tuple[str, str, str]] = [
-            (
-                "ContextWindowExceededError",
-                "context_length",
-                "the conversation no longer fits the model's context window.",
-            ),
-            (
-                "AuthenticationError",
-                "auth",
-                "check the API key (--api-key, or the provider's usual environment variable).",
-            ),
-            ("PermissionDeniedError", "auth", "the key is not allowed to use this model."),
-            (
-                "NotFoundError",
-                "not_found",
-                "check the model name (--model) and api_base (--api-base).",
-            ),
-            ("RateLimitError", "rate_limit", "rate limited by the provider."),
-            ("Timeout", "timeout", "the request timed out."),
-            ("BadRequestError", "bad_request", "the provider rejected the request."),
-            ("UnprocessableEntityError", "bad_request", "the provider rejected the request."),
-            (
-                "APIConnectionError",
-                "connection",
-                "could not reach the provider; check api_base and the network.",
-            ),
-            ("ServiceUnavailableError", "server", "the provider is unavailable."),
-            ("InternalServerError", "server", "the provider had an internal error."),
-        ]
-        if status in (401, 403):
-            # Some OpenAI-compatible servers answer a bad key with a body litellm maps to
-            # BadRequestError; the status is what counts.
-            return ProviderError(f"{message} ({checks[1][2]})", kind="auth", status=status)
-        for class_name, kind, advice in checks:
-            cls = getattr(litellm, class_name, None)
-            if isinstance(cls, type) and isinstance(exc, cls):
-                return ProviderError(
-                    f"{message} ({advice})", kind=kind, status=status, retry_after=retry_after
-                )
-        if status is not None and status >= 500:
-            return ProviderError(message, kind="server", status=status, retry_after=retry_after)
-        if status in (400, 401, 403, 404, 422):
-            return ProviderError(message, kind="bad_request", status=status)
-        # Anything else from the transport (a dropped connection mid-stream) is worth a retry.
-        return ProviderError(
-            f"the connection to the provider failed: {message}",
-            kind="connection",
-            status=status,
-            retry_after=retry_after,
-        )
+        """Turn a litellm (or transport) exception into a ProviderError that says what
+        failed, where and what to do (:func:`.failures.describe`)."""
+        s = self._settings
+        return failures.describe(exc, model=self.model, api_base=s.api_base,
+                                 key_env=s.api_key_env, message=_provider_message(exc),
+                                 retry_after=_retry_after(exc))
+
+    def _doomed(self) -> bool:
+        """Whether litellm is not imported yet and the call will fail before it is needed
+        (:meth:`preflight`): a capability asked then is not worth seconds of import."""
+        return _litellm is None and self.preflight() is not None
+
+    def preflight(self, kwargs: dict[str, Any] | None = None) -> ProviderError | None:
+        """What would certainly fail a call, found in a millisecond and without litellm
+        (seconds to import): no key for a provider's own endpoint, or nothing listening at
+        an api_base on this machine. litellm would report either only after its import,
+        the key as an "internal error"; None when neither is the case."""
+        s = self._settings
+        if kwargs is None:
+            kwargs = self._request_kwargs([], None)
+        if llamacpp.is_embedded(self.model):
+            return None
+        if "api_key" not in kwargs and not s.api_base:
+            variable = failures.key_variable(self.model, s.api_key_env)
+            if variable and not os.environ.get(variable):
+                return failures.missing_key(self.model, s.api_key_env, s.api_base)
+        # Once litellm is loaded, the call itself says so as fast: no probe before each.
+        if _litellm is None and s.api_base and failures.refused_locally(s.api_base):
+            return failures.refused(self.model, s.api_base)
+        return None
 
 
 def _route_embedded_models(litellm: Any) -> None:

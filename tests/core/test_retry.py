@@ -36,6 +36,7 @@ def test_attempts_are_bounded():
     assert policy.next_delay(error("server"), 2) is None
 
 
-@pytest.mark.parametrize("kind", ["auth", "bad_request", "not_found", "context_length"])
+@pytest.mark.parametrize("kind", ["auth", "missing_key", "refused", "dns", "tls", "unknown_model",
+                                  "bad_request", "not_found", "context_length"])
 def test_client_errors_are_never_retried(kind):
     assert RetryPolicy().next_delay(error(kind), 0) is None

@@ -140,6 +140,27 @@ class Fault:
         return cls(kind="http_error", status=status, message=message)
 
     @classmethod
+    def unauthorized(cls) -> Fault:
+        """HTTP 401: the key is wrong, as OpenAI says it."""
+        return cls(kind="http_error", status=401,
+                   message="Incorrect API key provided: sk-test. You can find your API key "
+                           "at https://platform.openai.com/account/api-keys.")
+
+    @classmethod
+    def model_not_found(cls, model: str = "fake-model") -> Fault:
+        """HTTP 404: the server has no such model."""
+        return cls(kind="http_error", status=404,
+                   message=f"The model `{model}` does not exist or you do not have access to it.")
+
+    @classmethod
+    def context_overflow(cls) -> Fault:
+        """HTTP 400: the prompt is longer than the model's context window."""
+        return cls(kind="http_error", status=400,
+                   message="This model's maximum context length is 8192 tokens. However, your "
+                           "messages resulted in 9000 tokens. Please reduce the length of the "
+                           "messages.")
+
+    @classmethod
     def cut_stream(cls, text: str = "partial ", after_chunks: int = 2) -> Fault:
         """Start a 200 stream, send `text` in `after_chunks` pieces, then cut.
 

@@ -313,7 +313,8 @@ class AgentTuiAcp:
             raise request_failed(
                 "no model configured. Add --model (e.g. anthropic/claude-sonnet-4-20250514) to "
                 "agent-tui acp in the client's agent settings, set model in agent-tui's "
-                "config.toml, or set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.")
+                "config.toml, or set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or "
+                "OPENROUTER_API_KEY.")
         return workdir, settings
 
     async def _open(self, settings: Settings, workdir: Path, opened: Any,

@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             "no model configured. Pass --model (e.g. openai/gpt-4.1, "
             "anthropic/claude-sonnet-4-20250514, ollama_chat/qwen2.5-coder with "
             "--api-base http://localhost:11434), set model in config.toml, or set "
-            "ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.",
+            "ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or OPENROUTER_API_KEY.",
         )
 
     from ..core.sessions.log import SessionError

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 
@@ -63,6 +64,9 @@ def test_no_model_anywhere_explains_what_to_set(tmp_path):
     done = agent_tui("-p", "hello", cwd=tmp_path)
     assert done.returncode == 2
     assert "no model configured" in done.stderr and "--model" in done.stderr
+    for variable in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY",
+                     "OPENROUTER_API_KEY"):
+        assert variable in done.stderr
 
 
 def test_broken_config_file_is_a_usage_error(tmp_path):
@@ -134,6 +138,26 @@ def test_unreachable_provider_exits_1(tmp_path):
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert "agent-tui: error:" in done.stderr
+
+
+def test_a_server_that_is_not_running_is_one_line_and_no_retry(tmp_path):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        base = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    done = agent_tui("-p", "q", "--model", "openai/x", "--api-base", base, "--api-key", "k",
+                     cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout == ""
+    [line] = done.stderr.splitlines()  # and no "↻ retry" line before it
+    assert line.startswith("agent-tui: error: connection refused by " + base)
+    assert "is the server running? start it or pass --api-base" in line
+
+
+def test_a_missing_key_is_one_line_naming_the_variable(tmp_path):
+    done = agent_tui("-p", "q", "--model", "openai/gpt-4.1", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        "agent-tui: error: no API key for openai/gpt-4.1 at https://api.openai.com/v1: set "
+        "OPENAI_API_KEY (or api_key_env in config.toml to the variable that holds it)."]
 
 
 @pytest.mark.parametrize("variable", ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"])

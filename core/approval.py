@@ -17,6 +17,7 @@ The workbench asks a person in a modal; a headless run has nobody to ask, so
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -266,13 +267,17 @@ class HeadlessApprover:
             the preview logs itself, and ``emit`` gets an
             :class:`~agent_tui.core.events.ErrorEvent` when there can be none.
         emit: Where that error goes (the agent's ``emit``, so it is logged).
+        tell: Where the person is told of each refusal, in their words and with what would
+            allow the call (:func:`refusal_for_person`); the model's words are for the model.
     """
 
     def __init__(self, mode: str, *, preview: bool = False,
-                 emit: EventSink | None = None) -> None:
+                 emit: EventSink | None = None,
+                 tell: Callable[[ApprovalRequest, str], None] | None = None) -> None:
         self.mode = mode
         self.preview = preview
         self.emit = emit
+        self.tell = tell
 
     async def review_summary(self, summary: str) -> str:
         """Nobody to review it: the summary applies as the model wrote it."""
@@ -289,6 +294,8 @@ class HeadlessApprover:
             except PreviewUnavailable as exc:
                 if self.emit is not None:
                     self.emit(ErrorEvent(f"no preview of {request.summary}: {exc}"))
+        if self.tell is not None:
+            self.tell(request, refusal_for_person(request, self.mode))
         if request.any_mode:
             return Deny(by="policy", reason=(
                 f"this call {request.reason}; it needs a person's approval in every "
@@ -299,3 +306,21 @@ class HeadlessApprover:
             f"run in '{self.mode}' approval mode cannot get. Do not retry it; finish what "
             "you can without it and tell the user, who can rerun with --approval-mode "
             "auto-edit (file edits in the project) or yolo (everything)."))
+
+
+def refusal_for_person(request: ApprovalRequest, mode: str) -> str:
+    """What a headless run tells the person about a call it refused: the call, why it
+    needed approval, and the flag or rule that would have let it run."""
+    said = (f"refused {request.summary} ({request.reason}): it needs your approval, which a "
+            "headless run cannot ask for")
+    if request.any_mode:
+        return (f"{said}, and no approval mode runs it unasked. Run it yourself, or run "
+                "agent-tui without -p and approve it.")
+    if request.kind == "edit" and mode == "default" and "outside the project" not in \
+            request.reason:
+        return f"{said}. To allow file edits in the project, rerun with --approval-mode auto-edit."
+    allow = "--approval-mode yolo (everything runs unasked)"
+    if request.rules:
+        rules = ", ".join(json.dumps(rule) for rule in request.rules)
+        allow += f", or add allow_rules = [{rules}] to config.toml"
+    return f"{said}. To allow it, rerun with {allow}."

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.agent import Agent
-from ..core.approval import HeadlessApprover
+from ..core.approval import ApprovalRequest, HeadlessApprover
 from ..core.config import Settings
 from ..core.events import (
     ApprovalDecided,
@@ -59,6 +59,17 @@ class HeadlessPrinter:
         self.output_format = output_format
         self.out = out
         self.err = err
+        self._told: set[str] = set()  # calls whose refusal the person was told of
+        self._denied: set[str] = set()  # calls whose refusal was printed
+
+    def tell_refusal(self, request: ApprovalRequest, text: str) -> None:
+        """Tell the person, once, that the call was refused and what would allow it (the
+        text formats; stream-json carries the ``approval`` event)."""
+        if self.output_format == "stream-json":
+            return
+        self._told.add(request.call_id)
+        self.err.write(visible(f"  ✗ {text}") + "\n")
+        self.err.flush()
 
     def handle(self, event: Event, role: str | None = None) -> None:
         """Print one event as the output format wants it.
@@ -80,6 +91,12 @@ class HeadlessPrinter:
             return
         if self.output_format == "json" and not isinstance(event, ErrorEvent | StreamRestart):
             return  # one JSON result at the end; only trouble is told on stderr on the way
+        if isinstance(event, ApprovalDecided) and event.decision == "deny":
+            self._denied.add(event.id)
+            if event.id in self._told:
+                return  # the person was told in their words already
+        elif isinstance(event, ToolResultEvent) and event.id in self._denied:
+            return  # its refusal was the line before: once is enough
         show = PROGRESS_LINES.get(type(event))
         line = show(event) if show is not None else None
         if line:
@@ -186,7 +203,8 @@ async def run_headless(
     printer = HeadlessPrinter(output_format, out, err)
     # stdout ends up in CI logs and pipes: it shows no key, as the workbench shows none.
     shown = RedactingSink(printer.handle, settings_secrets(settings))
-    approver = HeadlessApprover(settings.approval_mode, preview=preview)
+    approver = HeadlessApprover(settings.approval_mode, preview=preview,
+                                tell=printer.tell_refusal)
     agent = await headless_agent(settings, workdir, shown, approver, err, session=session)
     knowledge = agent.knowledge
     printer.handle(SessionStart(agent.session_id, agent.provider.model, str(workdir),

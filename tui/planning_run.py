@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..core.agent import Agent
-from ..core.approval import HeadlessApprover
+from ..core.approval import ApprovalRequest, HeadlessApprover
 from ..core.config import Settings
 from ..core.personas import Persona
 from ..core.planning import (
@@ -221,7 +221,9 @@ async def _commit(settings: Settings, workdir: Path, plan: PlanFiles, requiremen
     was committed, and what to tell the person."""
     changed = await asyncio.to_thread(changed_since, workdir, baseline)
     stat = await asyncio.to_thread(diff_stat, workdir, changed)
-    approver = TerminalApprover(err) if interactive else HeadlessApprover(settings.approval_mode)
+    refused: list[ApprovalRequest] = []  # what the approval path was asked and refused
+    approver = TerminalApprover(err) if interactive else HeadlessApprover(
+        settings.approval_mode, tell=lambda request, _text: refused.append(request))
     answer, agent = await _one_call(settings, workdir, commit_writer_persona(),
                                     commit_prompt(requirements, changed, stat), printer, err,
                                     "committer", approver)
@@ -246,8 +248,23 @@ async def _commit(settings: Settings, workdir: Path, plan: PlanFiles, requiremen
             f"{message_file.read_text(encoding='utf-8').splitlines()[0]}"
     reason = result.error or result.llm_content
     if reason.startswith("the call was denied"):  # the approval path said no, not git
-        reason = ("you did not approve it." if interactive else
-                  "a commit writes to .git and needs a person's approval, which a run "
-                  f"without a terminal cannot get in '{settings.approval_mode}' approval "
-                  "mode (yolo commits without asking).")
+        reason = ("you did not approve it." if interactive
+                  else _commit_refusal(refused[-1] if refused else None,
+                                       settings.approval_mode))
     return False, f"Not committed: {reason}\nTo commit it yourself, run:\n  {command}"
+
+
+COMMIT_RULES = ("shell(git add *)", "shell(git commit *)")
+"""The allow rules under which a run without a terminal commits its plan."""
+
+
+def _commit_refusal(request: ApprovalRequest | None, mode: str) -> str:
+    """Why a run without a terminal did not commit, and what lets the next one commit."""
+    said = (f"the commit needs your approval, and this run had no terminal to ask you on "
+            f"('{mode}' approval mode). Next time, run agent-tui --planning in a terminal and "
+            "approve the commit there")
+    if request is not None and request.any_mode:
+        return f"{said} (no approval mode commits it unasked: {request.reason})."
+    rules = ", ".join(json.dumps(rule) for rule in COMMIT_RULES)
+    return (f"{said}, pass --approval-mode yolo, or add allow_rules = [{rules}] to your "
+            "config.toml.")

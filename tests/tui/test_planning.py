@@ -147,6 +147,28 @@ def test_in_default_mode_the_commit_is_refused_and_its_command_shown(tmp_path):
     assert git(folder, "log", "-1", "--format=%s").strip() == MESSAGE.splitlines()[0]
 
 
+def test_the_commit_refusal_names_what_really_allows_a_commit(tmp_path):
+    folder = repository(tmp_path)
+    write_requirements(folder)
+    with FakeProvider(responder=Plan()) as fake:
+        done = run(folder, fake, "--yes", mode="auto-edit")
+    assert done.returncode == 0, done.stderr
+    refusal = done.stdout.split("Not committed: ")[1].split("\nTo commit it yourself")[0]
+    assert "run agent-tui --planning in a terminal" in refusal
+    assert "--approval-mode yolo" in refusal
+    rules = refusal.split("allow_rules = ")[1].split(" to your config.toml")[0]
+    assert rules == '["shell(git add *)", "shell(git commit *)"]'
+    assert git(folder, "log", "--format=%s") == "Start\n"
+    # The rules it names let the next plan commit in the same mode, unasked.
+    (folder / ".home" / "config.toml").write_text(f"allow_rules = {rules}\n")
+    write_requirements(folder)
+    with FakeProvider(responder=Plan()) as fake:
+        again = run(folder, fake, "--yes", mode="auto-edit")
+    assert again.returncode == 0, again.stderr
+    assert "Not committed" not in again.stdout
+    assert git(folder, "log", "-1", "--format=%s").strip() == MESSAGE.splitlines()[0]
+
+
 def test_without_requirements_a_template_is_written(tmp_path):
     done = run(tmp_path, None)
     assert done.returncode == 0

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,8 +19,9 @@ from .cli_parser import (
     EXIT_FAILURE,
     EXIT_OK,
     EXIT_USAGE,  # noqa: F401 - part of this module's interface
-    build_parser,
+    SUBCOMMANDS,
     default_model,
+    main_parser,
     say,
     settings_overrides,
     usage_error,
@@ -31,33 +34,10 @@ if TYPE_CHECKING:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``agent-tui`` console script; returns the exit code."""
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["sessions"]:
-        from .sessions_cli import main as sessions_main
-
-        return sessions_main(argv[1:])
-    if argv[:1] == ["agents"]:
-        from .agents_cli import main as agents_main
-
-        return agents_main(argv[1:])
-    if argv[:1] == ["replay"]:
-        return replay_main(argv[1:])
-    if argv[:1] == ["batch"]:
-        from .batch_cli import batch_main
-
-        return batch_main(argv[1:])
-    if argv[:1] == ["studio"]:
-        from .studio_cli import studio_main
-
-        return studio_main(argv[1:])
-    if argv[:1] == ["acp"]:
-        from .acp_agent import acp_main
-
-        return acp_main(argv[1:])
-    if argv[:1] == ["serve"]:
-        from .serve import serve_main
-
-        return serve_main(argv[1:])
-    parser = build_parser()
+    if argv[:1] and argv[0] in SUBCOMMANDS:
+        module, function, _help = SUBCOMMANDS[argv[0]]
+        return getattr(importlib.import_module(module, __package__), function)(argv[1:])
+    parser = main_parser()
     args = parser.parse_args(argv)
     workdir = Path(args.path or os.getcwd()).expanduser().resolve()
     if not workdir.is_dir():
@@ -143,13 +123,15 @@ def main(argv: list[str] | None = None) -> int:
             "ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or OPENROUTER_API_KEY.",
         )
 
-    from ..core.sessions.log import SessionError
+    from ..core.sessions.log import SessionError, SessionNotFound
     from ..core.sessions.start import close_session, open_session
 
     try:
         # Without a model the workbench's setup screen asks for one.
         session = open_session(workdir, settings.model or "", resume=args.resume or None,
                                continue_latest=args.continue_latest, forked=args.fork)
+    except SessionNotFound as exc:  # the id on the command line is wrong: a usage error
+        return usage_error(parser, str(exc))
     except SessionError as exc:
         say(f"agent-tui: error: {exc}")
         return EXIT_FAILURE
@@ -162,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
             app.run()
             if app.config_error is not None:  # found by pydantic after the first frame
                 return usage_error(parser, app.config_error)
+            if hint := _how_to_resume(app.session_id, workdir):
+                say(hint)
             return EXIT_OK
         import asyncio
 
@@ -187,6 +171,22 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         close_session(session)
+
+
+def _how_to_resume(session_id: str, workdir: Path) -> str | None:
+    """How to go on with the session the workbench left in front, once it has a prompt
+    (printed on the terminal after the workbench has gone)."""
+    from ..core.sessions.log import SessionError, read_events
+
+    try:
+        events = read_events(session_id).events
+    except SessionError:
+        return None
+    if not any(event.get("type") == "user_message" for event in events):
+        return None
+    where = "" if workdir == Path.cwd().resolve() else f" {shlex.quote(str(workdir))}"
+    return (f"To go on with this session: agent-tui{where} --resume {session_id} "
+            f"(or agent-tui{where} --continue for this folder's latest).")
 
 
 def _planning_problem(args: argparse.Namespace) -> str | None:

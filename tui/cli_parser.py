@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +26,46 @@ DEFAULT_MODELS: tuple[tuple[str, str], ...] = (
 )
 
 
+SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
+    "sessions": (".sessions_cli", "main", "list, search, show and delete recorded sessions"),
+    "agents": (".agents_cli", "main", "list the personas --agent NAME takes on"),
+    "replay": (".cli", "replay_main", "play a recorded session back in the workbench"),
+    "batch": (".batch_cli", "batch_main", "run headless tasks from a JSON-lines file on a "
+              "pool of workers"),
+    "studio": (".studio_cli", "studio_main", "run sessions in their own git worktrees; "
+               "accept or discard each"),
+    "acp": (".acp_agent", "acp_main", "speak the Agent Client Protocol on stdio, for "
+            "editors such as Zed"),
+    "serve": (".serve", "serve_main", "serve the workbench to a browser on this machine"),
+}
+"""Each subcommand: the module (relative to this package) and function that run it, and
+its line in ``--help``. The command line dispatches from this table."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Says a usage error in one line, without the usage banner."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        say(f"{self.prog}: error: {message}")
+        say(f"Run {self.prog} --help for the options.")
+        self.exit(EXIT_USAGE)
+
+
+def main_parser() -> argparse.ArgumentParser:
+    """The parser of ``agent-tui`` itself: the flags, and in its help the subcommands."""
+    parser = build_parser()
+    width = max(map(len, SUBCOMMANDS))
+    commands = "\n".join(f"  agent-tui {name:<{width}}  {help_line}"
+                         for name, (_module, _function, help_line) in SUBCOMMANDS.items())
+    parser.epilog = (f"subcommands (agent-tui COMMAND --help for each):\n{commands}\n\n"
+                     "Exit codes: 0 done, 1 agent or provider failure, 2 usage error.")
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser; its help is the command-line reference."""
-    parser = argparse.ArgumentParser(
+    """The argument parser of the workbench's flags (``serve`` and ``acp`` take them too)."""
+    parser = _Parser(
         prog="agent-tui",
         description="A terminal workbench for an AI coding agent, on any model litellm speaks.",
         epilog="Exit codes: 0 done, 1 agent or provider failure, 2 usage error.",
@@ -182,8 +220,8 @@ def say(line: str) -> None:
 
 
 def usage_error(parser: argparse.ArgumentParser, message: str) -> int:
-    """Say what is wrong with the command line, after its usage; exit code 2."""
-    parser.print_usage(sys.stderr)
+    """Say in one line what is wrong with the command line (the usage banner would bury
+    it); exit code 2."""
     say(f"agent-tui: error: {message}")
     return EXIT_USAGE
 

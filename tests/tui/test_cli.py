@@ -49,9 +49,45 @@ def test_version_loads_neither_textual_nor_litellm(tmp_path):
 def test_unknown_flag_is_a_usage_error(tmp_path):
     done = agent_tui("--frobnicate", cwd=tmp_path)
     assert done.returncode == 2
-    assert "usage: agent-tui" in done.stderr
-    assert "--frobnicate" in done.stderr
+    assert done.stderr.splitlines() == ["agent-tui: error: unrecognized arguments: --frobnicate",
+                                        "Run agent-tui --help for the options."]
     assert done.stdout == ""
+
+
+def test_help_lists_every_subcommand_with_a_line(tmp_path):
+    from agent_tui.tui.cli_parser import SUBCOMMANDS
+
+    done = agent_tui("--help", cwd=tmp_path)
+    assert done.returncode == 0
+    listed = {line.split()[1]: line for line in done.stdout.splitlines()
+              if line.startswith("  agent-tui ")}
+    assert set(listed) == {"sessions", "agents", "replay", "serve", "acp", "studio", "batch"}
+    assert set(listed) == set(SUBCOMMANDS)
+    assert "play a recorded session back" in listed["replay"]
+    for name in listed:  # each line names a subcommand the command line really runs
+        assert agent_tui(name, "--help", cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize(("config", "env", "said"), [
+    ("max_turns = 0\n", {}, "invalid setting (max_turns"),
+    ("", {"AGENT_TUI_APPROVAL_MODE": "reckless"}, "invalid setting (approval_mode"),
+])
+def test_a_bad_config_value_is_one_line_and_exit_2(tmp_path, config, env, said):
+    (tmp_path / ".home").mkdir()
+    (tmp_path / ".home" / "config.toml").write_text(config)
+    done = agent_tui("-p", "hello", "--model", "openai/x", cwd=tmp_path, env_extra=env)
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith("agent-tui: error: ") and said in line
+    assert done.stdout == ""
+
+
+def test_resume_of_an_unknown_session_is_a_usage_error(tmp_path):
+    done = agent_tui("--resume", "nosuchid", "-p", "hello", "--model", "openai/x",
+                     cwd=tmp_path)
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert "no session 'nosuchid'" in line and "agent-tui sessions list" in line
 
 
 def test_bad_flag_value_is_a_usage_error(tmp_path):
@@ -241,3 +277,27 @@ def test_preview_without_bwrap_says_what_to_install_and_still_refuses(fake_provi
     assert "apt-get install bubblewrap" in error["message"]
     assert events[kinds.index("approval")]["decision"] == "deny"
     assert not (tmp_path / "made.txt").exists()
+
+
+def test_a_denied_command_is_told_once_with_the_flag_that_allows_it(fake_provider, tmp_path):
+    fake_provider.script(Reply(tool_calls=[ToolCall("shell", {"command": "touch made.txt"})]),
+                         Reply(text="I could not run it."))
+    done = agent_tui("-p", "q", *fake_flags(fake_provider), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Do not retry" not in done.stderr  # that is the model's instruction
+    [told] = [line for line in done.stderr.splitlines() if "touch made.txt" in line
+              and not line.startswith("●")]
+    assert told.startswith("  ✗ refused shell: touch made.txt (") and "approval" in told
+    assert "--approval-mode yolo" in told and 'allow_rules = ["shell(touch' in told
+    assert "Do not retry" in fake_provider.requests[1].tool_results()[-1]["content"]
+    assert not (tmp_path / "made.txt").exists()
+
+
+def test_a_denied_edit_names_auto_edit(fake_provider, tmp_path):
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("write_file", {"file_path": "made.txt", "content": "x\n"})]),
+        Reply(text="I could not write it."))
+    done = agent_tui("-p", "q", *fake_flags(fake_provider), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    told = [line for line in done.stderr.splitlines() if "refused" in line or "denied" in line]
+    assert len(told) == 1 and "rerun with --approval-mode auto-edit" in told[0]

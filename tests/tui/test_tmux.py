@@ -96,3 +96,42 @@ def test_prompt_approve_write_deny_shell_final_answer(fake_provider, tmp_path):
     assert (project / "greeting.txt").read_text() == "hello from the agent\n"
     results = fake_provider.requests[2].tool_results()
     assert "denied" in results[-1]["content"]
+
+
+def test_quitting_prints_how_to_resume_once_the_session_has_a_prompt(fake_provider, tmp_path):
+    fake_provider.script(Reply(text="Hello there."))
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    project.mkdir()
+    command = (
+        f"cd {shlex.quote(str(project))} && env AGENT_TUI_HOME={shlex.quote(str(home))} "
+        f"agent-tui --model openai/fake --api-base {fake_provider.openai_base} "
+        "--api-key sk-test; echo agent-tui exited; sleep 60"
+    )
+    tmux = Tmux(command)
+    try:
+        tmux.wait_for("mode: default")
+        tmux.send("say hello", "Enter")
+        tmux.wait_for("Hello there.")
+        tmux.wait_for("○ idle")
+        tmux.send("C-q")
+        screen = tmux.wait_for("agent-tui exited")
+    finally:
+        tmux.close()
+    [session] = [p.name for p in (home / "sessions").iterdir() if p.is_dir()]
+    assert (f"To go on with this session: agent-tui --resume {session} "
+            "(or agent-tui --continue for this folder's latest).") in screen.replace("\n", "")
+
+
+def test_quitting_before_any_prompt_prints_no_resume_hint(tmp_path):
+    home = tmp_path / "home"
+    command = (f"cd {shlex.quote(str(tmp_path))} && env AGENT_TUI_HOME={shlex.quote(str(home))} "
+               "agent-tui --model openai/fake --api-key sk-test; echo agent-tui exited; sleep 60")
+    tmux = Tmux(command)
+    try:
+        tmux.wait_for("mode: default")
+        tmux.send("C-q")
+        screen = tmux.wait_for("agent-tui exited")
+    finally:
+        tmux.close()
+    assert "--resume" not in screen

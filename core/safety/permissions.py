@@ -294,7 +294,8 @@ def _judge(part: Part, analysis: ShellAnalysis, mode: str, workspace: Workspace,
         return verdict(Verdict.DENY, f"{why}; {NEVER_RUNS}")
     # As written, inside its wrappers, and with the program's bare name (`/bin/rm` is `rm`).
     named = " ".join((part.name, *part.argv[1:])) if part.name else ""
-    lines = tuple(dict.fromkeys(x for x in (part.line, part.written, named) if x))
+    lines = tuple(dict.fromkeys(x for x in (part.line, part.written, named, part.quoted_line)
+                                if x))
     if part.command and (rule := rules.command("deny", tool, lines)):
         return verdict(Verdict.DENY, f"denied by the rule {rule.text}", by_rule=True)
     if rules.deny and (why := _denied_instead(part, rules, tool)):
@@ -340,16 +341,19 @@ def _judge(part: Part, analysis: ShellAnalysis, mode: str, workspace: Workspace,
     if part.command and (rule := rules.command("ask", tool, lines)) or (
             rule := _path_rule(rules, "ask", reads, writes, workspace)):
         return verdict(Verdict.ASK, f"the rule {rule.text} asks first", firm=True, by_rule=True)
-    suggest = f"shell({part.line})"
+    suggest = f"shell({part.quoted_line})"
     if (risky := risky_assignments(part)) and mode != "yolo":
         return verdict(Verdict.ASK, f"sets {risky[0]}, which can make commands run other programs")
     if part.asks:
-        rule = rules.command("allow", tool, (part.written,))
+        # As written (quoted as the shell reads it), and unquoted as rules saved before were.
+        as_written = (part.quoted_written, " ".join(w.text for w in part.words))
+        rule = rules.command("allow", tool, as_written)
         if rule is not None and (part.code or part.stdin_code) and (
-                " ".join((rule.pattern or "").split()) != " ".join(part.written.split())):
+                " ".join((rule.pattern or "").split())
+                not in {" ".join(line.split()) for line in as_written}):
             rule = None  # code nobody has seen: only a rule naming it exactly allows it
         if rule is None and mode != "yolo":
-            return verdict(Verdict.ASK, part.asks[0], f"shell({part.written})")
+            return verdict(Verdict.ASK, part.asks[0], f"shell({part.quoted_written})")
         allowed = f"allowed by the rule {rule.text}" if rule else "yolo mode"
     elif (not acc.read_only and part.command
           and (part.cwd is None or not workspace.inside(part.cwd)) and mode != "yolo"):

@@ -28,7 +28,7 @@ from .shell_builtins import (
     names_set,
     shell_change_reason,
 )
-from .shell_parts import FedNames, Part, Redirect, ShellAnalysis, Word
+from .shell_parts import FedNames, Part, Redirect, ShellAnalysis, Word, quoted
 from .shell_reading import Scope, WordReader
 from .shell_syntax import (
     assigned_names,
@@ -337,7 +337,7 @@ class _Walker(WordReader):
                      + tuple(Redirect(">", w) for w in look.writes))
         wrappers = scope.wrappers + look.wrappers
         asks = scope.asks + look.asks
-        origin = scope.origin or " ".join(w.text for w in words)
+        origin = scope.origin or quoted(tuple(words))
         command = tuple(words[look.start:])
         own = names + look.assignments
         env = scope.env + own

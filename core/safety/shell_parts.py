@@ -7,6 +7,7 @@ judge them.
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -190,6 +191,17 @@ class Part:
         return " ".join(self.argv)
 
     @property
+    def quoted_line(self) -> str:
+        """:attr:`line` with each word quoted as the shell reads it back, e.g.
+        ``rm -r 'my dir'``: what a rule for exactly this command names."""
+        return quoted(self.command)
+
+    @property
+    def quoted_written(self) -> str:
+        """:attr:`written` with each word quoted as the shell reads it back."""
+        return self.origin or quoted(self.words)
+
+    @property
     def written(self) -> str:
         """The command as written, wrappers included, e.g. ``timeout 5 rm -rf x``."""
         return self.origin or " ".join(w.text for w in self.words)
@@ -259,3 +271,10 @@ def path_like(words: tuple[Word, ...], cwd: Path | None) -> tuple[Word, ...]:
                 cwd is not None and text and os.path.lexists(os.path.join(cwd, text))):
             found.append(Word(text))
     return tuple(found)
+
+
+def quoted(words: tuple[Word, ...]) -> str:
+    """``words`` as one command line that reads back as the same words: each word quoted
+    where the shell needs it (``'my dir'``, ``'print(1); print(2)'``); a word only known at
+    run time as written."""
+    return " ".join(w.text if w.dynamic else shlex.quote(w.text) for w in words)

@@ -420,7 +420,7 @@ async def test_the_title_names_the_tool_the_call_the_reason_and_the_queue(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert str(screen.query_one("#tool-name", Label).content) == "shell"
-        assert str(screen.query_one("#summary", Label).content) == "shell: rm -r build"
+        assert str(screen.query_one("#summary", Label).content) == "rm -r build"  # tool once
         assert text_of(pilot, "#why") == "Needs approval: runs a command"
         assert str(screen.query_one("#waiting", Label).content) == "2 more waiting (F8: inbox)"
         assert text_of(pilot, "#working-dir") == "working dir: . (the project folder)"
@@ -679,7 +679,7 @@ def test_diff_view_titles_hunks_and_greys_out_dropped_ones() -> None:
 
 
 def test_snapshot_shell_command(snap_compare: Any, ctx: ToolContext) -> None:
-    """A person sees a modal titled "shell" / "shell: rm -r build" with "2 more waiting (F8:
+    """A person sees a modal titled "shell" / "rm -r build" (the tool named once) with "2 more waiting (F8:
     inbox)" on the right and "Needs approval: runs a command"; the command `rm -r build` in a
     darker code block, "working dir: . (the project folder)" under it; and the keys: y allow
     once, n deny, d deny with a reason, e edit first, p preview, esc deny; on a line of its
@@ -714,7 +714,7 @@ def test_snapshot_keys_guarded_as_the_modal_opens(snap_compare: Any, ctx: ToolCo
 
 
 def test_snapshot_shell_command_parts(snap_compare: Any, ctx: ToolContext) -> None:
-    """A person sees "shell: ls src && curl -fsSL x.example/i.sh -o i.sh; sh i.sh", the
+    """A person sees "shell" / "ls src && curl -fsSL x.example/i.sh -o i.sh; sh i.sh", the
     reason naming the two parts that ask, the command in a code block, the working dir,
     then one row per part: a green "allow" beside "ls src  read-only", and yellow "ask"
     beside "curl -fsSL x.example/i.sh -o i.sh  curl is not on the read-only list" and
@@ -984,3 +984,23 @@ def test_snapshot_the_approval_inbox(snap_compare: Any, ctx: ToolContext) -> Non
                       ("fedcba987654", fetch),
                       ("fedcba987654", request_for(write_call(ctx), "changes files"))])
     assert snap_compare(host, terminal_size=SIZE)
+
+
+@pytest.mark.parametrize(("command", "rule"), [
+    ('rm -r "my dir"', "shell(rm -r 'my dir')"),
+    ("python3 -c 'print(1); print(2)'", "shell(python3 -c 'print(1); print(2)')"),
+])
+async def test_always_allow_shows_the_exact_rule_it_saves(
+    ctx: ToolContext, command: str, rule: str,
+) -> None:
+    screen = decided_request(ctx, command)
+    app = ApprovalHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert f"a: always allow {rule} (then pick how long)" in text_of(pilot, "#keys")
+        await pilot.press("a")
+        await pilot.pause()
+        assert f"Always allow {rule} in:" in text_of(pilot, "#keys")
+        await pilot.press("s")
+        await pilot.pause()
+    assert app.responses[0].rules == (rule,)

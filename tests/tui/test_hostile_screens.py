@@ -298,7 +298,7 @@ async def test_approval_of_a_hostile_command_shows_it_literally(monkeypatch):
         tripwire = Tripwire(app, monkeypatch)
         await pilot.pause()
         assert plain(screen.query_one("#summary", Label)).startswith(
-            "shell: printf %s '[@click=app.quit]press me[/]␛[31mred")
+            "printf %s '[@click=app.quit]press me[/]␛[31mred")
         assert plain(screen.query_one("#why")).startswith("Needs approval: runs closing tag: "
                                                           "[/x] closing a tag")
         assert "<U+202E>" in plain(screen.query_one("#command"))

@@ -175,7 +175,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         with Vertical(id="dialog"):
             with Horizontal(id="title-bar"):
                 yield Label(outside_text(request.tool), id="tool-name")
-                yield Label(outside_text(request.summary), id="summary")
+                # The tag names the tool; a summary such as "shell: ls" would name it twice.
+                summary = request.summary.removeprefix(f"{request.tool}: ")
+                yield Label(outside_text(summary), id="summary")
                 yield Label(self._waiting_text(), id="waiting")
             yield Static(outside_text(f"Needs approval: {request.reason}"), id="why")
             if request.warnings:

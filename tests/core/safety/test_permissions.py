@@ -385,7 +385,7 @@ def test_inline_code_is_allowed_only_by_a_rule_naming_it_exactly(build, project)
     assert decide(call, "default", project, rules(allow=["shell(python3 *)"])).verdict == (
         Verdict.ASK)
     decision = decide(call, "default", project)
-    assert decision.rules == ("shell(python3 -c print(1))",)
+    assert decision.rules == ("shell(python3 -c 'print(1)')",)
     assert decide(call, "default", project, rules(allow=list(decision.rules))).verdict == (
         Verdict.ALLOW)
     assert decide(call, "yolo", project).verdict == Verdict.ALLOW
@@ -485,3 +485,24 @@ def test_a_deny_rule_catches_the_program_by_any_path(build, project):
     for command in ("/bin/rm -rf x", "\\rm -rf x", "r''m -rf x", "command rm x"):
         assert decide(build("shell", command=command), "yolo", project, deny).verdict == (
             Verdict.DENY), command
+
+
+@pytest.mark.parametrize(("command", "rule"), [
+    ('rm -r "my dir"', "shell(rm -r 'my dir')"),
+    ("python3 -c 'print(1); print(2)'", "shell(python3 -c 'print(1); print(2)')"),
+    ("cd build; rm -r out", "shell(rm -r out)"),
+])
+def test_a_suggested_rule_is_the_command_quoted_and_allows_it(build, project, command, rule):
+    call = build("shell", command=command)
+    decision = decide(call, "default", project)
+    assert decision.rules == (rule,)
+    assert decide(call, "default", project, rules(allow=[rule])).verdict == Verdict.ALLOW
+    # the quoted rule names the words as the command has them, not a longer command
+    assert decide(build("shell", command="rm -r my dir"), "default", project,
+                  rules(allow=["shell(rm -r 'my dir')"])).verdict == Verdict.ASK
+
+
+def test_a_rule_saved_unquoted_before_still_allows_its_command(build, project):
+    call = build("shell", command="python3 -c 'print(1)'")
+    allowed = rules(allow=["shell(python3 -c print(1))"])
+    assert decide(call, "default", project, allowed).verdict == Verdict.ALLOW

@@ -84,6 +84,7 @@ class LitellmProvider:
         self.model: str = settings.model
         self._settings = settings
         self._window: int | None = None
+        self._doom: bool | None = None
 
     def with_model(self, model: str, **api: Any) -> LitellmProvider:
         """This provider's settings for ``model``; see ``Provider.with_model``. The configured
@@ -298,7 +299,12 @@ class LitellmProvider:
     def _doomed(self) -> bool:
         """Whether litellm is not imported yet and the call will fail before it is needed
         (:meth:`preflight`): a capability asked then is not worth seconds of import."""
-        return _litellm is None and self.preflight() is not None
+        if _litellm is not None:
+            return False
+        if self._doom is None:
+            # Once per provider: counting tokens asks for each message.
+            self._doom = self.preflight() is not None
+        return self._doom
 
     def preflight(self, kwargs: dict[str, Any] | None = None) -> ProviderError | None:
         """What would certainly fail a call, found in a millisecond and without litellm

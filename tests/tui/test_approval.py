@@ -611,14 +611,17 @@ def test_diff_view_pairs_changes_and_collapses_unchanged_runs() -> None:
     assert view.changed_lines == (1, 1)
 
 
-def test_diff_view_of_a_new_file_labels_the_empty_left_side() -> None:
-    view = DiffView("notes.md", "", "# Notes\nbuy milk\n")
+def test_diff_view_of_a_new_file_takes_the_whole_width() -> None:
+    view = DiffView("notes.md", "", "# Notes\nbuy milk\n" + "word " * 20 + "\n")
     lines = view.plain_lines(60)
-    assert lines[0].startswith(" (new file)")
-    assert [line.split("│")[1].split() for line in lines[1:]] == [
+    assert all(len(line) == 60 for line in lines)
+    assert lines[0].startswith(" notes.md (new file)")
+    assert all("│" not in line for line in lines)  # no empty left half
+    assert [line.split() for line in lines[1:3]] == [
         ["1", "+", "#", "Notes"], ["2", "+", "buy", "milk"],
     ]
-    assert all(not line.split("│")[0].strip() for line in lines[1:])
+    # a line that fits the whole width is not folded at half of it
+    assert lines[3].split()[:2] == ["3", "+"] and lines[3].split().count("word") >= 10
 
 
 def test_diff_view_wraps_long_lines_keeping_both_sides_level() -> None:

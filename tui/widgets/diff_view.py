@@ -114,8 +114,9 @@ class DiffView(ScrollView, can_focus=True):
             after: The file's content after the change.
             hunks: ``compute_hunks(before, after)`` when the caller has them already.
             hunk_titles: Start each hunk with a title line (see ``set_hunk_labels``).
-            left_title: The left header (default: "PATH (before)", "(new file)").
-            right_title: The right header (default: "PATH (after)").
+            left_title: The left header (default: "PATH (before)").
+            right_title: The right header (default: "PATH (after)"; for a new file, which
+                takes the whole width with no empty left side, "PATH (new file)").
             name: The widget's name.
             id: The widget's id.
             classes: The widget's CSS classes.
@@ -123,8 +124,9 @@ class DiffView(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self.path = path
         self.is_new_file = before == ""
-        self.left_title = left_title or ("(new file)" if self.is_new_file else f"{path} (before)")
-        self.right_title = right_title or f"{path} (after)"
+        self.left_title = left_title or f"{path} (before)"
+        self.right_title = right_title or (
+            f"{path} (new file)" if self.is_new_file else f"{path} (after)")
         self.hunks: list[Hunk] = list(compute_hunks(before, after) if hunks is None else hunks)
         """The file's hunks, in order; rows and titles refer to them by index."""
         self._language = language_for(path)
@@ -263,6 +265,8 @@ class DiffView(ScrollView, can_focus=True):
     def _widths(self, width: int) -> tuple[int, int, int]:
         """The gutter, left code and right code widths at ``width`` cells."""
         gutter = self._digits + 3
+        if self.is_new_file:  # nothing before: the new lines take the whole width
+            return gutter, 0, max(width - gutter, MIN_CODE_WIDTH)
         left = max((width - 1 - 2 * gutter) // 2, MIN_CODE_WIDTH)
         right = max(width - 1 - 2 * gutter - left, MIN_CODE_WIDTH)
         return gutter, left, right
@@ -312,6 +316,8 @@ class DiffView(ScrollView, can_focus=True):
 
     def _header(self, width: int) -> Content:
         gutter, left_width, right_width = self._widths(width)
+        if self.is_new_file:
+            return title_content(self.right_title, gutter + right_width)
         return Content.assemble(
             title_content(self.left_title, gutter + left_width),
             (" ", ".diff-view--header"),
@@ -331,8 +337,13 @@ class DiffView(ScrollView, can_focus=True):
         spans: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
         if changed and row.left is not None and row.right is not None:
             spans = intraline(self._before[row.left - 1], self._after[row.right - 1])
-        left, left_blank = self._cell(False, row.left, changed, left_width, spans[0])
         right, right_blank = self._cell(True, row.right, changed, right_width, spans[1])
+        if self.is_new_file:
+            lines = right
+            if dropped and row.changed:
+                return [line.stylize(".diff-view--dropped") for line in lines]
+            return lines
+        left, left_blank = self._cell(False, row.left, changed, left_width, spans[0])
         divider = Content.styled("│", ".diff-view--divider")
         lines = [
             Content.assemble(

@@ -170,3 +170,21 @@ def test_object_reprs_and_litellm_prefixes_are_not_shown():
         "[Errno 111]"
     )
     assert shown(text) == "Cannot connect to host 127.0.0.1:9 ssl: [Errno 111]"
+
+
+async def test_the_workbench_shows_the_same_line(tmp_path):
+    from agent_tui.tui.widgets.conversation import NoticeBlock
+    from tests.tui.test_app import SIZE, app_for, type_prompt, until
+
+    base = f"http://127.0.0.1:{closed_port()}/v1"
+    app = app_for(NOWHERE, tmp_path, api_base=base, max_retries=3)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "hi")
+
+        def errors():
+            return [text for n in app.query(NoticeBlock) if "refused" in (text := str(n.render()))]
+
+        await until(pilot, lambda: not app.busy and errors())
+        [notice] = errors()
+    assert "connection refused by " + base in notice
+    assert "is the server running? start it or pass --api-base" in notice

@@ -7,6 +7,7 @@ judge them.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -277,4 +278,14 @@ def quoted(words: tuple[Word, ...]) -> str:
     """``words`` as one command line that reads back as the same words: each word quoted
     where the shell needs it (``'my dir'``, ``'print(1); print(2)'``); a word only known at
     run time as written."""
-    return " ".join(w.text if w.dynamic else shlex.quote(w.text) for w in words)
+    return " ".join(w.text if w.dynamic else _quoted_word(w.text) for w in words)
+
+
+_SPECIAL = re.compile(r"""[\s'"\\;&|<>()$`*?\[]|^[#~]|\{.*(,|\.\.).*\}""")
+"""What the shell would read in a bare word other than as its characters: blanks, quotes,
+operators, expansions, globs, a leading comment or tilde, a brace expansion."""
+
+
+def _quoted_word(text: str) -> str:
+    """``text`` bare when the shell reads it as it is (``-I{}``, ``src/a.py``), else quoted."""
+    return shlex.quote(text) if not text or _SPECIAL.search(text) else text

@@ -92,7 +92,7 @@ async def test_the_request_is_data_with_secrets_hidden(
     assert command.details.working_dir == ". (the project folder)"
     assert command.editable and command.preview is not None
     assert [p.verdict.value for p in command.parts] == ["ask", "ask"]
-    assert command.rules == ("shell(curl -H x: [REDACTED] x.test)", "shell(make)")
+    assert command.rules == ("shell(curl -H 'x: [REDACTED]' x.test)", "shell(make)")
     assert approver.previews[0] is not None and approver.previews[1] is None
     assert isinstance(write.details, EditDetails) and write.details.path == "new.md"
     assert write.rules == ("write_file(new.md)",) and write.editable and write.preview is None

@@ -188,3 +188,13 @@ async def test_the_workbench_shows_the_same_line(tmp_path):
         [notice] = errors()
     assert "connection refused by " + base in notice
     assert "is the server running? start it or pass --api-base" in notice
+
+
+async def test_https_to_a_plain_http_server_is_a_tls_error_not_retried(fake_provider, tmp_path):
+    base = fake_provider.openai_base.replace("http://", "https://")
+
+    outcome = await run(fake_provider, tmp_path, api_base=base, max_retries=3)
+
+    message = the_error(outcome)
+    assert not outcome.of_type("retry")
+    assert f"TLS handshake with {base} failed" in message and "http://" in message

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import socket
 import ssl
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -33,6 +33,9 @@ KEY_VARIABLES: dict[str, str] = {
 }
 """The environment variable that holds each provider's key (the provider is the model's
 prefix, as litellm names it)."""
+
+OTHER_KEY_VARIABLES: dict[str, tuple[str, ...]] = {"gemini": ("GOOGLE_API_KEY",)}
+"""Variables litellm also reads a provider's key from."""
 
 DEFAULT_URLS: dict[str, str] = {
     "openai": "https://api.openai.com/v1",
@@ -72,6 +75,16 @@ def key_variable(model: str, key_env: str | None = None) -> str | None:
     """The variable that should hold ``model``'s key: the configured one, else the
     provider's usual one; None when the provider is not one whose variable we know."""
     return key_env or KEY_VARIABLES.get(provider_of(model) or "")
+
+
+def key_is_set(model: str, key_env: str | None, environ: Mapping[str, str]) -> bool:
+    """Whether a variable litellm would read ``model``'s key from is set (True when the
+    provider's variable is not known: then the call finds out)."""
+    variable = key_variable(model, key_env)
+    if variable is None:
+        return True
+    others = () if key_env else OTHER_KEY_VARIABLES.get(provider_of(model) or "", ())
+    return any(environ.get(name) for name in (variable, *others))
 
 
 def endpoint(model: str, api_base: str | None) -> str:

@@ -317,8 +317,7 @@ class LitellmProvider:
         if llamacpp.is_embedded(self.model):
             return None
         if "api_key" not in kwargs and not s.api_base:
-            variable = failures.key_variable(self.model, s.api_key_env)
-            if variable and not os.environ.get(variable):
+            if not failures.key_is_set(self.model, s.api_key_env, os.environ):
                 return failures.missing_key(self.model, s.api_key_env, s.api_base)
         # Once litellm is loaded, the call itself says so as fast: no probe before each.
         if _litellm is None and s.api_base and failures.refused_locally(s.api_base):

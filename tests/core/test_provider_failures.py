@@ -15,7 +15,8 @@ from tests.fakes.providers import Fault, Reply
 
 NOWHERE = SimpleNamespace(openai_base=None, anthropic_base=None)
 """No fake provider: the run's api_base comes from the test."""
-KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY")
+KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
+                 "OPENROUTER_API_KEY")
 
 
 def closed_port() -> int:
@@ -198,3 +199,13 @@ async def test_https_to_a_plain_http_server_is_a_tls_error_not_retried(fake_prov
     message = the_error(outcome)
     assert not outcome.of_type("retry")
     assert f"TLS handshake with {base} failed" in message and "http://" in message
+
+
+async def test_a_gemini_key_in_google_api_key_is_found(tmp_path, no_keys, monkeypatch):
+    from agent_tui.core.config import Settings
+    from agent_tui.core.providers.litellm import LitellmProvider
+
+    provider = LitellmProvider(Settings(model="gemini/gemini-2.5-pro"))
+    assert provider.preflight() is not None
+    monkeypatch.setenv("GOOGLE_API_KEY", "g-key")
+    assert provider.preflight() is None

@@ -15,8 +15,13 @@ from tests.fakes.providers import Fault, Reply
 
 NOWHERE = SimpleNamespace(openai_base=None, anthropic_base=None)
 """No fake provider: the run's api_base comes from the test."""
-KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
-                 "OPENROUTER_API_KEY")
+KEY_VARIABLES = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "OPENROUTER_API_KEY",
+)
 
 
 def closed_port() -> int:

@@ -548,18 +548,17 @@ class Agent:
         level = self.context.last_report.level if self.context.last_report else 0
         self.emit(ContextUpdated(after, self.provider.context_window(), level))
 
-    def _close_dangling_calls(
-            self, why: str = "the person cancelled this call before it finished") -> None:
+    def _close_dangling_calls(self, why: str | None = None) -> None:
         """After a cancel (or a hook's stop), answer every call of the last response that has
         no result, in the history and in the session log alike: providers reject a history
         with a call left unanswered, now and when the session is resumed. A call no front
-        end saw end is shown ended, as failed."""
+        end saw end is shown ended, as failed. ``why``: what stopped it (None: a cancel)."""
         calls = self._reply_calls
         last_assistant = next((i for i in range(len(self.messages) - 1, -1, -1)
                                if self.messages[i]["role"] == "assistant"), None)
         if not calls or last_assistant is None:
             return
-        cancelled = f"Error: {why}."
+        cancelled = CANCELLED_CALL if why is None else f"Error: {why}."
         for call in calls:
             if call.id not in self._ended_calls:
                 self.emit(ToolResultEvent(call.id, call.name, False, cancelled))

@@ -19,7 +19,6 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from rich.markup import escape
 from textual import events, on, work
 from textual.actions import SkipAction
 from textual.app import App, ComposeResult, SystemCommand
@@ -36,7 +35,7 @@ from .autonomous_actions import AutonomousActions
 from .change_actions import ChangeActions
 from .commands import COMMANDS, SLASH_COMMANDS
 from .knowledge_actions import KnowledgeActions
-from .outside_text import outside_text, visible
+from .outside_text import literal_markup, outside_text, visible
 from .outside_tools import OutsideTools
 from .pauses import (
     collect_everything,
@@ -893,11 +892,13 @@ class AgentApp(App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for entry in COMMANDS.palette(self):
-            yield SystemCommand(entry.line, entry.help, lambda line=entry.line: self.call_later(
-                self.run_slash_command, line))
+            # The palette reads markup: "[FILE]" in a help line is syntax to show, not a tag.
+            yield SystemCommand(literal_markup(entry.line), literal_markup(entry.help),
+                                lambda line=entry.line: self.call_later(
+                                    self.run_slash_command, line))
         for command in self.knowledge.knowledge.commands if self.knowledge.knowledge else ():
             # The palette reads markup: the file's description is escaped.
-            yield SystemCommand(command.name, escape(visible(command.description)),
+            yield SystemCommand(literal_markup(command.name), literal_markup(command.description),
                                 lambda name=command.name: self.edit_prompt(name + " "))
         yield SystemCommand("Toggle side panel", "Show or hide the side panel (F2)",
                             self.action_toggle_side)

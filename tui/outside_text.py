@@ -55,3 +55,15 @@ def outside_content(text: str, style: str = "", *, ansi: bool = False) -> Conten
     if not ansi:
         return Content.styled(visible(text), style) if style else Content(visible(text))
     return Content.from_rich_text(outside_text(text, style, ansi=True))
+
+
+_BRACKETED = re.compile(r"(\\*)(\[[^[\]]*])")
+"""A bracketed word and the backslashes before it: what Textual's markup may read as a tag."""
+
+
+def literal_markup(text: str) -> str:
+    """``text`` as markup that reads as itself, for APIs that take markup strings (the command
+    palette): every bracketed word is escaped, ``[FILE]`` and ``[TURN]`` included, which
+    Textual's own ``escape`` leaves as tags (it escapes only lowercase ones)."""
+    escaped = _BRACKETED.sub(lambda m: f"{m[1]}{m[1]}\\{m[2]}", visible(text))
+    return escaped + "\\" if escaped.endswith("\\") and not escaped.endswith("\\\\") else escaped

@@ -70,8 +70,9 @@ class SlashCommand:
 class PaletteEntry:
     """A command palette line: the text to run, its help.
 
-    Both are agent-tui's own words (command names, modes, the built-in themes): the palette
-    reads its lines as markup, so nothing from outside (a model's name, a file) goes here.
+    Both are agent-tui's own words (command names, modes, the built-in themes), nothing from
+    outside (a model's name, a file); the palette reads markup, so the app escapes them
+    (``[FILE]`` in a help line is shown, not read as a tag).
     """
 
     line: str

@@ -107,3 +107,19 @@ def test_the_docs_table_of_slash_commands_is_the_registry(doc: str, heading: str
     assert _table_after(text, heading) == COMMANDS.markdown_table(), (
         f"{doc}'s slash-command table differs from the registry; paste "
         "agent_tui.tui.commands.COMMANDS.markdown_table() in its place")
+
+
+async def test_the_palette_shows_argument_syntax_in_help_literally(fake_provider, tmp_path) -> None:
+    from textual.command import CommandList, CommandPalette
+
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"/export")
+        commands = app.screen.query_one(CommandList)
+        await until(pilot, lambda: commands.option_count > 0)
+        shown = "\n".join(
+            str(commands.get_option_at_index(i).prompt) for i in range(commands.option_count)
+        )
+    assert "/export [FILE]" in shown

@@ -45,6 +45,7 @@ BUILD_IGNORE = shutil.ignore_patterns(
     "*.pyc",
     ".pytest_cache",
     ".ruff_cache",
+    ".mypy_cache",
     ".venv",
     ".benchmarks",
 )

@@ -42,30 +42,32 @@ class DiscoveryError(Exception):
 
 
 class DiscoveredTool(Tool):
-    """One tool the project declared; runs through ``tool_call_command``."""
+    """One tool the project declared; runs through ``tool_call_command``.
+
+    ``Tool`` keeps ``name`` and ``description`` on the class, so each
+    ``DiscoveredTool(declaration, call_command)`` is an instance of a subclass made for that
+    declaration (as ``McpTool`` does).
+    """
 
     # OTHER, not EXECUTE: the shell judge must never read an argument called "command" as
     # the command line this call runs.
     kind = ToolKind.OTHER
     Params = OpenArguments
+    ask_reason = "runs the project's tool command"
+
+    def __new__(cls, declaration: Mapping[str, Any], call_command: str) -> DiscoveredTool:
+        name = str(declaration["name"])
+        description = f"[the project's tool] {declaration.get('description') or ''}".rstrip()
+        own = type(f"DiscoveredTool_{name}", (cls,), {
+            "name": name,
+            "description": description,
+            "__doc__": description,
+        })
+        return super().__new__(own)
 
     def __init__(self, declaration: Mapping[str, Any], call_command: str) -> None:
-        self._name = str(declaration["name"])
-        self._description = str(declaration.get("description") or "")
         self._schema = declaration.get("parameters") or {"type": "object", "properties": {}}
         self.call_command = call_command
-
-    @property  # type: ignore[override]
-    def name(self) -> str:  # noqa: D102
-        return self._name
-
-    @property  # type: ignore[override]
-    def description(self) -> str:  # noqa: D102
-        return f"[the project's tool] {self._description}".rstrip()
-
-    @property  # type: ignore[override]
-    def ask_reason(self) -> str:  # noqa: D102
-        return "runs the project's tool command"
 
     def parameters_schema(self) -> dict[str, Any]:
         return _simplify_schema(self._schema)
@@ -82,8 +84,12 @@ class DiscoveredTool(Tool):
         return DiscoveredInvocation(self, params, ctx)
 
 
-class DiscoveredInvocation(Invocation[Any]):
+class DiscoveredInvocation(Invocation[OpenArguments]):
     """One call: ``tool_call_command NAME`` with the arguments on stdin."""
+
+    def __init__(self, tool: DiscoveredTool, params: OpenArguments, ctx: ToolContext) -> None:
+        super().__init__(tool, params, ctx)
+        self.call_command = tool.call_command
 
     def describe(self) -> str:
         shown = json.dumps(self.params.model_dump(), ensure_ascii=False)
@@ -92,7 +98,7 @@ class DiscoveredInvocation(Invocation[Any]):
     @property
     def command(self) -> str:
         """The command line that runs the call."""
-        return f"{self.tool.call_command} {shlex.quote(self.tool.name)}"
+        return f"{self.call_command} {shlex.quote(self.tool.name)}"
 
     async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
         try:

@@ -153,7 +153,7 @@ def apply_edit(text: str, old: str, new: str, *, replace_all: bool = False,
 
 def _replaced(text: str, found: Found) -> EditOutcome:
     pieces: list[str] = []
-    offsets: list[int] = []
+    offsets: list[tuple[int, int]] = []
     previous = 0
     shift = 0
     for match in found.matches:

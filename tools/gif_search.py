@@ -63,8 +63,8 @@ class GifSearchInvocation(Invocation[GifSearchParams]):
             return ToolResult.failure(f"gif_search needs a Giphy API key in {KEY_ENV}; the "
                                       "user can create one at developers.giphy.com and set it")
         url = self._url()
-        query = {"api_key": key, "q": self.params.terms, "limit": self.params.limit,
-                 "rating": "g"}
+        query: dict[str, str | int] = {"api_key": key, "q": self.params.terms,
+                                       "limit": self.params.limit, "rating": "g"}
         try:
             async with http_client(TIMEOUT_S) as client:
                 response = await client.get(url, params=query)

@@ -146,9 +146,11 @@ def _linear_map(mapping: dict[str, str], first_of: dict[str, int]) -> _Linear | 
     Raises:
         IndentationMismatch: the seen indentations do not fit one map.
     """
-    kinds_written = {_pure(w) for w in mapping} - {""}
-    kinds_file = {_pure(f) for f in mapping.values()} - {""}
-    if None in kinds_written or None in kinds_file or len(kinds_written) > 1 \
+    pure_written = {_pure(w) for w in mapping}
+    pure_file = {_pure(f) for f in mapping.values()}
+    kinds_written = {kind for kind in pure_written if kind}
+    kinds_file = {kind for kind in pure_file if kind}
+    if None in pure_written or None in pure_file or len(kinds_written) > 1 \
             or len(kinds_file) > 1:
         return None
     widths = sorted({len(w): len(f) for w, f in mapping.items()}.items())

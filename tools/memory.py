@@ -15,7 +15,16 @@ from pydantic import Field
 
 from ..core.memory import MemoryStoreError, ProjectMemory
 from ..core.memory.notes import SIZE_WARNING
-from .base import Invocation, OutputCallback, Tool, ToolContext, ToolKind, ToolParams, ToolResult
+from .base import (
+    Invocation,
+    OutputCallback,
+    P,
+    Tool,
+    ToolContext,
+    ToolKind,
+    ToolParams,
+    ToolResult,
+)
 from .names import ToolName
 
 PREVIEW_CHARS = 300
@@ -53,7 +62,7 @@ class MemorySearchParams(ToolParams):
     limit: int = Field(10, ge=1, le=50, description="Maximum results (default 10).")
 
 
-class _MemoryInvocation(Invocation[ToolParams]):
+class _MemoryInvocation(Invocation[P]):
     async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
         memory: ProjectMemory | None = self.ctx.memory
         if memory is None:
@@ -65,7 +74,7 @@ class _MemoryInvocation(Invocation[ToolParams]):
         """The call, on the project's memory."""
 
 
-class RememberInvocation(_MemoryInvocation):
+class RememberInvocation(_MemoryInvocation[RememberParams]):
     """Merge notes into the project's memory file."""
 
     def describe(self) -> str:
@@ -86,7 +95,7 @@ class RememberInvocation(_MemoryInvocation):
         return ToolResult(text)
 
 
-class MemorySetInvocation(_MemoryInvocation):
+class MemorySetInvocation(_MemoryInvocation[MemorySetParams]):
     """Store one memory."""
 
     def describe(self) -> str:
@@ -103,7 +112,7 @@ class MemorySetInvocation(_MemoryInvocation):
         return ToolResult(f"Remembered {self.params.key!r} {where}.")
 
 
-class MemoryGetInvocation(_MemoryInvocation):
+class MemoryGetInvocation(_MemoryInvocation[MemoryGetParams]):
     """Read one memory by key."""
 
     def describe(self) -> str:
@@ -120,7 +129,7 @@ class MemoryGetInvocation(_MemoryInvocation):
         return ToolResult(f"{found.key} ({memory.label(found)}):\n{found.value}")
 
 
-class MemorySearchInvocation(_MemoryInvocation):
+class MemorySearchInvocation(_MemoryInvocation[MemorySearchParams]):
     """Find memories by keywords and meaning."""
 
     def describe(self) -> str:

@@ -303,7 +303,8 @@ async def pump_output(reader: asyncio.StreamReader, proc: asyncio.subprocess.Pro
         while deadline is None or loop.time() < deadline:
             if read is None:
                 read = asyncio.ensure_future(reader.read(READ_CHUNK))
-            waiting = {read} if exited.done() else {read, exited}
+            waiting: set[asyncio.Future[bytes] | asyncio.Future[int]] = (
+                {read} if exited.done() else {read, exited})
             timeout = None if deadline is None else max(deadline - loop.time(), 0)
             done, _ = await asyncio.wait(waiting, timeout=timeout,
                                          return_when=asyncio.FIRST_COMPLETED)

@@ -10,7 +10,7 @@ import asyncio
 from pydantic import Field
 
 from ..core.todos import TodoStore, summarize
-from .base import Invocation, OutputCallback, Tool, ToolContext, ToolKind, ToolParams, ToolResult
+from .base import Invocation, OutputCallback, P, Tool, ToolContext, ToolKind, ToolParams, ToolResult
 from .names import ToolName
 
 
@@ -25,12 +25,12 @@ class TodoWriteParams(ToolParams):
                          "`- [x] done`; indent to nest. Replaces the previous list.")
 
 
-class _TodoInvocation(Invocation[TodoReadParams | TodoWriteParams]):
+class _TodoInvocation(Invocation[P]):
     def _store(self) -> TodoStore | None:
         return self.ctx.todos
 
 
-class TodoReadInvocation(_TodoInvocation):
+class TodoReadInvocation(_TodoInvocation[TodoReadParams]):
     """Read the list."""
 
     def describe(self) -> str:
@@ -46,7 +46,7 @@ class TodoReadInvocation(_TodoInvocation):
         return ToolResult(content)
 
 
-class TodoWriteInvocation(_TodoInvocation):
+class TodoWriteInvocation(_TodoInvocation[TodoWriteParams]):
     """Replace the list."""
 
     def describe(self) -> str:

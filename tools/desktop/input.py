@@ -99,6 +99,7 @@ def type_text(text: str) -> str:
             except gui.FailSafeException:
                 raise DisplayError(FAIL_SAFE) from None
         else:
+            assert xdotool is not None  # found above: this run is not plain
             done = subprocess.run([xdotool, "type", "--delay", "12", "--", run],
                                   capture_output=True, text=True, timeout=60)
             if done.returncode:

@@ -89,8 +89,10 @@ def read_words(shot: Capture, *, inverted: bool = False) -> list[Word]:
                              "find_element reads the screen with it")
     with Image.open(io.BytesIO(shot.png)) as image:
         gray = image.convert("L")
+    edge = gray.getpixel((0, 0))
+    assert isinstance(edge, int)  # a pixel of an "L" image is one int
     # A margin of the edge's colour: Tesseract misses text close to the image's border.
-    gray = ImageOps.expand(gray, border=PAD, fill=gray.getpixel((0, 0)))
+    gray = ImageOps.expand(gray, border=PAD, fill=edge)
     big = gray.resize((gray.width * SCALE, gray.height * SCALE), Image.Resampling.LANCZOS)
     if inverted:
         big = ImageOps.invert(big)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -23,6 +24,9 @@ from ..images import in_temp_folder, saved_screenshot, screenshot_path
 from ..names import ToolName
 from .display import DisplayError, Screen, check_display, check_environment
 from .windows import find_window
+
+if TYPE_CHECKING:
+    from mss.base import MSS
 
 
 class Region(BaseModel):
@@ -54,11 +58,13 @@ def grab(left: int, top: int, width: int, height: int, what: str) -> Capture:
         return _grab(grabber, left, top, width, height, what)
 
 
-def _grab(grabber, left: int, top: int, width: int, height: int, what: str) -> Capture:  # noqa: ANN001
+def _grab(grabber: MSS, left: int, top: int, width: int, height: int, what: str) -> Capture:
     import mss.tools
 
     shot = grabber.grab({"left": left, "top": top, "width": width, "height": height})
     png = mss.tools.to_png(shot.rgb, shot.size)
+    # None only when to_png writes the file named by its ``output``, which is not given here.
+    assert png is not None
     return Capture(png, shot.size.width, shot.size.height, left, top, what)
 
 
@@ -105,7 +111,7 @@ def capture(window_id: str | None, region: Region | None, display: str | None) -
         raise DisplayError(f"the screen could not be captured: {exc}") from None
 
 
-def _capture(grabber, window_id: str | None, region: Region | None,  # noqa: ANN001
+def _capture(grabber: MSS, window_id: str | None, region: Region | None,
              display: str | None) -> Capture:
     monitors = grabber.monitors
     screen = Screen(monitors[0]["width"], monitors[0]["height"])

@@ -85,7 +85,10 @@ def read_tasks(path: Path, base: Path) -> list[Task]:
         try:
             data = json.loads(line)
         except ValueError as exc:
-            raise TasksError(f"{where}: not JSON ({exc.msg}); write one object per line") \
+            # A JSONDecodeError, or a plain ValueError for an integer too long to convert,
+            # whose message ends in advice meant for programmers.
+            why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc).partition(":")[0]
+            raise TasksError(f"{where}: not JSON ({why}); write one object per line") \
                 from None
         if not isinstance(data, dict):
             raise TasksError(f"{where}: a task is a JSON object with at least a \"prompt\"")

@@ -253,6 +253,7 @@ async def test_session_browser_shows_hostile_sessions_literally(tmp_path, monkey
         await settle(pilot)
         assert "[@click=app.quit]press me[/]" in plain(app.screen.query_one("#preview"))
 
+        table.focus()  # the single-key actions work in the table
         await pilot.press("t")
         picker = await screen_on(pilot, TurnPicker)
         prompts = options_text(picker.query_one("#turns", OptionList))

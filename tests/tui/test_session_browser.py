@@ -124,8 +124,13 @@ def preview(pilot: Pilot[Any]) -> str:
 
 
 async def type_search(pilot: Pilot[Any], text: str) -> None:
-    await pilot.press("slash", *text)
+    """Type ``text`` in the search box, where the browser opens, and wait for the results."""
+    await pilot.press(*text)
     await settle(pilot)
+
+
+def keys_line(pilot: Pilot[Any]) -> str:
+    return str(pilot.app.screen.query_one("#keys", Static).render())
 
 
 async def test_the_table_lists_sessions_newest_first(tmp_path: Path) -> None:
@@ -146,7 +151,7 @@ async def test_s_cycles_the_sort_column(tmp_path: Path) -> None:
     app = BrowserHost()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("s")  # title, A to Z
+        await pilot.press("tab", "s")  # title, A to Z
         assert listed(pilot) == ["s-parser", "s-flaky", "s-readme"]
         for _ in range(4):  # project, model, turns, tokens
             await pilot.press("s")
@@ -171,10 +176,40 @@ async def test_file_search_narrows_to_sessions_that_changed_the_file(tmp_path: P
         await settle(pilot)
         await type_search(pilot, "file:foo.py")
         assert listed(pilot) == ["s-parser"]
-        await pilot.press("enter")  # back to the table, then resume
-        await pilot.press("enter")
+        await pilot.press("enter")  # resumes the highlighted result
         await pilot.pause()
     assert app.answer == BrowserAction("resume", "s-parser")
+
+
+async def test_typing_goes_into_the_search_box_not_to_the_single_key_actions(
+        tmp_path: Path) -> None:
+    three_sessions(tmp_path)
+    app = BrowserHost()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "type search" in keys_line(pilot) and "f fork" not in keys_line(pilot)
+        await type_search(pilot, "file:")  # "f" forks in the table, "x" exports, "d" deletes
+        assert app.screen is app.browser and app.answer is _UNSET
+        assert app.screen.query_one("#search").value == "file:"
+        assert listed(pilot) == ["s-flaky", "s-readme", "s-parser"]
+        await pilot.press("tab")  # to the table: the key line names its single keys
+        assert "f fork" in keys_line(pilot) and "/ search" in keys_line(pilot)
+        await pilot.press("slash", *"foo")  # back in the search box
+        await settle(pilot)
+        assert app.screen.query_one("#search").value == "file:foo"
+        assert listed(pilot) == ["s-parser"]
+        assert app.answer is _UNSET
+
+
+async def test_enter_typed_before_the_results_resumes_what_the_search_finds(
+        tmp_path: Path) -> None:
+    three_sessions(tmp_path)
+    app = BrowserHost()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"install", "enter")
+        await settle(pilot)
+    assert app.answer == BrowserAction("resume", "s-readme")
 
 
 async def test_preview_shows_the_highlighted_transcript(tmp_path: Path) -> None:
@@ -216,13 +251,13 @@ async def test_f_forks_and_x_exports(tmp_path: Path) -> None:
     app = BrowserHost()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("f")
+        await pilot.press("tab", "f")
         await pilot.pause()
     assert app.answer == BrowserAction("fork", "s-flaky")
     app = BrowserHost()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("down", "down", "x")
+        await pilot.press("down", "down", "tab", "x")  # the arrows work from the search too
         await pilot.pause()
     assert app.answer == BrowserAction("export", "s-parser")
 
@@ -235,7 +270,7 @@ async def test_t_forks_before_a_turn_picked_from_the_list(tmp_path: Path) -> Non
     app = BrowserHost()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("t")
+        await pilot.press("tab", "t")
         picker = await picker_on(pilot)
         assert isinstance(picker, TurnPicker)
         options = picker.query_one("#turns", OptionList)
@@ -252,7 +287,7 @@ async def test_escape_in_the_turn_picker_goes_back_to_the_browser(tmp_path: Path
     app = BrowserHost()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("t")
+        await pilot.press("tab", "t")
         await picker_on(pilot)
         await pilot.press("escape")
         await settle(pilot)
@@ -264,7 +299,7 @@ async def test_d_deletes_after_confirmation(tmp_path: Path) -> None:
     app = BrowserHost()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("d")
+        await pilot.press("tab", "d")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmDelete)
         await pilot.press("n")  # kept
@@ -286,7 +321,7 @@ async def test_a_session_open_elsewhere_is_not_deleted(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         with SessionStore.open("s-flaky"):
-            await pilot.press("d")
+            await pilot.press("tab", "d")
             await pilot.pause()
             await pilot.press("y")
             await settle(pilot)

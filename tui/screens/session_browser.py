@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -40,6 +40,15 @@ TITLE_WIDTH = 34
 
 FILE_PREFIX = "file:"
 """Search text starting with this looks for sessions that changed a matching file."""
+
+SEARCH_KEYS = key_help([("type", "search"), ("↑↓", "choose"), ("enter", "resume"),
+                        ("tab", "fork, export, delete…"), ("esc", "close")])
+"""The key line while the cursor is in the search box: typed letters search."""
+
+TABLE_KEYS = key_help([("enter", "resume"), ("f", "fork"), ("t", "fork at a turn"),
+                       ("x", "export"), ("d", "delete"), ("s", "sort"), ("/", "search"),
+                       ("esc", "close")])
+"""The key line while the table has the cursor: single keys act on the highlighted row."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,11 +197,15 @@ class TurnPicker(ModalScreen["int | None"]):
 class SessionBrowser(Screen["BrowserAction | None"]):
     """A searchable, sortable table of the recorded sessions with a transcript preview.
 
-    Dismisses with a :class:`BrowserAction` (``enter`` resume, ``f`` fork, ``t`` fork before
-    a turn picked in a :class:`TurnPicker`, ``x`` export) or None (``escape``/``q``); doing the action is the caller's job. ``d`` deletes the
-    highlighted session after a :class:`ConfirmDelete` (a session open in an agent-tui is
-    refused with a note). Search text is matched against message text, or, after
-    ``file:``, against the paths of the files a session changed.
+    It opens in the search box: typing searches (``file:`` too), the arrows move the
+    highlight in the table, ``enter`` resumes. The single-key actions act only in the table
+    (``tab`` or ``enter`` after a search), where ``/`` goes back to the search; the key line
+    says which keys work where. Dismisses with a :class:`BrowserAction` (``enter`` resume,
+    ``f`` fork, ``t`` fork before a turn picked in a :class:`TurnPicker`, ``x`` export) or
+    None (``escape``, or ``q`` in the table); doing the action is the caller's job. ``d``
+    deletes the highlighted session after a :class:`ConfirmDelete` (a session open in an
+    agent-tui is refused with a note). Search text is matched against message text, or,
+    after ``file:``, against the paths of the files a session changed.
 
     Visual state: ``-narrow`` / ``-wide`` (horizontal breakpoints) put the preview below
     or beside the table; ``-empty`` on the screen when no session is listed.
@@ -210,6 +223,10 @@ class SessionBrowser(Screen["BrowserAction | None"]):
         Binding("d", "delete", "delete", show=False),
         Binding("s", "cycle_sort", "sort", show=False),
         Binding("slash", "focus_search", "search", show=False),
+        # Reached only from the search box (the table moves its own cursor): the arrows
+        # move the highlight while the cursor stays in the search.
+        Binding("down", "move_highlight(1)", show=False),
+        Binding("up", "move_highlight(-1)", show=False),
     ]
 
     def __init__(self, index_path: Path | None = None, project: Path | None = None) -> None:
@@ -226,13 +243,19 @@ class SessionBrowser(Screen["BrowserAction | None"]):
         self.sort = "updated"
         self.summaries: list[SessionSummary] = []
         self.searched = ""
-        """The search text the table shows the results of."""
+        """The search text the table is being filled for."""
+        self.listed: str | None = None
+        """The search text the table shows the results of (None until they are shown)."""
+        self.resume_when_listed = False
+        """Enter came before the results of the search: resume once they are shown."""
 
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
         """The search box, the table and the preview, then the status and the keys."""
-        yield LineInput(placeholder="search messages, or file:foo.py", id="search")
+        # Back in the search (``/``), typing refines it rather than replacing it.
+        yield LineInput(placeholder="search messages, or file:foo.py", id="search",
+                        select_on_focus=False)
         with Horizontal(id="body"):
             yield MeasuredTable(id="sessions", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="preview-pane"):
@@ -241,16 +264,19 @@ class SessionBrowser(Screen["BrowserAction | None"]):
                 yield LiteralMarkdown("", id="preview", open_links=False)
         with Horizontal(id="footer"):
             yield Static("Loading sessions…", id="status", markup=False)
-            yield Static(key_help([("enter", "resume"), ("f", "fork"), ("t", "fork at a turn"),
-                                ("x", "export"),
-                                ("d", "delete"), ("s", "sort"), ("/", "search"),
-                                ("esc", "close")]), id="keys")
+            yield Static(SEARCH_KEYS, id="keys")
 
     def on_mount(self) -> None:
-        """Open the index off the event loop and list the sessions."""
+        """Open the index off the event loop and list the sessions; typing searches."""
         self._set_columns()
-        self.query_one("#sessions", DataTable).focus()
+        self.query_one("#search", Input).focus()
         self.load()
+
+    @on(events.DescendantFocus)
+    def _show_keys(self) -> None:
+        """The key line names the keys that work where the cursor is."""
+        in_table = isinstance(self.focused, DataTable)
+        self.query_one("#keys", Static).update(TABLE_KEYS if in_table else SEARCH_KEYS)
 
     def on_unmount(self) -> None:
         """Close the index."""
@@ -277,6 +303,10 @@ class SessionBrowser(Screen["BrowserAction | None"]):
             found = await asyncio.to_thread(index.list, self.project)
         self.summaries = found
         self._fill(keep)
+        self.listed = text
+        if self.resume_when_listed and text == self.query_one("#search", Input).value.strip():
+            self.resume_when_listed = False
+            self.action_choose("resume")
 
     def _fill(self, keep: str | None = None) -> None:
         """Put the summaries in the table in the current order."""
@@ -373,12 +403,23 @@ class SessionBrowser(Screen["BrowserAction | None"]):
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the search resumes the highlighted session of the search's results."""
         event.stop()
-        self.query_one("#sessions", DataTable).focus()
+        if self.listed == event.value.strip():
+            self.action_choose("resume")
+        else:  # typed faster than the search ran: resume what it finds
+            self.resume_when_listed = True
 
     def action_focus_search(self) -> None:
         """Put the cursor in the search box."""
         self.query_one("#search", Input).focus()
+
+    def action_move_highlight(self, rows: int) -> None:
+        """Move the table's highlight by ``rows`` (from the search box)."""
+        table = self.query_one("#sessions", DataTable)
+        if table.row_count:
+            row = max(0, min(table.cursor_row + rows, table.row_count - 1))
+            table.move_cursor(row=row, animate=False)
 
     def action_cycle_sort(self) -> None:
         """Sort by the next column."""

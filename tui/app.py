@@ -47,7 +47,7 @@ from .pauses import (
 from .session_actions import SessionActions
 from .terminal_watch import CHECK_EVERY_S, terminal_gone, watched_fd
 from .widgets.conversation import ConversationView, NoticeBlock, UserBlock
-from .widgets.panels import ContextGauge, SidePanel, StatusBar, TodoPane
+from .widgets.panels import BREAKPOINTS, ContextGauge, SidePanel, StatusBar, TodoPane
 from .widgets.prompt import PromptInput, prompt_text
 from .widgets.tool_log import ToolLog
 from .workbench import NO_MODEL
@@ -131,6 +131,7 @@ class AgentApp(App[None]):
     for a quiet moment to draw more."""
 
     CSS_PATH = str(STYLESHEET)
+    HORIZONTAL_BREAKPOINTS = BREAKPOINTS
     TITLE = "agent-tui"
     AUTO_FOCUS = "#prompt"
     BINDINGS = [
@@ -878,7 +879,7 @@ class AgentApp(App[None]):
         await self.changes.review()
 
     def action_toggle_side(self) -> None:
-        self.query_one("#side").toggle_class("hidden")
+        self.query_one(SidePanel).toggle()
 
     def action_toggle_tool_log(self) -> None:
         self.query_one("#tool-log").toggle_class("hidden")

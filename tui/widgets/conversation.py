@@ -527,6 +527,12 @@ class ConversationView(SizedInOnePass, VerticalScroll):
         if self.scroll_y <= 0 and self._earlier:
             self.call_later(self.show_earlier)
 
+    def on_resize(self, event: events.Resize) -> None:
+        # A narrower pane wraps every block taller: the scroll position stays where it was,
+        # so the end the person was reading would slide out of view.
+        if self._following:
+            self.scroll_end(animate=False)
+
     def _blocks(self) -> list[Widget]:
         return [w for w in self.children if w.can_focus and w is not self._marker]
 

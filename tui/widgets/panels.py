@@ -29,8 +29,24 @@ def format_cost(cost: float | None) -> str:
     return "n/a" if cost is None else f"${cost:.4f}" if cost < 1 else f"${cost:.2f}"
 
 
+CONVERSATION_MIN_WIDTH = 60
+"""Columns the conversation keeps beside the side panel."""
+SIDE_PANEL_WIDTH = 44
+"""The side panel's width in cells, its border included, until the person resizes it."""
+NARROW_BELOW = CONVERSATION_MIN_WIDTH + SIDE_PANEL_WIDTH
+"""Terminal widths below this are narrow: the side panel starts hidden there (F2 shows it)."""
+BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]
+"""The screen's width classes (``HORIZONTAL_BREAKPOINTS``) the stylesheet hides the side
+panel by."""
+
+
 class SidePanel(Vertical):
-    """The side panel (context gauge, todos, tool log); F5/F6 make it narrower or wider."""
+    """The side panel (context gauge, todos, tool log); F5/F6 make it narrower or wider.
+
+    On a narrow terminal (``NARROW_BELOW``) it starts hidden so the conversation keeps
+    ``CONVERSATION_MIN_WIDTH`` columns; ``toggle()`` (F2) shows or hides it at any width, and
+    the person's choice then holds when the terminal is resized.
+    """
 
     MIN_WIDTH = 24
     MAX_WIDTH = 120
@@ -42,12 +58,19 @@ class SidePanel(Vertical):
         """Make the panel ``delta`` cells wider (narrower if negative), within bounds."""
         current = self.width_cells
         if current is None:
-            current = int(self.styles.width.value) if self.styles.width else 44
+            current = int(self.styles.width.value) if self.styles.width else SIDE_PANEL_WIDTH
         self.width_cells = max(self.MIN_WIDTH, min(self.MAX_WIDTH, current + delta))
 
     def watch_width_cells(self, cells: int | None) -> None:
         if cells is not None:
             self.styles.width = cells
+
+    def toggle(self) -> None:
+        """Hide the panel if it shows, else show it, whatever the terminal's width."""
+        # Classes, not `display`: the stylesheet's narrow rule must not override the choice.
+        shown = self.display
+        self.set_class(shown, "hidden")
+        self.set_class(not shown, "shown")
 
 
 class TodoPane(Static):

@@ -1,0 +1,116 @@
+"""The workbench on a small terminal (80x24): the side panel gives way to the conversation,
+no screen cuts its text, and a resize keeps the conversation at its end."""
+
+from __future__ import annotations
+
+from agent_tui.tui.widgets.conversation import ConversationView
+from agent_tui.tui.widgets.panels import CONVERSATION_MIN_WIDTH, NARROW_BELOW, SIDE_PANEL_WIDTH
+from tests.fakes.providers import Reply
+from tests.tui.test_app import app_for, type_prompt, until
+
+SMALL = (80, 24)
+LARGE = (120, 40)
+
+LONG_ANSWER = "\n\n".join(
+    f"Paragraph {n}: the agent explains, at some length, what it found in the project and "
+    "why each change it proposes is needed, so the answer wraps over several lines."
+    for n in range(12)
+)
+
+
+def _side_shown(app) -> bool:
+    return app.query_one("#side").display
+
+
+async def test_at_80_columns_the_side_panel_is_hidden_and_f2_shows_it(fake_provider, tmp_path):
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        assert not _side_shown(app)
+        assert app.query_one("#conversation").region.width >= CONVERSATION_MIN_WIDTH
+        await pilot.press("f2")
+        await pilot.pause()
+        assert _side_shown(app)
+        await pilot.press("f2")
+        await pilot.pause()
+        assert not _side_shown(app)
+
+
+async def test_the_side_panel_shows_where_the_conversation_keeps_60_columns(
+    fake_provider, tmp_path
+):
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=(NARROW_BELOW, 30)) as pilot:
+        await pilot.pause()
+        assert _side_shown(app)
+        assert app.query_one("#conversation").region.width == CONVERSATION_MIN_WIDTH
+        await pilot.resize_terminal(NARROW_BELOW - 1, 30)
+        await pilot.pause()
+        assert not _side_shown(app)
+        assert app.query_one("#conversation").region.width == NARROW_BELOW - 1
+
+
+async def test_the_persons_choice_of_side_panel_holds_across_resizes(fake_provider, tmp_path):
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("f2")  # shown on a narrow terminal
+        await pilot.resize_terminal(*LARGE)
+        await pilot.pause()
+        await pilot.resize_terminal(*SMALL)
+        await pilot.pause()
+        assert _side_shown(app)
+        await pilot.resize_terminal(*LARGE)
+        await pilot.press("f2")  # hidden on a wide one
+        await pilot.resize_terminal(*SMALL)
+        await pilot.pause()
+        await pilot.resize_terminal(*LARGE)
+        await pilot.pause()
+        assert not _side_shown(app)
+        assert app.query_one("#conversation").region.width == LARGE[0]
+        await pilot.press("f2")
+        await pilot.pause()
+        assert app.query_one("#conversation").region.width == LARGE[0] - SIDE_PANEL_WIDTH
+
+
+async def _long_conversation(pilot, fake_provider) -> ConversationView:
+    app = pilot.app
+    fake_provider.script(
+        Reply(text=LONG_ANSWER, chunk_size=200), Reply(text=LONG_ANSWER, chunk_size=200)
+    )
+    for sent, prompt in enumerate(("explain the project", "and again"), start=1):
+        await type_prompt(pilot, prompt)
+        await until(
+            pilot,
+            lambda sent=sent: not app.busy and len(fake_provider.requests) == sent,
+            timeout=60,
+        )
+    conversation = app.query_one(ConversationView)
+    await until(
+        pilot, lambda: conversation.max_scroll_y > 0 and conversation.is_vertical_scroll_end
+    )
+    return conversation
+
+
+async def test_a_conversation_at_its_end_stays_there_after_a_resize(fake_provider, tmp_path):
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=LARGE) as pilot:
+        conversation = await _long_conversation(pilot, fake_provider)
+        for size in (SMALL, LARGE, (100, 30), (60, 20)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause(0.2)
+            assert conversation.is_vertical_scroll_end, size
+            assert conversation.scroll_y == conversation.max_scroll_y > 0
+
+
+async def test_a_conversation_scrolled_up_is_not_moved_to_its_end_by_a_resize(
+    fake_provider, tmp_path
+):
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=LARGE) as pilot:
+        conversation = await _long_conversation(pilot, fake_provider)
+        conversation.scroll_to(y=3, animate=False)
+        await pilot.pause()
+        for size in (SMALL, LARGE):
+            await pilot.resize_terminal(*size)
+            await pilot.pause(0.2)
+            assert conversation.scroll_y == 3, size

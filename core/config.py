@@ -190,6 +190,7 @@ def _checked(kind: SettingKind, value: Any, from_env: bool) -> Any:
             except Exception:
                 return _UNCHECKED
         return list(value)
+    number: float
     if kind.type == "int" and type(value) is int:
         number = value
     elif kind.type == "float" and type(value) in (int, float) and math.isfinite(value):
@@ -273,10 +274,10 @@ class SettingsSources:
         when it cannot, and only :meth:`validate` can tell."""
         env: dict[str, list[str]] = {}
         prefix = ENV_PREFIX.lower()
-        for variable, value in os.environ.items():
+        for variable, text in os.environ.items():
             name = variable.lower()
             if name.startswith(prefix) and name[len(prefix):] in SETTING_KINDS:
-                env.setdefault(name[len(prefix):], []).append(value)
+                env.setdefault(name[len(prefix):], []).append(text)
         user, project = self.layers
         values: dict[str, Any] = {}
         for name, kind in SETTING_KINDS.items():

@@ -113,7 +113,7 @@ def _pre_tool_decision(data: dict[str, Any],
     if "permissionDecision" in specific:
         value, reason = specific["permissionDecision"], _string(
             specific, "permissionDecisionReason")
-        allowed = ("allow", "deny", "ask")
+        allowed: tuple[str, ...] = ("allow", "deny", "ask")
     elif "decision" in data:
         value, reason = data["decision"], _string(data, "reason")
         allowed = ("approve", "block")

@@ -13,6 +13,7 @@ this process's writes: a search at 100,000 memories is one matrix product.
 
 from __future__ import annotations
 
+import builtins
 import re
 import sqlite3
 import threading
@@ -286,7 +287,7 @@ class MemoryStore:
         return SearchResults(found, "keyword" if note else "hybrid", note)
 
     @staticmethod
-    def _telling_words(db: sqlite3.Connection, words: list[str]) -> list[str]:
+    def _telling_words(db: sqlite3.Connection, words: builtins.list[str]) -> builtins.list[str]:
         """``words`` without those too common to tell memories apart (the rarest is kept
         when all are common)."""
         total = db.execute("SELECT count(*) FROM memories").fetchone()[0]
@@ -298,7 +299,7 @@ class MemoryStore:
         telling = [w for w in words if counts.get(w, 0) <= COMMON_SHARE * total]
         return telling or [min(words, key=lambda w: counts.get(w, 0))]
 
-    def _by_id(self, ids: list[int]) -> dict[int, Memory]:
+    def _by_id(self, ids: builtins.list[int]) -> dict[int, Memory]:
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
@@ -365,7 +366,7 @@ class MemoryStore:
         return done
 
     @staticmethod
-    def _similarities_of(wanted: list[int], ids: np.ndarray,
+    def _similarities_of(wanted: builtins.list[int], ids: np.ndarray,
                          similarities: np.ndarray) -> dict[int, float]:
         """The similarities of the rows ``wanted`` (ids), for those that have vectors."""
         order = np.argsort(ids, kind="stable") if len(ids) < 2 or np.any(ids[1:] < ids[:-1]) \

@@ -177,7 +177,9 @@ async def _while_loading(inbox: asyncio.Queue[dict[str, Any] | None],
     early: list[dict[str, Any]] = []
     while not loaded.done():
         getter = asyncio.ensure_future(inbox.get())
-        await asyncio.wait({getter, loaded}, return_when=asyncio.FIRST_COMPLETED)
+        waiting: set[asyncio.Future[dict[str, Any] | None] | asyncio.Future[None]] = {
+            getter, loaded}
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         if not getter.done():
             getter.cancel()
             break
@@ -201,8 +203,8 @@ async def serve(source: BinaryIO, out: BinaryIO) -> None:
     gc.collect()
     settle_long_lived()
     worker = Worker(LineWriter(out, loop))
-    for message in early:
-        worker.handle(message)
+    for request in early:
+        worker.handle(request)
     while (message := await inbox.get()) is not None:
         worker.handle(message)
     for task in list(worker.calls.values()):

@@ -245,9 +245,9 @@ def read_awk_command(argv: tuple[str, ...]) -> AwkCommand:
                     return AwkCommand(f"awk has an option agent-tui does not know: -{letter}",
                                       None, (), index)
                 options.append((letter, None))
-        for name, value in options:
-            if name == "W" and value is not None:  # mawk's -W NAME, gawk's -W long-option
-                for item in value.split(","):
+        for name, argument in options:
+            if name == "W" and argument is not None:  # mawk's -W NAME, gawk's -W long-option
+                for item in argument.split(","):
                     resolved = _resolve(item.partition("=")[0])
                     if resolved is None or resolved in _PROBLEMS:
                         return AwkCommand(f"awk -W {item} "
@@ -257,8 +257,8 @@ def read_awk_command(argv: tuple[str, ...]) -> AwkCommand:
             if name in _PROBLEMS:
                 return AwkCommand(f"awk {'-' if len(name) == 1 else '--'}{name} "
                                   f"{_PROBLEMS[name]}", None, (), index)
-            if name in ("e", "source") and value is not None:
-                sources.append(value)
+            if name in ("e", "source") and argument is not None:
+                sources.append(argument)
     if sources or index >= len(argv):
         return AwkCommand(None, None, tuple(sources), index)
     return AwkCommand(None, index, (), index + 1)

@@ -211,7 +211,7 @@ class RedactingSink:
         # so what it held back comes first.
         if rest := self._text.flush():
             self.sink(ev.TextDelta(rest))
-        if isinstance(event, ev.ToolResultEvent) and (stream := self._outputs.pop(event.id, None)):
-            if rest := stream.flush():
+        if isinstance(event, ev.ToolResultEvent) and (ended := self._outputs.pop(event.id, None)):
+            if rest := ended.flush():
                 self.sink(ev.ToolOutput(event.id, rest))
         self.sink(redact_fields(event, self.secrets))

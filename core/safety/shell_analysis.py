@@ -358,9 +358,9 @@ class _Walker(WordReader):
         inner_scope = replace(scope, cwd=cwd, redirects=redirects, wrappers=wrappers, asks=asks,
                               origin=origin, depth=scope.depth + 1, env=env)
         if look.maybe_at is not None:  # each word that may be the command, judged as it
-            why = part.asks[-1:]
+            last_ask = part.asks[-1:]
             for start in range(look.maybe_at, min(len(words), look.maybe_at + MAY_BE_COMMAND)):
-                self.parts.append(replace(part, start=start, asks=why))
+                self.parts.append(replace(part, start=start, asks=last_ask))
         if name in SHELLS:
             startup = tuple(f"{name} {o} runs the commands in a startup file"
                             for o in ("--rcfile", "--init-file") if o in part.argv)

@@ -125,7 +125,8 @@ def expand_braces(text: WordText) -> list[WordText]:
 
 
 def _closing_brace(chars: str, kinds: str, start: int) -> tuple[int | None, list[int]]:
-    depth, commas = 0, []
+    depth = 0
+    commas: list[int] = []
     for index in range(start + 1, len(chars)):
         if kinds[index] != "u":
             continue

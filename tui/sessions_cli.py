@@ -50,7 +50,7 @@ def main(argv: list[str]) -> int:
     """Run ``agent-tui sessions …``; returns the exit code."""
     from pathlib import Path
 
-    from ..core.sessions.export import to_markdown
+    from ..core.sessions.export import fork_origin, to_markdown
     from ..core.sessions.index import SessionIndex
     from ..core.sessions.log import SessionError, read_events
     from ..core.visible_text import visible as shown
@@ -77,6 +77,12 @@ def main(argv: list[str]) -> int:
                         print(shown(f"{s.id}  {when}  {s.turns:>3} turns  "
                                     f"{s.total_tokens:>8,} tok{cost}  {s.model}  {s.project}\n"
                                     f"    {s.title}"))
+                        if s.parent:
+                            try:
+                                origin = fork_origin(read_events(s.id))
+                            except SessionError:  # its log went after the index listed it
+                                origin = s.parent[0]
+                            print(shown(f"    forked from {origin}"))
             elif args.command == "show":
                 log = read_events(args.id)
                 if args.json:

@@ -35,8 +35,7 @@ def to_markdown(log: SessionLog) -> str:
             else None,
         ),
     ]
-    if log.parent:
-        meta.append(("Forked from", _fork_point(log, *log.parent)))
+    meta.append(("Forked from", fork_origin(log)))
     out += [f"- **{name}:** {value}" for name, value in meta if value]
     out.append("")
     for event in log.events:
@@ -45,11 +44,15 @@ def to_markdown(log: SessionLog) -> str:
     return visible("\n".join(out).rstrip().replace("\r\n", "\n") + "\n")
 
 
-def _fork_point(log: SessionLog, parent_id: str, last_event: int) -> str:
-    """The parent and how many of its prompts the fork kept.
+def fork_origin(log: SessionLog) -> str | None:
+    """Where a fork came from, as a person counts: ``"ID, after its prompt 2"`` (the parent
+    and how many of its prompts the fork kept); None for a session that is no fork.
 
     The header's event index is the log's own bookkeeping: a person counts prompts.
     """
+    if log.parent is None:
+        return None
+    parent_id, last_event = log.parent
     kept = sum(1 for event in log.events[: last_event + 1] if event.get("type") == "user_message")
     return f"{parent_id}, after its prompt {kept}" if kept else f"{parent_id}, before its first prompt"
 

@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Markdown, OptionList, Static
 from textual.widgets.markdown import MarkdownBlock
 
 from agent_tui.core import paths
-from agent_tui.core.sessions.log import SessionStore
+from agent_tui.core.sessions.log import SessionStore, fork_before_turn
 from agent_tui.themes import THEMES
 from agent_tui.tui.screens.session_browser import (
     BrowserAction,
@@ -292,6 +292,23 @@ async def test_escape_in_the_turn_picker_goes_back_to_the_browser(tmp_path: Path
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is app.browser and app.answer is _UNSET
+
+
+async def test_a_fork_is_marked_and_its_preview_names_parent_and_prompt(tmp_path: Path) -> None:
+    with SessionStore.create("s-parent", project=tmp_path, model="openai/gpt-4.1") as store:
+        for n in range(3):
+            store.append({"type": "user_message", "text": f"prompt number {n}"})
+            store.append({"type": "assistant_message", "text": f"answer {n}", "tool_calls": []})
+    fork_id = fork_before_turn("s-parent", 2)  # keeps prompts 0 and 1
+    app = BrowserHost()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#sessions", DataTable)
+        assert str(table.get_row(fork_id)[0]) == "↳ prompt number 0"
+        assert str(table.get_row("s-parent")[0]) == "prompt number 0"
+        table.move_cursor(row=table.get_row_index(fork_id), animate=False)
+        await settle(pilot)
+        assert "**Forked from:** s-parent, after its prompt 2" in preview(pilot)
 
 
 async def test_d_deletes_after_confirmation(tmp_path: Path) -> None:

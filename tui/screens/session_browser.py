@@ -38,6 +38,9 @@ PREVIEW_LINES = 200
 TITLE_WIDTH = 34
 """Longer titles are cut in the table (the preview has them whole)."""
 
+FORK_MARK = "↳ "
+"""Before a fork's title in the table; the preview names its parent and the prompt it kept."""
+
 FILE_PREFIX = "file:"
 """Search text starting with this looks for sessions that changed a matching file."""
 
@@ -99,7 +102,8 @@ def _tokens(count: int) -> str:
 
 
 COLUMNS: dict[str, _Column] = {
-    "title": _Column("title", TITLE_WIDTH, lambda s: _clip(s.title, TITLE_WIDTH),
+    "title": _Column("title", TITLE_WIDTH, lambda s: _clip(FORK_MARK * bool(s.parent) + s.title,
+                                                           TITLE_WIDTH),
                      lambda s: s.title.casefold(), False),
     "project": _Column("project", 12, lambda s: _clip(Path(s.project).name, 12),
                        lambda s: (s.project, -s.updated), False),

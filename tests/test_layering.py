@@ -31,6 +31,16 @@ def test_core_and_tools_never_import_textual():
     assert offenders == []
 
 
+@pytest.mark.parametrize("folder", ["core", "tools"])
+def test_core_and_tools_never_import_tui(folder: str):
+    """The engine and its tools know no front end: no import of tui/, relative or absolute,
+    lazy or not."""
+    offenders = {str(path.relative_to(ROOT)): sorted(tui) for path in sources(folder)
+                 if (tui := {m for m in _package_imports(path)
+                             if m == "agent_tui.tui" or m.startswith("agent_tui.tui.")})}
+    assert offenders == {}
+
+
 def test_only_the_litellm_provider_imports_litellm():
     allowed = ROOT / "core" / "providers" / "litellm.py"
     offenders = [str(p.relative_to(ROOT)) for p in sources("core", "tools", "tui")

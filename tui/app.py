@@ -399,6 +399,8 @@ class AgentApp(App[None]):
                              api_key_env=choice.key_env)
         self.status.model = choice.model
         self.agent = None  # the next turn builds one with the new settings
+        if self.opened is not None:  # opened before setup, its header names no model
+            await asyncio.to_thread(self.opened.store.record_model, choice.model)
         self.notice(f"Model: {choice.model}, {saved}.")
 
     def preload_litellm(self) -> None:

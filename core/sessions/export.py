@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from ..visible_text import visible
-from .log import SessionLog
+from .log import MODEL_CHOSEN, SessionLog
 
 
 def to_markdown(log: SessionLog) -> str:
@@ -27,7 +27,7 @@ def to_markdown(log: SessionLog) -> str:
     meta = [
         ("Session", log.session_id),
         ("Project", header.get("project")),
-        ("Model", header.get("model")),
+        ("Model", header.get("model") or _chosen_model(log)),
         (
             "Created",
             time.strftime("%Y-%m-%d %H:%M", time.localtime(created))
@@ -55,6 +55,11 @@ def fork_origin(log: SessionLog) -> str | None:
     parent_id, last_event = log.parent
     kept = sum(1 for event in log.events[: last_event + 1] if event.get("type") == "user_message")
     return f"{parent_id}, after its prompt {kept}" if kept else f"{parent_id}, before its first prompt"
+
+
+def _chosen_model(log: SessionLog) -> str | None:
+    """The model chosen after the header was written (first-run setup), if one was."""
+    return next((str(e.get("model")) for e in log.events if e.get("type") == MODEL_CHOSEN), None)
 
 
 def _first_prompt(log: SessionLog) -> str:

@@ -26,6 +26,8 @@ from ..safety.redaction import env_secrets, redact
 
 LOG_NAME = "events.jsonl"
 LOCK_NAME = "lock"
+MODEL_CHOSEN = "model_chosen"
+"""The record of a model chosen after the header was written (:meth:`SessionStore.record_model`)."""
 _TAIL_CHUNK = 64 * 1024
 
 
@@ -341,6 +343,12 @@ class SessionStore:
         data = dict(record)
         data.setdefault("ts", time.time())
         self._write(encode_record(redact(data, self._secrets)))
+
+    def record_model(self, model: str) -> None:
+        """Record the session's model, chosen after its header was written (the workbench
+        opens its session before first-run setup asks for one): the index and ``sessions
+        list`` show it as the session's model when the header has none."""
+        self.append({"type": MODEL_CHOSEN, "model": model})
 
     def read(self) -> SessionLog:
         """This session's log as it is on disk now."""

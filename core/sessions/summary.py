@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ...tools.names import EDIT_TOOLS
-from .log import SessionLog
+from .log import MODEL_CHOSEN, SessionLog
 
 TITLE_LENGTH = 80
 """How long a session's title (its first prompt) may be."""
@@ -26,7 +26,8 @@ class SessionSummary:
         id: The session id.
         title: The header's title, else the first line of the first prompt (80 chars).
         project: The project folder, resolved.
-        model: The model the session started with.
+        model: The model the session started with (its header's, or, when the header has
+            none, the one first-run setup chose after it was written).
         created: Unix time of the header.
         updated: Unix time of the last event.
         turns: Model responses (``assistant_message`` records).
@@ -83,6 +84,7 @@ def digest_log(log: SessionLog, *, size: int, mtime_updated: float) -> LogDigest
     header = log.header
     project = str(header.get("project") or "")
     title = str(header.get("title") or "")
+    model = str(header.get("model") or "")  # else the one chosen after the header was written
     turns, usage, updated = 0, None, 0.0
     files: set[str] = set()
     edits: dict[str, list[str]] = {}  # call id -> paths, until its result says it failed
@@ -113,6 +115,8 @@ def digest_log(log: SessionLog, *, size: int, mtime_updated: float) -> LogDigest
                 files.update(touched)
         elif kind == "usage" and isinstance(event.get("session"), dict):
             usage = event["session"]
+        elif kind == MODEL_CHOSEN and not model:
+            model = str(event.get("model") or "")
     for touched in edits.values():  # no result: the process died mid-call; it may have run
         files.update(touched)
     usage = usage or {}
@@ -122,7 +126,7 @@ def digest_log(log: SessionLog, *, size: int, mtime_updated: float) -> LogDigest
         id=log.session_id,
         title=title or "(no prompt)",
         project=project,
-        model=str(header.get("model") or ""),
+        model=model,
         created=created,
         updated=updated or mtime_updated or created,
         turns=turns,

@@ -148,3 +148,28 @@ def test_snapshot_setup_screen(snap_compare: Any) -> None:
     prompt."; and at the bottom the keys (↑↓ provider, tab next field, enter save,
     esc skip) beside the Save and Skip buttons."""
     assert snap_compare(SetupHost(), terminal_size=SIZE)
+
+
+async def test_the_session_opened_before_setup_records_the_chosen_model(tmp_path) -> None:
+    """The workbench opens its session before first-run setup asks for a model: the model
+    picked there is the session's, in its log, the index and ``sessions list``."""
+    from agent_tui.core.config import Settings
+    from agent_tui.core.sessions.export import to_markdown
+    from agent_tui.core.sessions.index import SessionIndex
+    from agent_tui.core.sessions.log import read_events
+    from agent_tui.core.sessions.start import close_session, open_session
+    from agent_tui.tui.app import make_app
+    from tests.tui.test_app import until
+
+    opened = open_session(tmp_path, "")
+    app = make_app(Settings(), tmp_path, load_litellm=False, session=opened)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        await pilot.press("down", "enter")  # OpenAI, its default model
+        await until(pilot, lambda: app.settings.model == "openai/gpt-4.1")
+    close_session(opened)
+    with SessionIndex() as index:
+        summary = index.get(opened.store.session_id)
+    assert summary is not None and summary.model == "openai/gpt-4.1"
+    transcript = to_markdown(read_events(opened.store.session_id))
+    assert "- **Model:** openai/gpt-4.1" in transcript

@@ -703,10 +703,9 @@ class AgentApp(App[None]):
     async def show_restored(self, log: SessionLog) -> None:
         """Redraw a resumed session (its transcript, tool log, todos and gauge) from the
         typed events of its log, through the same handlers as a live turn."""
-        from ..core.sessions.replay import event_from_record
+        from ..core.sessions.replay import logged_events
 
-        blocks = await self.view.restore(
-            event for record in log.events if (event := event_from_record(record)) is not None)
+        blocks = await self.view.restore(logged_events(log))
         self.notice(f"Resumed session {self.session_id}: {blocks} blocks.")
 
     @work(exclusive=True, group="turn", exit_on_error=False)

@@ -11,11 +11,13 @@ screen at once.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core import events as ev
+from ..core.sessions.replay import LoggedEvent
 from ..tools.base import EDIT_TIER_NOTES
 from .widgets.conversation import (
     BlockRecord,
@@ -135,10 +137,13 @@ class RestoreBatch:
     def __init__(self) -> None:
         self.blocks: list[BlockRecord] = []
         self.calls: dict[str, ToolCallRecord] = {}
+        self.at: float | None = None
+        """When the event being restored was recorded, if the log says."""
 
     def add_call(self, call_id: str, name: str, summary: str, args: Any) -> None:
-        """As :meth:`ToolLog.add_call`."""
-        self.calls[call_id] = ToolCallRecord(call_id, name, summary, args)
+        """As :meth:`ToolLog.add_call`, the call started when it was recorded."""
+        self.calls[call_id] = ToolCallRecord(call_id, name, summary, args,
+                                             started=self.at or time.time())
 
     def update_call(self, call_id: str, *, status: str | None = None,
                     duration: float | None = None, output: str | None = None,
@@ -171,7 +176,8 @@ class RestoreBatch:
             tool_log.add_call(record.call_id, record.name, record.summary, record.args,
                               status=record.status, duration=record.duration,
                               output=record.output, note=record.note,
-                              proposed=record.proposed, follow=False)
+                              proposed=record.proposed, follow=False,
+                              started=record.started)
         if len(calls) > RESTORED_TOOL_ROWS:
             tool_log.note_earlier(len(calls) - RESTORED_TOOL_ROWS)
         split = max(0, len(self.blocks) - ConversationView.RESTORE_MOUNTED)
@@ -226,8 +232,9 @@ class EventView:
         if handler is not None:
             await handler(self, event)
 
-    async def restore(self, events: Iterable[ev.Event]) -> int:
-        """Redraw a resumed session from its events (``RESTORED_EVENTS`` of them).
+    async def restore(self, events: Iterable[ev.Event | LoggedEvent]) -> int:
+        """Redraw a resumed session from its events (``RESTORED_EVENTS`` of them), each
+        with the time it was recorded when given as a :class:`LoggedEvent`.
 
         Only the newest blocks become widgets now; the earlier ones are built when the
         person scrolls back to them.
@@ -239,7 +246,8 @@ class EventView:
         prompt_shown, self.prompt_shown = self.prompt_shown, False
         self._batch = batch = RestoreBatch()
         try:
-            for event in events:
+            for item in events:
+                event, batch.at = item if isinstance(item, LoggedEvent) else (item, None)
                 handler = _RESTORED_HANDLERS.get(type(event))
                 if handler is not None:
                     await handler(self, event)

@@ -1,15 +1,14 @@
 """Playing a recorded session back as engine events, at a chosen speed (demos, bug reports).
 
-Nothing is re-run: the model's turns, the tool calls and their results all come from the log.
+Nothing is re-run: the model's answers, the tool calls and their results all come from the log.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, NamedTuple
 
 from .. import events as ev
 from .log import SessionLog
@@ -27,11 +26,9 @@ _EVENT_TYPES: dict[str, type[ev.Event]] = {
         ev.ContextThinned, ev.Compacted, ev.Escalated, ev.RunResult,
     )
 }
-
-
-@functools.cache
-def _field_names(cls: type[ev.Event]) -> tuple[str, ...]:
-    return tuple(field.name for field in dataclasses.fields(cls))
+_FIELD_NAMES: dict[type[ev.Event], tuple[str, ...]] = {
+    cls: tuple(field.name for field in dataclasses.fields(cls)) for cls in _EVENT_TYPES.values()
+}
 
 
 def event_from_record(record: dict[str, Any]) -> ev.Event | None:
@@ -40,7 +37,7 @@ def event_from_record(record: dict[str, Any]) -> ev.Event | None:
     if cls is None:
         return None
     values: dict[str, Any] = {}
-    for name in _field_names(cls):
+    for name in _FIELD_NAMES[cls]:
         if name not in record:
             continue
         value = record[name]
@@ -52,6 +49,22 @@ def event_from_record(record: dict[str, Any]) -> ev.Event | None:
         return cls(**values)
     except TypeError:  # a record from another version of agent-tui, missing a field
         return None
+
+
+class LoggedEvent(NamedTuple):
+    """An engine event of a log and when it was recorded (None: the record has no time)."""
+
+    event: ev.Event
+    at: float | None
+
+
+def logged_events(log: SessionLog) -> Iterator[LoggedEvent]:
+    """The log's engine events in order, each with the time it was recorded: a resumed
+    session shows its calls at their own times, not at the time it was resumed."""
+    for record in log.events:
+        if (event := event_from_record(record)) is not None:
+            stamp = record.get("ts")
+            yield LoggedEvent(event, float(stamp) if isinstance(stamp, int | float) else None)
 
 
 async def replay(log: SessionLog, speed: float = 1.0) -> AsyncIterator[ev.Event]:

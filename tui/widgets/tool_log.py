@@ -92,11 +92,13 @@ class ToolLog(Vertical):
 
     def add_call(self, call_id: str, name: str, summary: str, args: Any, *,
                  status: str = "pending", duration: float | None = None, output: str = "",
-                 note: str = "", proposed: str = "", follow: bool = True) -> None:
-        """A new call (``follow``: move the cursor to it; off when loading many at once)."""
+                 note: str = "", proposed: str = "", follow: bool = True,
+                 started: float | None = None) -> None:
+        """A new call (``follow``: move the cursor to it; off when loading many at once),
+        started at ``started`` (a resumed call's recorded time; default: now)."""
         record = ToolCallRecord(call_id, name, summary, args, status=status,
                                 duration=duration, output=output, note=note,
-                                proposed=proposed)
+                                proposed=proposed, started=started or time.time())
         self.records[call_id] = record
         # Some providers number calls afresh each turn (call_0, call_1…): a reused id gets
         # a row of its own, and the id means its latest call from then on.

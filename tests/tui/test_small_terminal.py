@@ -3,10 +3,17 @@ no screen cuts its text, and a resize keeps the conversation at its end."""
 
 from __future__ import annotations
 
+from textual.widget import Widget
+from textual.widgets import DataTable
+
+from agent_tui.tui.screens.mcp import McpScreen
+from agent_tui.tui.screens.skills import SkillsScreen
 from agent_tui.tui.widgets.conversation import ConversationView
 from agent_tui.tui.widgets.panels import CONVERSATION_MIN_WIDTH, NARROW_BELOW, SIDE_PANEL_WIDTH
 from tests.fakes.providers import Reply
 from tests.tui.test_app import app_for, type_prompt, until
+from tests.tui.test_knowledge_screens import ScreenHost, catalog
+from tests.tui.test_snapshots import REVIEW_PROJECT, _review_host
 
 SMALL = (80, 24)
 LARGE = (120, 40)
@@ -114,3 +121,88 @@ async def test_a_conversation_scrolled_up_is_not_moved_to_its_end_by_a_resize(
             await pilot.resize_terminal(*size)
             await pilot.pause(0.2)
             assert conversation.scroll_y == 3, size
+
+
+# --------------------------------------------------------------------------- no text cut
+
+
+def screen_lines(app) -> list[str]:
+    """The screen as the terminal shows it, a string per row."""
+    return [
+        "".join(segment.text for segment in strip)
+        for strip in app.screen._compositor.render_strips()
+    ]
+
+
+def shown(app, widget: Widget) -> str:
+    """The text ``widget`` shows on screen, its rows joined by spaces."""
+    region = widget.content_region
+    lines = screen_lines(app)
+    return " ".join(
+        lines[y][region.x : region.right].strip() for y in range(region.y, region.bottom)
+    )
+
+
+async def test_mcp_wraps_its_title_and_key_line_at_80_columns(fake_provider, tmp_path):
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await type_prompt(pilot, "/mcp")
+        await until(pilot, lambda: isinstance(app.screen, McpScreen))
+        await pilot.pause()
+        screen = app.screen
+        assert shown(app, screen.query_one("#mcp-title")).endswith(
+            "or a .mcp.json to the project (see the README)"
+        )
+        assert shown(app, screen.query_one("#mcp-help")).startswith("r reconnect · d disable")
+        assert shown(app, screen.query_one("#mcp-help")).endswith(
+            "allow one server's with the rule mcp__SERVER__*"
+        )
+
+
+async def test_skills_wraps_its_lines_and_fits_its_rows_at_80_columns():
+    app = ScreenHost(SkillsScreen(catalog()))
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        screen = app.screen
+        assert shown(app, screen.query_one("#skills-title")).endswith("when a task calls for it")
+        assert shown(app, screen.query_one("#skills-help")).endswith(
+            "the repository's skills/ · Esc close"
+        )
+        table = screen.query_one(DataTable)
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        rows = shown(app, table)
+        assert "Write a commit message f…" in rows  # cut with an ellipsis, not at the edge
+
+
+async def test_the_status_bar_ends_in_an_ellipsis_and_keeps_what_waits_for_you(
+    fake_provider, tmp_path
+):
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        app.status.project = "~/projects/a-project-with-a-rather-long-name"
+        app.status.inbox = 1
+        await pilot.pause()
+        line = shown(app, app.status)
+        assert "1 awaiting approval (F8)" in line
+        assert line.endswith("…")
+
+
+async def test_the_review_title_wraps_at_80_columns():
+    from agent_tui.core.changes.checkpoints import FileChange
+
+    names = [f"src/module_{n}.py" for n in range(12)]
+    for name in names:
+        (REVIEW_PROJECT / name).parent.mkdir(parents=True, exist_ok=True)
+        (REVIEW_PROJECT / name).write_text("x = 1\n")
+    changes = [FileChange(name, None, b"x = 1\n", None, 0o100644) for name in names]
+    app = _review_host(changes)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        await pilot.press("r", "enter")  # rejected: the title grows by "1 rejected (reverted)"
+        await pilot.pause()
+        title = shown(app, app.screen.query_one("#review-title"))
+        assert title == (
+            "Changes in this session · 12 files · file 2 of 12 · 1 rejected (reverted) · "
+            "11 to review"
+        )

@@ -28,10 +28,10 @@ class McpScreen(ModalScreen[None]):
     McpScreen > Vertical {
         width: 95%; height: 90%; border: round $primary; background: $surface; padding: 0 1;
     }
-    McpScreen #mcp-title { text-style: bold; }
+    McpScreen #mcp-title { text-style: bold; width: 1fr; }
     McpScreen DataTable { height: auto; max-height: 12; }
     McpScreen #mcp-detail { height: 1fr; color: $text-muted; }
-    McpScreen #mcp-help { color: $text-muted; }
+    McpScreen #mcp-help { color: $text-muted; width: 1fr; }
     """
 
     BINDINGS = [

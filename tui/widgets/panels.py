@@ -162,17 +162,18 @@ class StatusBar(Static):
         text.append(f" {visible(self.model) or 'no model'} ", "bold")
         if self.escalated_to:
             text.append(f"↑ {visible(self.escalated_to)} ", "bold yellow")
+        if self.inbox:  # what waits for the person first: a narrow terminal keeps it
+            text.append(f"│ {self.inbox} awaiting approval (F8) ", "bold yellow")
         text.append(f"│ mode: {visible(self.mode)} ",
                     "bold yellow" if self.mode == "yolo" else "")
         text.append("│ net: on " if self.network else "│ net: off ",
                     "bold yellow" if self.network else "")
         if self.sandbox != "none":
             text.append(f"│ sandbox: {visible(self.sandbox)} ", "bold green")
-        text.append(f"│ {visible(self.project)} │ session {visible(self.session_id)}")
         if self.queued:
-            text.append(f" │ {self.queued} queued", "italic")
+            text.append(f"│ {self.queued} queued ", "italic")
         if self.background:
-            text.append(f" │ {self.background} more open (F9)", "italic")
-        if self.inbox:
-            text.append(f" │ {self.inbox} awaiting approval (F8)", "bold yellow")
+            text.append(f"│ {self.background} more open (F9) ", "italic")
+        # Last: the part a narrow terminal cuts (the stylesheet ends the line in "…").
+        text.append(f"│ {visible(self.project)} │ session {visible(self.session_id)}")
         return text

@@ -16,12 +16,16 @@ import asyncio
 import logging
 import os
 import threading
-from typing import Any
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..events import Usage
 from . import failures, llamacpp
 from .base import Message, ModelReply, ProviderError, TextCallback, ToolCallRequest
+
+if TYPE_CHECKING:
+    from litellm.types.utils import GenericStreamingChunk
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 OLLAMA_PREFIXES = ("ollama/", "ollama_chat/")
@@ -95,7 +99,7 @@ class LitellmProvider:
     def request_settings(self) -> dict[str, Any]:
         """The settings its calls are made with: enough for a ``LitellmProvider`` elsewhere
         (a :mod:`~agent_tui.core.providers.stream_worker`) to make them the same way."""
-        return self._settings.model_dump(include=REQUEST_SETTINGS)
+        return self._settings.model_dump(include=set(REQUEST_SETTINGS))
 
     # -- capabilities ------------------------------------------------------------------
 
@@ -333,8 +337,12 @@ def _route_embedded_models(litellm: Any) -> None:
     from litellm.llms.custom_llm import CustomLLM, CustomLLMError
 
     class EmbeddedLlamaCpp(CustomLLM):
-        async def astreaming(self, model: str, messages: list, api_base: str, *args: Any,
-                             optional_params: dict, **kwargs: Any) -> Any:
+        # litellm declares astreaming a coroutine that returns an iterator, yet iterates
+        # what it returns, as an async generator like this one is.
+        async def astreaming(  # type: ignore[override]
+                self, model: str, messages: list[Message], api_base: str, *args: Any,
+                optional_params: dict[str, Any], **kwargs: Any,
+        ) -> AsyncIterator[GenericStreamingChunk]:
             try:
                 async for piece in llamacpp.stream_chat(
                         model, messages, n_ctx=optional_params.get("n_ctx"),

@@ -14,7 +14,7 @@ read-only allowlist.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -31,7 +31,7 @@ from ...tools.names import (
 from ..glob_patterns import fixed_folder, has_magic
 from .command_names import ANY_NAME, ANY_PROGRAM, could_run
 from .hard_denials import hard_denial
-from .permission_rules import RuleSet
+from .permission_rules import Kind, Rule, RuleSet
 from .shell_analysis import Part, ShellAnalysis, analyse
 from .shell_parts import Word
 from .shell_policy import access, risky_assignments, searched_folders
@@ -127,7 +127,7 @@ def _decide_tool(invocation: Invocation[Any], mode: str, workspace: Workspace,
     located = [p for p in (workspace.resolve(str(loc)) for loc in invocation.locations()) if p]
     subject = _subject(invocation)
 
-    def matching(kind: Any) -> Any:
+    def matching(kind: Kind) -> Rule | None:
         if located:
             return next((r for p in located if (r := rules.path(kind, rule_tools, p, workspace))),
                         None)
@@ -418,7 +418,7 @@ def _searched(located: list[Path]) -> list[Path]:
     return folders
 
 
-def _searches_denied(folder: Path, rule: Any, workspace: Workspace) -> str:
+def _searches_denied(folder: Path, rule: Rule, workspace: Workspace) -> str:
     """Why a search of ``folder`` asks: a deny rule covers some of the files in it."""
     shown = "the project" if folder == workspace.root else workspace.shown(folder)
     return (f"searches every file in {shown}, and the rule {rule.text} denies reading some "
@@ -437,7 +437,8 @@ def _unseen(part: Part, reads: list[Path | None]) -> str | None:
 
 
 def _judge_plan(part: Part, read_only: bool, why: str, reads: list[Path | None],
-                writes: list[Path | None], workspace: Workspace, verdict: Any) -> _Judged:
+                writes: list[Path | None], workspace: Workspace,
+                verdict: Callable[..., _Judged]) -> _Judged:
     """Plan mode runs read-only commands inside the project, nothing else."""
     if part.asks:
         return verdict(Verdict.DENY, f"plan mode runs read-only commands only; this {part.asks[0]}")
@@ -471,8 +472,8 @@ def _write_problem(writes: list[Path | None], mode: str, workspace: Workspace,
     return None
 
 
-def _path_rule(rules: RuleSet, kind: Any, reads: list[Path | None], writes: list[Path | None],
-               workspace: Workspace) -> Any:
+def _path_rule(rules: RuleSet, kind: Kind, reads: list[Path | None], writes: list[Path | None],
+               workspace: Workspace) -> Rule | None:
     for path in reads:
         if path and (rule := rules.path(kind, READ_TOOLS, path, workspace)):
             return rule
@@ -482,7 +483,7 @@ def _path_rule(rules: RuleSet, kind: Any, reads: list[Path | None], writes: list
     return None
 
 
-def _paths(workspace: Workspace, cwd: Path | None, words: Iterable[Any]) -> list[Path | None]:
+def _paths(workspace: Workspace, cwd: Path | None, words: Iterable[Word]) -> list[Path | None]:
     """The real paths shell words name (globs and braces expanded unless the analysis did
     already); None where unknown."""
     found: list[Path | None] = []

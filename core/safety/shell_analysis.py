@@ -18,7 +18,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .command_names import UNKNOWN, bindings, made_files, runs_instead
 from .path_listings import listing_of
@@ -43,6 +43,9 @@ from .shell_syntax import (
 from .shell_words import WordText
 from .shell_wrappers import AWK, INTERPRETER, SHELLS, Look, inline_code, look_through
 from .workspace import real_path
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 MAY_BE_COMMAND = 3
 """How many words after a wrapper's unreadable options are each judged as its command."""
@@ -88,7 +91,7 @@ class _Walker(WordReader):
         finally:
             self._bindable.pop()
 
-    def _walk(self, node: Any, scope: Scope) -> Scope:
+    def _walk(self, node: Node, scope: Scope) -> Scope:
         kind = node.type
         handler = _STATEMENTS.get(kind)
         if handler is not None:
@@ -104,7 +107,7 @@ class _Walker(WordReader):
                 scope = self._walk(child, scope)
         return scope
 
-    def _isolated(self, node: Any, scope: Scope) -> None:
+    def _isolated(self, node: Node, scope: Scope) -> None:
         """A subshell or a pipeline: ``cd`` inside stays inside."""
         if node.type == "subshell":
             self._walk_children(node, scope)
@@ -114,13 +117,13 @@ class _Walker(WordReader):
         for index, stage in enumerate(stages):
             self._walk(stage, replace(scope, pipe=(pipe, index)))
 
-    def _walk_children(self, node: Any, scope: Scope) -> Scope:
+    def _walk_children(self, node: Node, scope: Scope) -> Scope:
         for child in node.named_children:
             if child.type != "comment":
                 scope = self._walk(child, scope)
         return scope
 
-    def _function(self, node: Any, scope: Scope) -> Scope:
+    def _function(self, node: Node, scope: Scope) -> Scope:
         name = node_text(node.child_by_field_name("name"))
         before = len(self.parts)
         body = node.child_by_field_name("body")
@@ -134,7 +137,7 @@ class _Walker(WordReader):
         return replace(scope, functions=((name, body_parts), *scope.functions),
                        programs=bound + scope.programs)
 
-    def _for(self, node: Any, scope: Scope) -> Scope:
+    def _for(self, node: Node, scope: Scope) -> Scope:
         """``for f in *.py; do wc -l "$f"; done``: over literal words, ``$f`` is one of them,
         judged as the glob or list ``{a,b}`` of them."""
         name = node_text(node.child_by_field_name("variable"))
@@ -151,7 +154,7 @@ class _Walker(WordReader):
         after = self._walk(body, inner) if body is not None else scope
         return replace(after, bindings=scope.bindings)
 
-    def _assignment(self, node: Any, scope: Scope) -> Scope:
+    def _assignment(self, node: Node, scope: Scope) -> Scope:
         """``X=1`` on its own: a part with no command, judged by the name it sets."""
         names = assigned_names(node)
         self._values(node, scope)
@@ -168,7 +171,7 @@ class _Walker(WordReader):
                 return replace(scope, bindings=((names[0], written.chars), *scope.bindings))
         return scope
 
-    def _declaration(self, node: Any, scope: Scope) -> Scope:
+    def _declaration(self, node: Node, scope: Scope) -> Scope:
         """``export X=1``, ``local y``, ``unset z``: a command whose names are judged."""
         words: list[Word] = []
         names: list[str] = []
@@ -202,7 +205,7 @@ class _Walker(WordReader):
         self.parts.append(part)
         return replace(scope, programs=part.binds + scope.programs)
 
-    def _test(self, node: Any, scope: Scope) -> Scope:
+    def _test(self, node: Node, scope: Scope) -> Scope:
         """``[[ … ]]``: its substitutions run; quoted subscripts in it are evaluated."""
         self._walk_children(node, scope)
         if stored_code(node):
@@ -212,7 +215,7 @@ class _Walker(WordReader):
                                        "evaluates as code (an array subscript)",)))
         return scope
 
-    def _arithmetic(self, node: Any, scope: Scope) -> Scope:
+    def _arithmetic(self, node: Node, scope: Scope) -> Scope:
         """``(( x = y + 1 ))``: no program runs; it sets the names assigned in it."""
         self._values(node, scope)
         text = node_text(node)
@@ -223,10 +226,10 @@ class _Walker(WordReader):
                                asks=scope.asks + code))
         return scope
 
-    def _redirected(self, node: Any, scope: Scope) -> Scope:
+    def _redirected(self, node: Node, scope: Scope) -> Scope:
         """A statement with redirections; they apply to every command in it."""
         redirects: list[Redirect] = []
-        continuations: list[Any] = []
+        continuations: list[Node] = []
         for child in node.children_by_field_name("redirect"):
             redirects.extend(self._redirect(child, scope, continuations))
         body = node.child_by_field_name("body")
@@ -249,7 +252,7 @@ class _Walker(WordReader):
                 after = self._walk(cont, after)
         return after
 
-    def _redirect(self, node: Any, scope: Scope, continuations: list[Any]) -> list[Redirect]:
+    def _redirect(self, node: Node, scope: Scope, continuations: list[Node]) -> list[Redirect]:
         """The redirections in ``node``; a heredoc's trailing ``| cmd`` or ``&& cmd`` go
         to ``continuations`` (tree-sitter nests them in the heredoc)."""
         kind = node.type
@@ -292,11 +295,11 @@ class _Walker(WordReader):
 
     # -- simple commands ---------------------------------------------------------------
 
-    def _command(self, node: Any, scope: Scope) -> Scope:
+    def _command(self, node: Node, scope: Scope) -> Scope:
         words: list[Word] = []
         names: list[str] = []
         redirects: list[Redirect] = []
-        continuations: list[Any] = []
+        continuations: list[Node] = []
         asks: list[str] = []
         name_node = node.child_by_field_name("name")
         if name_node is not None and name_node.named_children and (

@@ -13,11 +13,14 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .shell_parts import Part, Redirect, Word
 from .shell_syntax import ansi_c_word, node_text, unescape_double_quoted, unquoted_word
 from .shell_words import WordText, expand
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,18 +52,18 @@ class WordReader:
     _home: str = field(default_factory=lambda: os.path.expanduser("~"))
     _loop_lists: set[str] = field(default_factory=set)  # loop variables bound to `{a,b}`
 
-    def _walk(self, node: Any, scope: Scope) -> Scope:
+    def _walk(self, node: Node, scope: Scope) -> Scope:
         raise NotImplementedError  # the statement walker's
 
-    def _word(self, node: Any, scope: Scope) -> Word:
+    def _word(self, node: Node, scope: Scope) -> Word:
         """One word as written, quotes removed (a redirection's target, a ``-c`` string)."""
         return self._written(node, scope).word()
 
-    def _fields(self, node: Any, scope: Scope) -> list[Word]:
+    def _fields(self, node: Node, scope: Scope) -> list[Word]:
         """The arguments one written word becomes (braces, ``~``, splitting, globs)."""
         return expand(self._written(node, scope), scope.cwd, self._home)
 
-    def _written(self, node: Any, scope: Scope, quoted: bool = False) -> WordText:
+    def _written(self, node: Node, scope: Scope, quoted: bool = False) -> WordText:
         kind = node.type
         text = node_text(node)
         if kind == "word":
@@ -89,7 +92,7 @@ class WordReader:
         self._values(node, scope)
         return WordText.of(text, "d", tuple(self.parts[before:]))
 
-    def _string(self, node: Any, scope: Scope) -> WordText:
+    def _string(self, node: Node, scope: Scope) -> WordText:
         """A double-quoted string. The text between its pieces (newlines: tree-sitter leaves
         them out of ``string_content``) is read from the source, so no line is lost."""
         source = node.text or b""
@@ -110,7 +113,7 @@ class WordReader:
             return WordText.of(node_text(node), "d", joined.inner)
         return joined
 
-    def _expansion(self, node: Any, scope: Scope, quoted: bool) -> WordText:
+    def _expansion(self, node: Node, scope: Scope, quoted: bool) -> WordText:
         text = node_text(node)
         if re.search(r"@P\}$", text):
             self.parts.append(Part(text, (), cwd=scope.cwd, origin=scope.origin or text,
@@ -133,7 +136,7 @@ class WordReader:
         self._values(node, scope)
         return WordText.of(text, "d", tuple(self.parts[before:]))
 
-    def _substitution(self, node: Any, scope: Scope) -> tuple[Part, ...]:
+    def _substitution(self, node: Node, scope: Scope) -> tuple[Part, ...]:
         """``$( )``, backticks, ``<( )``: their commands run in a subshell of their own."""
         before = len(self.parts)
         inner = replace(scope, redirects=(), pipe=None)
@@ -142,7 +145,7 @@ class WordReader:
                 inner = self._walk(child, inner)
         return tuple(self.parts[before:])
 
-    def _values(self, node: Any, scope: Scope) -> None:
+    def _values(self, node: Node, scope: Scope) -> None:
         """Walk the substitutions inside a value (an assignment, ``${x:-$(cmd)}``)."""
         for child in node.named_children:
             if child.type in ("command_substitution", "process_substitution"):

@@ -10,12 +10,15 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .shell_builtins import holds_code
 from .shell_parts import Part
 from .shell_words import WordText
 from .workspace import real_path
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 
 def shell_operands(argv: tuple[str, ...]) -> tuple[int | None, int | None]:
@@ -70,7 +73,7 @@ def cd_target(cwd: Path | None, part: Part) -> Path | None:
     return real_path(target.text, cwd)
 
 
-def stored_code(node: Any) -> tuple[str, ...]:
+def stored_code(node: Node) -> tuple[str, ...]:
     """Why the literal text in ``node`` is code bash may run later, as a 1-tuple (or ())."""
     stack = [node]
     while stack:
@@ -86,7 +89,7 @@ def stored_code(node: Any) -> tuple[str, ...]:
     return ()
 
 
-def assigned_names(node: Any) -> tuple[str, ...]:
+def assigned_names(node: Node) -> tuple[str, ...]:
     if node.type == "variable_assignments":
         return tuple(n for c in node.named_children for n in assigned_names(c))
     name = node.child_by_field_name("name")
@@ -98,7 +101,7 @@ def assigned_names(node: Any) -> tuple[str, ...]:
 _CHANGES_ANY_NAME = frozenset({"eval", "source", ".", "alias"})
 
 
-def bindable_names(root: Any) -> frozenset[str]:
+def bindable_names(root: Node) -> frozenset[str]:
     """Variables whose value a script's plain ``x=literal`` statement fixes for the lines
     after it: assigned exactly once, and never named anywhere else (``read x``,
     ``printf -v x``, ``(( x++ ))``, a loop variable, a nameref), in a script with no
@@ -129,7 +132,7 @@ def bindable_names(root: Any) -> frozenset[str]:
     return frozenset(n for n, count in counts.items() if count == 1 and n not in named)
 
 
-def node_text(node: Any) -> str:
+def node_text(node: Node | None) -> str:
     if node is None:
         return ""
     return node.text.decode("utf-8", "surrogateescape") if node.text is not None else ""
@@ -170,7 +173,7 @@ def ansi_c_word(text: str) -> WordText:
     return WordText.of(decoded.replace("\\'", "'"), "q")
 
 
-def error_near(root: Any) -> str:
+def error_near(root: Node) -> str:
     """Where the first parse error is, e.g. ``near "then fi" on line 2``."""
     stack = [root]
     while stack:

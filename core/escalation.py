@@ -17,10 +17,13 @@ denied, refused or unsafe (a stronger model would be held back just the same).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .events import Escalated
 from .providers.base import Provider
+
+if TYPE_CHECKING:
+    from .settings import Settings
 
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
 _QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|(?<!\w)'[^'\n]*'(?!\w)")
@@ -87,7 +90,7 @@ def takeover_note(model: str, reason: str) -> str:
             "and go on with it; if it really cannot be done, say why.")
 
 
-def escalation_api(settings: Any) -> dict[str, Any]:
+def escalation_api(settings: Settings) -> dict[str, Any]:
     """Where the escalation model's requests go: the settings ``api_base``, ``api_key`` and
     ``api_key_env`` for it.
 
@@ -123,7 +126,7 @@ class Escalation:
         """A new prompt: it starts with the person's own model again."""
         self.active = None
 
-    def take_over(self, primary: Provider, settings: Any, reason: str,
+    def take_over(self, primary: Provider, settings: Settings, reason: str,
                   trigger: str) -> Escalated | None:
         """Give the rest of the run to ``settings.escalation_model``; once a run.
 

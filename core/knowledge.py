@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from . import paths
 from .config import is_trusted
@@ -26,6 +26,9 @@ from .memory.instructions import (
 )
 from .personas import Persona, PersonaCatalog, load_personas, persona_sources
 from .skills import SkillCatalog, discover_skills, skill_folders
+
+if TYPE_CHECKING:
+    from .settings import Settings
 
 
 @dataclass(slots=True)
@@ -65,8 +68,8 @@ class Knowledge:
         return persona + self.instructions.prompt_section() + self.skills.prompt_block()
 
 
-def load_knowledge(workdir: Path, settings: Any = None, builtin_commands: Iterable[str] = (),
-                   secrets: Iterable[str] = ()) -> Knowledge:
+def load_knowledge(workdir: Path, settings: Settings | None = None,
+                   builtin_commands: Iterable[str] = (), secrets: Iterable[str] = ()) -> Knowledge:
     """Read everything a session at ``workdir`` is steered by.
 
     Args:
@@ -118,7 +121,7 @@ class WatchedPlaces:
             or path.name in ("skills", "commands", "agents"))  # a folder of them appeared
 
 
-def watched_places(workdir: Path, settings: Any = None) -> WatchedPlaces:
+def watched_places(workdir: Path, settings: Settings | None = None) -> WatchedPlaces:
     """The places to watch for ``workdir`` (only those that exist: a folder made later is
     seen by its parent's watch, and the places are computed again after each reload)."""
     extra = [Path(p).expanduser() for p in getattr(settings, "skill_paths", None) or ()]

@@ -24,6 +24,7 @@ from .read_ledger import ReadLedger
 
 if TYPE_CHECKING:
     from ..core.safety.sandbox import BwrapSandbox
+    from ..core.settings import Settings
     from ..core.todos import TodoStore
 
 
@@ -215,7 +216,7 @@ class ToolContext:
     todos: TodoStore | None = None
     network_enabled: bool = False
     supports_images: bool = False
-    settings: Any = None
+    settings: Settings | None = None
     run_subagent: Callable[[str, list[str]], Awaitable[str]] | None = None
     reads: ReadLedger = field(default_factory=ReadLedger)
     browser: Any = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .background import BackgroundProcessTool
 from .base import Tool
@@ -29,8 +29,11 @@ from .web import WebFetchTool
 from .web_search import WebSearchTool
 from .write_file import WriteFileTool
 
+if TYPE_CHECKING:
+    from ..core.settings import Settings
 
-def builtin_tools(settings: Any = None, *, every: bool = False) -> list[Tool]:
+
+def builtin_tools(settings: Settings | None = None, *, every: bool = False) -> list[Tool]:
     """Fresh instances of the built-in tools, files first, then search, code, processes,
     images and the screen, the web, the agent's own bookkeeping (todos, memory, skills), and last the browser
     (``webdriver``) and desktop (``computer_control``) tools when the settings offer them.

@@ -17,7 +17,7 @@ import shlex
 import signal
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .base import (
     Invocation,
@@ -30,6 +30,9 @@ from .base import (
     ToolResult,
     _simplify_schema,
 )
+
+if TYPE_CHECKING:
+    from ..core.settings import Settings
 
 DISCOVERY_TIMEOUT_S = 30.0
 CALL_TIMEOUT_S = 120.0
@@ -155,7 +158,7 @@ def declarations(output: str) -> list[dict[str, Any]]:
     return found
 
 
-async def discover_tools(settings: Any, workdir: Path,
+async def discover_tools(settings: Settings, workdir: Path,
                          env: Mapping[str, str] | None = None) -> tuple[list[Tool], list[str]]:
     """Run ``tool_discovery_command`` and make its tools; returns them and the problems
     (a failing command, a bad declaration), each said once."""

@@ -11,9 +11,12 @@ Neither is imported at start-up: the store asks for vectors in a worker thread.
 from __future__ import annotations
 
 import threading
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 
 class EmbeddingError(Exception):
@@ -118,7 +121,7 @@ class LocalEmbedder:
             return normalised(self._loaded().query(text))[0]
 
 
-def embedder_from_settings(settings: Any) -> Embedder | None:
+def embedder_from_settings(settings: Settings | None) -> Embedder | None:
     """The embedder the settings ask for: ``embedding_model`` through litellm, else the local
     model when installed, else None (keyword search alone)."""
     model = getattr(settings, "embedding_model", None)

@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .. import paths
 from ..safety.redaction import redact_text
 from .embeddings import embedder_from_settings
 from .notes import Remembered, remember
 from .store import Memory, MemoryStore, SearchResults
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 USER_SCOPE = "user"
 WARM_EMBED_LIMIT = 256
@@ -82,7 +85,7 @@ class ProjectMemory:
         return "user" if memory.scope == USER_SCOPE else "project"
 
 
-def open_project_memory(workdir: Path, settings: Any = None) -> ProjectMemory:
+def open_project_memory(workdir: Path, settings: Settings | None = None) -> ProjectMemory:
     """The memories for ``workdir``, in agent-tui's database, with the embedder the settings
     ask for (none is loaded yet: the first search or write loads it)."""
     from ..safety.redaction import settings_secrets

@@ -16,10 +16,13 @@ import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...tools.names import ToolName
 from ...tools.registry import canonical_name
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 SOURCES: tuple[str, ...] = ("bundled", "user", "project")
 """Where personas come from, lowest priority first."""
@@ -151,7 +154,7 @@ class PersonaChanges:
     notes: list[str] = field(default_factory=list)
 
 
-def persona_changes(persona: Persona, settings: Any, flag_mode: str | None = None,
+def persona_changes(persona: Persona, settings: Settings, flag_mode: str | None = None,
                     flag_model: str | None = None) -> PersonaChanges:
     """The settings ``persona`` changes, from ``settings`` as they are.
 

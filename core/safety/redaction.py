@@ -13,6 +13,7 @@ from .secret_names import is_secret_name, settings_secret_names
 
 if TYPE_CHECKING:
     from ..events import Event, EventSink
+    from ..settings import Settings
 
 REDACTED = "[REDACTED]"
 
@@ -57,7 +58,8 @@ def env_secrets(environ: Mapping[str, str] | None = None, *, extra_names: Iterab
                          and not v.startswith(("/", "~"))), key=len, reverse=True))
 
 
-def settings_secrets(settings: Any, environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+def settings_secrets(settings: Settings,
+                     environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """:func:`env_secrets` plus what ``settings`` knows: the key itself (``api_key``, e.g.
     from ``--api-key``) and the variables it names (``api_key_env``, ``web_search_key_env``)."""
     return env_secrets(environ, extra_names=settings_secret_names(settings),

@@ -24,9 +24,12 @@ import subprocess
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..paths import PROJECT_DIR_NAME
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 PROBE_TIMEOUT_S = 10.0
 """How long the one-off check that bwrap can build a sandbox may take."""
@@ -133,7 +136,7 @@ class BwrapSandbox:
             shutil.rmtree(self.tmp_dir, ignore_errors=True)
 
 
-def make_sandbox(settings: Any, tmp_dir: Path) -> BwrapSandbox | None:
+def make_sandbox(settings: Settings, tmp_dir: Path) -> BwrapSandbox | None:
     """The sandbox ``settings`` ask for (``sandbox``, ``bwrap_path``), or None for "none".
 
     Args:
@@ -146,7 +149,7 @@ def make_sandbox(settings: Any, tmp_dir: Path) -> BwrapSandbox | None:
                         keep_tmp=bool(getattr(settings, "keep_background_processes", False)))
 
 
-def sandbox_problem(settings: Any) -> str | None:
+def sandbox_problem(settings: Settings) -> str | None:
     """Why the sandbox ``settings`` ask for cannot run here, or None when it can (or is off).
 
     For a warning at start-up; each command checks again.

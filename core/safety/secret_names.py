@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 SECRET_NAME_PATTERNS: tuple[str, ...] = (
     "*_API_KEY",
@@ -60,7 +63,7 @@ def matches_any(name: str, globs: Iterable[str]) -> bool:
     return any(fnmatchcase(name, glob) for glob in globs)
 
 
-def settings_secret_names(settings: Any) -> tuple[str, ...]:
+def settings_secret_names(settings: Settings) -> tuple[str, ...]:
     """The variables the settings name as holding keys (``api_key_env``,
     ``escalation_api_key_env``, ``web_search_key_env``)."""
     names = (getattr(settings, "api_key_env", None),

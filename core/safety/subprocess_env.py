@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .secret_names import is_secret_name, matches_any, settings_secret_names
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 SERVER_BASE_NAMES: tuple[str, ...] = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
 """The variables a server inherits: the MCP SDKs' ``DEFAULT_INHERITED_ENV_VARS`` on POSIX."""
@@ -41,7 +44,7 @@ def filtered_env(environ: Mapping[str, str], *, secret_names: Iterable[str] = ()
             if matches_any(name, keep) or not is_secret_name(name, extra)}
 
 
-def subprocess_env(settings: Any, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+def subprocess_env(settings: Settings, environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment for the agent's shell and background commands under ``settings``.
 
     Args:

@@ -206,3 +206,22 @@ async def test_the_review_title_wraps_at_80_columns():
             "Changes in this session · 12 files · file 2 of 12 · 1 rejected (reverted) · "
             "11 to review"
         )
+
+
+async def test_the_session_browser_shows_the_columns_it_has_room_for(tmp_path):
+    from agent_tui.tui.screens.session_browser import COLUMNS
+    from tests.tui.test_session_browser import BrowserHost, settle, three_sessions
+
+    three_sessions(tmp_path)
+    app = BrowserHost()
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        table = app.screen.query_one("#sessions", DataTable)
+        assert [str(c.key.value) for c in table.ordered_columns] == ["title", "model", "updated"]
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        await pilot.resize_terminal(*LARGE)
+        await settle(pilot)
+        await pilot.pause()
+        assert [str(c.key.value) for c in table.ordered_columns] == list(COLUMNS)
+        assert table.virtual_size.width <= table.scrollable_content_region.width

@@ -121,6 +121,21 @@ COLUMNS: dict[str, _Column] = {
 SORT_CYCLE: tuple[str, ...] = ("updated", "title", "project", "model", "turns", "tokens", "cost")
 """The order ``s`` steps through the sort columns."""
 
+KEPT_COLUMNS: tuple[str, ...] = ("title", "model", "updated")
+"""The columns a narrow table keeps (80 columns shows these); the others are left out, the
+rightmost first, until the table fits (the preview names them all)."""
+
+
+def fitting_columns(room: int) -> dict[str, _Column]:
+    """The columns a table ``room`` cells wide shows, each its width and its padding."""
+    shown = dict(COLUMNS)
+    for key in reversed(COLUMNS):
+        if sum(column.width + 2 for column in shown.values()) <= room:
+            break
+        if key not in KEPT_COLUMNS:
+            del shown[key]
+    return shown
+
 
 class ConfirmDelete(ModalScreen[bool]):
     """Asks whether to delete one session for good; ``y`` is yes, ``n`` or ``escape`` no."""
@@ -246,6 +261,8 @@ class SessionBrowser(Screen["BrowserAction | None"]):
         self.index: SessionIndex | None = None
         self.sort = "updated"
         self.summaries: list[SessionSummary] = []
+        self.shown_columns: dict[str, _Column] = COLUMNS
+        """The columns the table has room for (``fitting_columns``)."""
         self.searched = ""
         """The search text the table is being filled for."""
         self.listed: str | None = None
@@ -322,8 +339,8 @@ class SessionBrowser(Screen["BrowserAction | None"]):
         for summary in ordered:
             # Text, not str: a title like "[fix]" must not be read as markup (and the
             # cells' text went through visible: no escape reaches the terminal).
-            table.add_row(*(Text(c.cell(summary), justify=c.justify) for c in COLUMNS.values()),
-                          key=summary.id)
+            table.add_row(*(Text(c.cell(summary), justify=c.justify)
+                            for c in self.shown_columns.values()), key=summary.id)
         ids = [s.id for s in ordered]
         if keep in ids:
             table.move_cursor(row=ids.index(keep), animate=False)
@@ -336,12 +353,27 @@ class SessionBrowser(Screen["BrowserAction | None"]):
         """(Re)make the headings; the sort column carries an arrow."""
         table = self.query_one("#sessions", DataTable)
         table.clear(columns=True)
-        for key, column in COLUMNS.items():
+        for key, column in self.shown_columns.items():
             label = column.label
             if key == self.sort:
                 label += " ▼" if column.descending else " ▲"
             # Fixed widths: the table neither jumps as results change nor waits to measure.
             table.add_column(label, width=column.width, key=key)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_columns)
+
+    def _fit_columns(self) -> None:
+        """Show the columns the table has room for (``fitting_columns``)."""
+        table = self.query_one("#sessions", DataTable)
+        if not table.size.width:
+            return
+        columns = fitting_columns(table.content_region.width
+                                  - table.styles.scrollbar_size_vertical)
+        if list(columns) != list(self.shown_columns):
+            self.shown_columns = columns
+            self._set_columns()
+            self._fill()
 
     def _show_status(self, count: int) -> None:
         text = self.query_one("#search", Input).value.strip()

@@ -599,7 +599,8 @@ class Agent:
                 if delay is None:
                     raise
                 retries += 1
-                self.emit(StreamRestart(retries, round(delay, 2), error.message))
+                self.emit(StreamRestart(retries, round(delay, 2), error.message,
+                                       self.retry.max_retries))
                 await asyncio.sleep(delay)
         if stream_filter is not None and (rest := stream_filter.flush()):
             self.emit(TextDelta(rest))

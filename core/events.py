@@ -6,6 +6,7 @@ Each event is a frozen dataclass with a ``type`` (the ``type`` field of headless
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
@@ -111,12 +112,29 @@ class TextDelta(Event):
 
 @dataclass(frozen=True, slots=True)
 class StreamRestart(Event):
-    """A model call failed and is retried; text streamed since the last message is void."""
+    """A model call failed and is retried; text streamed since the last message is void.
+
+    Attributes:
+        attempt: Which retry this is (1 for the first).
+        delay: Seconds until it starts.
+        reason: What failed, in the provider's words.
+        max_retries: Retries allowed in all (0: not known, as in older session logs).
+    """
 
     type: ClassVar[str] = "retry"
     attempt: int
     delay: float
     reason: str
+    max_retries: int = 0
+
+    def describe(self, seconds_left: float | None = None) -> str:
+        """The retry in words, with ``seconds_left`` (else the whole delay) rounded up to a
+        whole second: ``retrying in 3 s (2 of 5): connection refused``."""
+        left = self.delay if seconds_left is None else seconds_left
+        when = f"in {math.ceil(left)} s" if left > 0 else "now"
+        count = (f"{self.attempt} of {self.max_retries}" if self.max_retries
+                 else f"retry {self.attempt}")
+        return f"retrying {when} ({count}): {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,10 +50,12 @@ from .widgets.conversation import ConversationView, NoticeBlock, UserBlock
 from .widgets.panels import BREAKPOINTS, ContextGauge, SidePanel, StatusBar, TodoPane
 from .widgets.prompt import PromptInput, prompt_text
 from .widgets.tool_log import ToolLog
+from .widgets.waiting import TICK_S
 from .workbench import NO_MODEL
 
 if TYPE_CHECKING:
     from textual.driver import Driver
+    from textual.timer import Timer
 
     from ..core.agent import Agent
     from ..core.changes.checkpoints import Checkpoints
@@ -184,6 +186,8 @@ class AgentApp(App[None]):
         self.queue: deque[tuple[str, UserBlock, tuple[tuple[str, ImagePart], ...]]] = deque()
         self.busy = False
         self._view: EventView | None = None
+        self._wait_timer: Timer | None = None
+        """Redraws what the running prompt waits for (paused while none runs)."""
         self.sessions = SessionActions(self)
         self.changes = ChangeActions(self, self.sessions)
         self.knowledge = KnowledgeActions(self, SLASH_COMMANDS)
@@ -595,6 +599,24 @@ class AgentApp(App[None]):
         """Whether the front session runs a prompt (the status bar says so)."""
         self.busy = busy
         self.status.busy = busy
+        self._show_waits(busy)
+
+    def _show_waits(self, busy: bool) -> None:
+        """Show what the running prompt waits for, live (one timer for the app, paused
+        while no prompt runs)."""
+        if not busy:
+            if self._wait_timer is not None:
+                self._wait_timer.pause()
+            if self._view is not None:
+                self._view.turn_ended()
+            return
+        from ..core.providers.litellm import is_loaded
+
+        self.view.turn_started(loading=self.agent is None and not is_loaded())
+        if self._wait_timer is None:
+            self._wait_timer = self.set_interval(TICK_S, self.view.tick)
+        else:
+            self._wait_timer.resume()
 
     async def queue_prompt(self, text: str, images: tuple[tuple[str, ImagePart], ...] = (), *,
                            shown: str | None = None) -> None:

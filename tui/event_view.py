@@ -28,6 +28,7 @@ from .widgets.conversation import (
 )
 from .widgets.panels import ContextGauge, StatusBar, TodoPane
 from .widgets.tool_log import ToolCallRecord, ToolLog
+from .widgets.waiting import Awaited, WaitingLine, now, running_words
 
 if TYPE_CHECKING:
     from textual.widget import Widget
@@ -220,6 +221,15 @@ class EventView:
         self._assistant: StreamedAnswer | None = None  # the answer being streamed into
         self._tool_blocks: dict[str, ToolBlock | ToolBlockRecord] = {}
         self._batch: RestoreBatch | None = None
+        self._turn = False  # the front session runs a prompt: its waits are shown
+        self._awaited: Awaited | None = None
+        self._line: WaitingLine | None = None
+        # Found when a prompt starts: a modal (the approval) may be on top when a wait changes.
+        self._status: StatusBar | None = None
+        self._pane: ConversationView | None = None
+        self._calls: dict[str, str] = {}  # the response's calls not ended: id -> words
+        self._running: dict[str, float] = {}  # id -> when it started running
+        self._asking: dict[str, float] = {}  # id -> when its approval was asked
 
     @staticmethod
     def handled() -> frozenset[type[ev.Event]]:
@@ -266,6 +276,91 @@ class EventView:
         self.prompt_shown = False
         self._assistant = None
         self._tool_blocks.clear()
+        self._line = None  # emptied with the panes
+        self._forget_calls()
+
+    # -- what the running prompt waits for -----------------------------------------------
+
+    def turn_started(self, *, loading: bool = False) -> None:
+        """The front session runs a prompt: show what it waits for from now on (first the
+        model library, when ``loading`` it)."""
+        self._turn = True
+        self._status = next(iter(self.panes.query(StatusBar)), None)
+        self._pane = next(iter(self.panes.query(ConversationView)), None)
+        self._forget_calls()
+        self._wait("loading the model library" if loading else self._waiting_for_model())
+
+    def turn_ended(self) -> None:
+        """The prompt ended: no wait is shown."""
+        self._turn = False
+        self._awaited = None
+        self._forget_calls()
+        self._hide_line()
+        if self._status is not None:
+            self._status.show_waiting(None, 0.0)
+
+    def tick(self) -> None:
+        """The app's wait timer: redraw the spinner, the times and the countdown (only the
+        status bar, the waiting line and the running tool blocks)."""
+        if not self._turn or self._awaited is None:
+            return
+        moment = now()
+        self._show_wait(moment)
+        for call_id in self._running:
+            if isinstance(block := self._tool_blocks.get(call_id), ToolBlock):
+                block.show_elapsed(moment)
+
+    def _forget_calls(self) -> None:
+        self._calls.clear()
+        self._running.clear()
+        self._asking.clear()
+
+    def _waiting_for_model(self) -> str:
+        status = self._status
+        model = (status.escalated_to or status.model) if status is not None else ""
+        return f"waiting for {model or 'the model'}"
+
+    def _wait(self, what: str, *, since: float | None = None,
+              retry: ev.StreamRestart | None = None, in_conversation: bool = True) -> None:
+        """The running prompt waits for ``what`` (since ``since``, else now)."""
+        if not self._turn or self._batch is not None:
+            return
+        moment = now()
+        self._awaited = Awaited(what, moment if since is None else since, retry,
+                                in_conversation)
+        if not in_conversation:
+            self._hide_line()
+        elif self._line is None and self._pane is not None:
+            self._line = WaitingLine(self._awaited, moment)
+            self._pane.show_live(self._line)
+        self._show_wait(moment)
+
+    def _show_wait(self, moment: float) -> None:
+        if self._status is not None:
+            self._status.show_waiting(self._awaited, moment)
+        if self._line is not None and self._awaited is not None:
+            self._line.show(self._awaited, moment)
+
+    def _hide_line(self) -> None:
+        line, self._line = self._line, None
+        # Through the line's own pane: the app may be closing, its panes no longer found.
+        if line is not None and isinstance(pane := line.parent, ConversationView):
+            pane.hide_live()
+
+    def _wait_for_calls(self) -> None:
+        """Show the calls of the response: one waiting for approval, else the running ones
+        (the first, and how many more); the model once they all ended."""
+        if self._asking:
+            self._wait("waiting for your approval", since=min(self._asking.values()))
+        elif self._running:
+            first, *more = self._running
+            words = self._calls.get(first, "running a tool")
+            self._wait(f"{words} and {len(more)} more" if more else words,
+                       since=self._running[first])
+        elif self._calls:
+            self._wait(next(iter(self._calls.values())))
+        else:
+            self._wait(self._waiting_for_model())
 
     @property
     def conversation(self) -> ConversationView:
@@ -317,12 +412,15 @@ class EventView:
     def awaiting_approval(self, call_id: str) -> None:
         """The call waits for the person's approval."""
         self._update_tool(call_id, status="approval")
+        self._asking[call_id] = now()
+        self._wait_for_calls()
 
     # -- the handlers ------------------------------------------------------------------
 
     @shows(ev.UserMessage)
     async def _user_message(self, event: ev.UserMessage) -> None:
         self._escalated_to("")  # a new prompt starts on the own model
+        self._wait(self._waiting_for_model())
         if self.prompt_shown:
             self.prompt_shown = False
             return
@@ -333,6 +431,9 @@ class EventView:
         if self._assistant is None:
             from .widgets.assistant_block import StreamedAnswer
 
+            # The answer takes the waiting line's place; the status bar goes on counting.
+            model = self._waiting_for_model().removeprefix("waiting for ")
+            self._wait(f"{model} is answering", in_conversation=False)
             self._assistant = StreamedAnswer(self.conversation,
                                              last_key_at=lambda: self.panes.last_key_at)
             await self._assistant.start()
@@ -343,11 +444,14 @@ class EventView:
         if self._assistant is not None:
             await self._assistant.remove()
             self._assistant = None
-        self.panes.notice(f"↻ Retry {event.attempt} in {event.delay:.1f}s: {event.reason}")
+        # Shown live, counting down, where the answer will appear; the log keeps it.
+        self._wait(self._waiting_for_model(), since=now() + event.delay, retry=event)
 
     @shows(ev.AssistantMessage)
     async def _assistant_message(self, event: ev.AssistantMessage) -> None:
         await self.finish_assistant(event.text)
+        if not event.tool_calls:
+            self._wait("finishing", in_conversation=False)
 
     @shows(ev.ToolCallStarted)
     async def _tool_call(self, event: ev.ToolCallStarted) -> None:
@@ -360,6 +464,9 @@ class EventView:
             self._tool_blocks[event.id] = block
             await self.conversation.add(block)
         self._tool_log.add_call(event.id, event.name, event.summary, event.args)
+        if self._batch is None:
+            self._calls[event.id] = running_words(event.name, event.summary, event.args)
+            self._wait_for_calls()
 
     @shows(ev.ApprovalDecided)
     async def _approval(self, event: ev.ApprovalDecided) -> None:
@@ -370,6 +477,16 @@ class EventView:
             self._tool_log.edit_call(event.id, event.edited_summary, event.edited_args)
         self._update_tool(event.id, status=status,
                           output=None if status == "running" else event.reason)
+        if self._batch is None and event.id in self._calls:
+            self._asking.pop(event.id, None)
+            if event.edited_summary:
+                self._calls[event.id] = running_words("", event.edited_summary,
+                                                      event.edited_args)
+            if status == "running":
+                self._running[event.id] = moment = now()
+                if isinstance(block := self._tool_blocks.get(event.id), ToolBlock):
+                    block.start_running(moment)
+            self._wait_for_calls()
 
     @shows(ev.ToolOutput)
     async def _tool_output(self, event: ev.ToolOutput) -> None:
@@ -385,6 +502,10 @@ class EventView:
                   else "ok" if event.ok else "error")
         self._update_tool(event.id, status=status, duration=event.duration,
                           output=event.output, note=result_note(event))
+        if self._batch is None and self._calls.pop(event.id, None) is not None:
+            self._running.pop(event.id, None)
+            self._asking.pop(event.id, None)
+            self._wait_for_calls()  # the model, once the response's calls all ended
         if event.image_files and block is not None:
             # Drawn under the call's line; the block reads the files, off the loop, once it
             # is shown (a resumed session's deleted screenshot is named then).
@@ -424,6 +545,7 @@ class EventView:
     @shows(ev.LaneStarted)
     async def _lane(self, event: ev.LaneStarted) -> None:
         await self.finish_assistant()
+        self._wait(self._waiting_for_model())
         what = "implementing" if event.role == "player" else "reviewing the player's work"
         self.panes.notice(f"▌ {event.role.capitalize()} · round {event.round}: {what}")
 
@@ -437,6 +559,7 @@ class EventView:
     async def _escalated(self, event: ev.Escalated) -> None:
         await self.finish_assistant()
         self._escalated_to(event.model)
+        self._wait(self._waiting_for_model())
         self.panes.notice(f"↑ Escalated to {event.model}: {event.reason}")
 
     @shows(ev.ErrorEvent)

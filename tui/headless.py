@@ -128,7 +128,7 @@ PROGRESS_LINES: dict[type[Event], Callable[[Any], str | None]] = {
     ToolCallStarted: lambda e: f"● {e.summary or e.name}",
     ApprovalDecided: lambda e: f"  ✗ denied: {e.reason}" if e.decision == "deny" else None,
     ToolResultEvent: _result_line,
-    StreamRestart: lambda e: f"  ↻ retry {e.attempt} in {e.delay:.1f}s: {e.reason}",
+    StreamRestart: lambda e: f"  ↻ {e.describe()}",
     ErrorEvent: lambda e: f"agent-tui: error: {e.message}",
     Escalated: lambda e: f"↑ escalated to {e.model}: {e.reason}",
     LaneStarted: lambda e: f"── round {e.round}: the {e.role}",

@@ -66,6 +66,11 @@ def load_litellm() -> Any:
     return _litellm
 
 
+def is_loaded() -> bool:
+    """Whether litellm is imported and configured (else the first call waits for it)."""
+    return _litellm is not None
+
+
 def preload() -> None:
     """Import litellm and what its first request would import or build: the OpenAI SDK's
     resources (~1 s), anyio's asyncio backend (~300 ms, when the first stream ends) and the

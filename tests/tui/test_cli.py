@@ -163,6 +163,9 @@ def test_failing_provider_exits_1_with_its_message(fake_provider, tmp_path):
                      env_extra={"AGENT_TUI_MAX_RETRIES": "2", "AGENT_TUI_RETRY_BASE_DELAY": "0"})
     assert done.returncode == 1
     assert "the upstream is on fire" in done.stderr
+    # Each retry in the workbench's words: which of how many, and why.
+    assert "  ↻ retrying now (1 of 2): " in done.stderr
+    assert "  ↻ retrying now (2 of 2): " in done.stderr
     assert "Traceback" not in done.stderr
     assert done.stdout == ""
 

@@ -15,6 +15,7 @@ from agent_tui.tui.event_view import (
     EventView,
     ToolBlockRecord,
 )
+from agent_tui.tui.outside_text import visible
 from agent_tui.tui.widgets.assistant_block import AssistantBlock
 from agent_tui.tui.widgets.conversation import (
     BlockRecord,
@@ -25,6 +26,7 @@ from agent_tui.tui.widgets.conversation import (
 )
 from agent_tui.tui.widgets.panels import ContextGauge, TodoPane
 from agent_tui.tui.widgets.tool_log import ToolLog
+from agent_tui.tui.widgets.waiting import WaitingLine
 from tests.tui.test_app import SIZE
 
 EVENT_TYPES = {cls for _, cls in inspect.getmembers(ev, inspect.isclass)
@@ -158,16 +160,25 @@ async def test_the_echo_of_a_prompt_the_box_showed_adds_no_block() -> None:
         assert [u.text for u in app.query(UserBlock)] == ["replayed"]
 
 
-async def test_a_retry_drops_the_streamed_text_and_says_so() -> None:
+async def test_a_retry_drops_the_streamed_text_and_counts_down_where_it_stood() -> None:
     app = Panes()
     async with app.run_test(size=SIZE) as pilot:
+        app.view.turn_started()
         await app.view.show(ev.TextDelta("half an ans"))
         await pilot.pause()
-        assert app.query(AssistantBlock)
-        await app.view.show(ev.StreamRestart(1, 0.5, "HTTP 500"))
+        assert app.query(AssistantBlock) and not app.query(WaitingLine)
+        # The provider's words are outside text: shown literally, escapes made visible.
+        await app.view.show(ev.StreamRestart(1, 2.5, "HTTP 500 [/x] \x1b]0;title\x07", 5))
         await pilot.pause()
         assert not app.query(AssistantBlock)
-        assert app.notices == ["↻ Retry 1 in 0.5s: HTTP 500"]
+        [line] = app.query(WaitingLine)
+        assert str(line.render()).endswith(
+            "retrying in 3 s (1 of 5): HTTP 500 [/x] " + visible("\x1b]0;title\x07"))
+        assert "\x1b" not in str(line.render())
+        assert app.notices == []  # shown live, not as a notice left behind
+        app.view.turn_ended()
+        await pilot.pause()
+        assert not app.query(WaitingLine)
 
 
 @dataclasses.dataclass

@@ -10,7 +10,7 @@ import pytest
 from agent_tui.core import agent as agent_module
 from agent_tui.themes import THEMES
 from agent_tui.tui.app import make_app
-from agent_tui.tui.widgets import tool_log
+from agent_tui.tui.widgets import tool_log, waiting
 from agent_tui.tui.widgets.prompt import PromptInput
 from tests.core.loop_helpers import settings_for
 from tests.fakes.providers import Fault, Reply, ToolCall
@@ -48,6 +48,7 @@ def project(monkeypatch):
     (PROJECT / "hello.txt").write_text("hello\n")
     monkeypatch.setattr(tool_log, "time", FixedClock)
     monkeypatch.setattr(agent_module, "time", FrozenMonotonic)
+    monkeypatch.setattr(waiting, "time", FrozenMonotonic)  # every wait shown at 0.0 s
     return PROJECT
 
 
@@ -107,7 +108,7 @@ def test_main_screen_with_a_finished_turn_and_todos(snap_compare, fake_provider,
 
 def test_main_screen_while_streaming(snap_compare, fake_provider, project):
     """Mid-answer: the agent block shows the text streamed so far and the status bar reads
-    "● busy"."""
+    "⠋ openai/fake-model is answering · 0.0 s"."""
     fake_provider.script(Fault.stall(seconds=10, text="Reading the project layout first"))
     submit = _submit("map the project")
 

@@ -140,7 +140,7 @@ class UpdateTranslator:
             return [update_plan(plan_entries(event.content))]
         if isinstance(event, ev.StreamRestart):
             return [update_agent_message_text(
-                f"\n\n*(retry {event.attempt} in {event.delay:.1f} s: {event.reason})*\n\n")]
+                f"\n\n*({event.describe()})*\n\n")]
         if isinstance(event, ev.ErrorEvent) and not event.fatal:
             return [update_agent_message_text(f"\n\n> agent-tui: {event.message}\n\n")]
         if isinstance(event, ev.Escalated):

@@ -27,6 +27,7 @@ from ...tools.names import ToolName
 from ..outside_text import outside_content, outside_text, visible
 from .one_layout import SizedInOnePass
 from .scroll_bar import ScrollBarVisual
+from .waiting import elapsed_text
 
 if TYPE_CHECKING:
     from .tool_image import ToolImage
@@ -155,6 +156,10 @@ class ToolBlock(Block):
         self.images: list[ToolImage] = []
         """Images the call saved, drawn under its summary (shared with revived copies)."""
         self._revived: ToolBlock | None = None
+        self.running_since: float | None = None
+        """When the call started running (the wait clock's), while it runs."""
+        self._moment: float | None = None
+        self._head_cells = 0
         self.set_class(status in FAILED_STATUSES, "failed")
         if image_files:
             self.show_images(image_files)
@@ -176,6 +181,29 @@ class ToolBlock(Block):
         self._refresh()
         if self._revived is not None:
             self._revived.set_status(status, duration=duration, output=output, note=note)
+
+    def start_running(self, moment: float) -> None:
+        """The call runs from ``moment`` on: its line shows for how long, as it runs."""
+        self.running_since = moment
+        self._moment = moment
+        if self._revived is not None:
+            self._revived.start_running(moment)
+
+    def show_elapsed(self, moment: float) -> None:
+        """The wait timer's tick: show how long the running call has taken at ``moment``."""
+        if self.running_since is None or self.status != "running":
+            return
+        before = self._elapsed()
+        self._moment = moment
+        if self._elapsed() != before and self.is_mounted:
+            self._refresh(same_height=True)
+        if self._revived is not None:
+            self._revived.show_elapsed(moment)
+
+    def _elapsed(self) -> str:
+        if self.running_since is None or self._moment is None or self.status != "running":
+            return ""
+        return elapsed_text(self._moment - self.running_since)
 
     def show_edited(self, summary: str, args: Any) -> None:
         """The person edited the call before it ran: show the edit, marked as such."""
@@ -212,6 +240,7 @@ class ToolBlock(Block):
         copy = ToolBlock(self.call_id, self.tool_name, self.summary, self.args,
                          status=self.status, duration=self.duration, output=self.output,
                          note=self.note, proposed=self.proposed)
+        copy.running_since, copy._moment = self.running_since, self._moment
         if self.images:
             copy._set_images(self.images)  # already read images are not read again
         if self.expanded:
@@ -245,9 +274,13 @@ class ToolBlock(Block):
         images = "".join(f"\n{image.path}" for image in self.images)
         return visible(f"{self.summary}{images}\n{self.output}")
 
-    def _refresh(self) -> None:
+    def _refresh(self, *, same_height: bool = False) -> None:
+        """Draw the block; ``same_height``: only the running time changed, so no layout is
+        needed while the head stays on one line."""
         icon = STATUS_ICONS.get(self.status, "·")
-        took = f"  {self.duration:.1f}s" if self.duration is not None else ""
+        running = self._elapsed()
+        took = (f"  {self.duration:.1f}s" if self.duration is not None
+                else f"  {running}" if running else "")
         arrow = "▾" if self.expanded else "▸"
         # Literal Content, never markup: output such as "[INFO]", "[/x]" or
         # "[@click=app.quit]" shows as it is, and escape sequences are shown, not sent.
@@ -264,12 +297,18 @@ class ToolBlock(Block):
                         if self.proposed else "")
             body = Content.assemble(proposal, outside_content(args, "dim"), "\n",
                                     tool_output_content(self.tool_name, self.output))
+        # A tick of the running time redraws the block alone: no layout of the conversation
+        # unless the head wraps onto another line.
+        width = self.content_region.width
+        layout = not (same_height and self._head_cells <= width and head.cell_length <= width)
+        self._head_cells = head.cell_length
         if self.images:
             from .tool_image import WithImages
 
-            self.update(WithImages(head, self.images, body))
+            self.update(WithImages(head, self.images, body), layout=layout)
         else:
-            self.update(head if body is None else Content.assemble(head, "\n", body))
+            self.update(head if body is None else Content.assemble(head, "\n", body),
+                        layout=layout)
 
 
 class BlockRecord:
@@ -350,6 +389,7 @@ class ConversationView(SizedInOnePass, VerticalScroll):
         self._marker: EarlierMarker | None = None
         self._showing = False
         self._following = True
+        self._live: Widget | None = None
 
     def on_mount(self) -> None:
         # Its scroll bar changes with every frame of a followed stream: drawn without Rich.
@@ -361,12 +401,35 @@ class ConversationView(SizedInOnePass, VerticalScroll):
         return len(self._earlier)
 
     async def add(self, widget: Widget) -> None:
-        """Append a block and keep the newest in view."""
+        """Append a block (above the live line, if one is shown) and keep the newest in
+        view."""
         follow = self._following or self.is_vertical_scroll_end or self.max_scroll_y == 0
-        await self.mount(widget)
+        await self.mount(widget, before=self._live_line())
         if follow:
             await self._trim()
             self.scroll_end(animate=False)
+
+    def show_live(self, line: Widget) -> None:
+        """Show ``line`` at the end, below the blocks added after it too, until
+        :meth:`hide_live` (what a running prompt waits for, where its answer will appear)."""
+        if line is self._live_line():
+            return
+        self.hide_live()
+        follow = self._following or self.is_vertical_scroll_end or self.max_scroll_y == 0
+        self._live = line
+        self.mount(line)
+        if follow:
+            self.call_after_refresh(self.scroll_end, animate=False)
+
+    def hide_live(self) -> None:
+        """Take the live line away (the answer streams in its place, or the prompt ended)."""
+        if (line := self._live_line()) is not None:
+            line.remove()
+        self._live = None
+
+    def _live_line(self) -> Widget | None:
+        """The live line while it is among the children (emptying the pane removes it)."""
+        return self._live if self._live is not None and self._live.parent is self else None
 
     async def add_many(self, widgets: list[Widget],
                        earlier: list[BlockRecord] | tuple[()] = ()) -> None:

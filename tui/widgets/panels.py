@@ -10,6 +10,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from ..outside_text import visible
+from .waiting import Awaited, spinner_frame
 
 THRESHOLDS = (50, 60, 70, 80)
 _ITEM = re.compile(r"^(?P<indent>\s*)[-*] \[(?P<mark>[ xX])\] (?P<task>.*)$")
@@ -153,10 +154,25 @@ class StatusBar(Static):
     """Calls of every session waiting for approval."""
     escalated_to: reactive[str] = reactive("")
     """The stronger model the running prompt was handed to ("" when none)."""
+    awaited: Awaited | None = None
+    """What the running prompt waits for (None: not known, shown as busy)."""
+    moment: float = 0.0
+    """When ``awaited`` was last shown (the wait timer's tick)."""
+
+    def show_waiting(self, awaited: Awaited | None, moment: float) -> None:
+        """Show what the running prompt waits for as it stands at ``moment``."""
+        self.awaited, self.moment = awaited, moment
+        self.refresh()
 
     def render(self) -> Text:
         text = Text()
-        text.append(" ● busy " if self.busy else " ○ idle ", "bold reverse" if self.busy else "")
+        if self.busy and self.awaited is not None:
+            # Quotes outside text (a command, a provider's message): literal, escapes shown.
+            text.append(f" {spinner_frame(self.moment)} "
+                        f"{visible(self.awaited.text(self.moment))} ", "bold reverse")
+        else:
+            text.append(" ● busy " if self.busy else " ○ idle ",
+                        "bold reverse" if self.busy else "")
         # Model, project and session id come from config, the environment and session logs:
         # appended as literal text with escapes made visible.
         text.append(f" {visible(self.model) or 'no model'} ", "bold")

@@ -715,6 +715,7 @@ class AgentApp(App[None]):
             # has it): kept for the switcher, not drawn.
             self.background.record(session_id, message.event)
             return
+        self.background.record_front(message.event)
         try:
             await self.view.show(message.event)
         except NoMatches:

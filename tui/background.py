@@ -152,6 +152,10 @@ class BackgroundSessions:
         """Per session brought to the front: the first message number drawn live (earlier
         ones are in the log it was redrawn from)."""
         self._switcher: Any = None
+        self.front = BackgroundSession("", "", None, None)
+        """The front session's tally (model calls, cost, changed files), kept as each
+        background session keeps its own and handed on when it changes place: the
+        switcher shows every session alike."""
 
     # -- the list ------------------------------------------------------------------------
 
@@ -192,6 +196,13 @@ class BackgroundSessions:
         redraw): keep what the switcher shows."""
         session = self.sessions.get(session_id)
         if session is not None and session.record(event):
+            self.changed()
+
+    def record_front(self, event: ev.Event) -> None:
+        """An event the front session drew: keep its tally for the switcher too."""
+        if self.front.session_id != self.app.session_id:  # a new or resumed session
+            self.front = BackgroundSession(self.app.session_id, "", None, None)
+        if self.front.record(event):
             self.changed()
 
     # -- starting and ending -------------------------------------------------------------
@@ -309,8 +320,12 @@ class BackgroundSessions:
 
                 close_session(app.opened)
             return None
+        front = self.front if self.front.session_id == app.session_id else None
         session = BackgroundSession(app.session_id, app.front_title(), app.opened, agent,
                                     running=app.busy)
+        if front is not None:  # its tally goes on in the background
+            session.model_calls, session.usage = front.model_calls, front.usage
+            session.changed, session._edits = front.changed, front._edits
         session.prompts.extend(queued)
         session.streamed = [app.view.streamed_text()] if app.busy else []
         for worker in app.workers:
@@ -342,6 +357,7 @@ class BackgroundSessions:
             except SessionError as exc:
                 app.notice(f"Could not read session {session_id}'s log: {exc}", error=True)
         self.shown_from[session_id] = next_sequence()
+        self.front = session  # its tally goes on in front
         for worker in app.workers:
             if worker.node is app and worker.group == session.group:
                 worker.group = "turn"  # Esc stops it now

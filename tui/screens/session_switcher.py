@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from ..background import BackgroundSession
 from ..outside_text import outside_text, visible
 from ..widgets.measured_table import MeasuredTable
 from .key_help import key_help
@@ -28,6 +29,13 @@ STATE_STYLES = {"running": "bold green", "waiting": "bold yellow", "failed": "bo
 def _clip(text: str, width: int) -> str:
     text = visible(text)
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _tally(session: BackgroundSession) -> tuple[str, str, str]:
+    """A session's model calls, cost and changed files, as the table's cells."""
+    cost = session.usage.cost
+    return (str(session.model_calls), "" if cost is None else f"${cost:.4f}",
+            str(len(session.changed)))
 
 
 class SessionSwitcher(ModalScreen["str | None"]):
@@ -86,17 +94,18 @@ class SessionSwitcher(ModalScreen["str | None"]):
         table.clear()
         front_state = ("waiting" if approver and approver.session_waiting(app.session_id)
                        else "running") if app.busy else "idle"
+        front = self.sessions.front
+        if front.session_id != app.session_id:  # nothing counted in front yet
+            front = BackgroundSession(app.session_id, "", None, None)
         table.add_row(Text(f"▶ {app.session_id}"), Text(front_state,
                                                           STATE_STYLES[front_state]),
-                      "", "", "", str(approver.session_waiting(app.session_id)
-                                      if approver else 0),
+                      *_tally(front), str(approver.session_waiting(app.session_id)
+                                          if approver else 0),
                       Text(_clip(app.front_title(), 48)))
         for session in self.sessions.sessions.values():
             state = self.sessions.state(session)
-            cost = session.usage.cost
             table.add_row(Text(session.session_id), Text(state, STATE_STYLES.get(state, "")),
-                          str(session.model_calls), "" if cost is None else f"${cost:.4f}",
-                          str(len(session.changed)),
+                          *_tally(session),
                           str(approver.session_waiting(session.session_id)
                               if approver else 0),
                           Text(_clip(session.last or session.title, 48)))

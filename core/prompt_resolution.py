@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..tools.base import ImagePart
 from .custom_commands import CustomCommands
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .agent import Agent
     from .config import Settings
     from .events import RunResult
+    from .mcp import McpManager
     from .providers.base import Provider
 
 RESOURCE = re.compile(r"(?:^|\s)@([A-Za-z0-9_-]+):(\S+)")
@@ -68,7 +69,8 @@ class ResolvedPrompt:
     warnings: tuple[str, ...] = ()
 
 
-async def resolve_prompt(prompt: str, workdir: Path, commands: CustomCommands, mcp: Any = None,
+async def resolve_prompt(prompt: str, workdir: Path, commands: CustomCommands,
+                         mcp: McpManager | None = None,
                          *, images: Sequence[tuple[str, ImagePart]] = (),
                          read_images: ImageReader | None = None) -> ResolvedPrompt:
     """What ``prompt`` asks, given the session's custom commands and MCP servers
@@ -93,7 +95,7 @@ async def resolve_prompt(prompt: str, workdir: Path, commands: CustomCommands, m
     return ResolvedPrompt(text, tuple(images), rules, model, command, tuple(warnings))
 
 
-async def _expand(prompt: str, commands: CustomCommands, mcp: Any
+async def _expand(prompt: str, commands: CustomCommands, mcp: McpManager | None
                   ) -> tuple[str, tuple[str, ...], str | None, str | None, list[str]]:
     """The prompt a slash command makes of ``prompt``: text, rules, model, command, warnings."""
     if not prompt.startswith("/"):
@@ -120,7 +122,7 @@ async def _expand(prompt: str, commands: CustomCommands, mcp: Any
             warnings)
 
 
-async def _attach_resources(text: str, mcp: Any, warnings: list[str]) -> str:
+async def _attach_resources(text: str, mcp: McpManager | None, warnings: list[str]) -> str:
     """``text`` with each ``@server:uri`` of a configured server's resource attached after
     it; what cannot be read is added to ``warnings`` and left out."""
     if mcp is None:

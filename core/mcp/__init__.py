@@ -20,11 +20,17 @@ server that stops while in use is restarted in the background (1 s, 2 s, 4 s... 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import McpError
 from .loading import load_mcp_config
 from .server_config import McpServerConfig
+
+if TYPE_CHECKING:
+    from .manager import McpManager
+    from .prompts import McpPromptInfo
+    from .results import McpCallResult, McpToolInfo
+    from .server import McpServer, ServerState
 
 # The SDK costs ~0.7 s to import: only what talks to servers loads it, on first use (reading
 # the config does not, so a workbench without servers never pays it).

@@ -612,7 +612,9 @@ class AgentApp(App[None]):
             return
         from ..core.providers.litellm import is_loaded
 
-        self.view.turn_started(loading=self.agent is None and not is_loaded())
+        # A replay shows a recorded session: it loads no model library.
+        loading = self._replay is None and self.agent is None and not is_loaded()
+        self.view.turn_started(loading=loading)
         if self._wait_timer is None:
             self._wait_timer = self.set_interval(TICK_S, self.view.tick)
         else:

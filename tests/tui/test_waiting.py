@@ -194,3 +194,35 @@ def test_snapshot_main_screen_while_the_model_is_silent(snap_compare, fake_provi
         terminal_size=SNAPSHOT_SIZE,
         run_before=run_before,
     )
+
+
+async def test_a_replay_loads_no_model_library(fake_provider, tmp_path, monkeypatch):
+    import io
+
+    from agent_tui.core.sessions.log import read_events
+    from agent_tui.core.sessions.start import close_session, open_session
+    from agent_tui.tui.app import make_app
+    from agent_tui.tui.headless import run_headless
+    from tests.core.loop_helpers import settings_for
+
+    fake_provider.script(Reply(text="Recorded."))
+    settings = settings_for(fake_provider)
+    opened = open_session(tmp_path, settings.model)
+    await run_headless(
+        settings, tmp_path, "record me", "json", io.StringIO(), io.StringIO(), session=opened
+    )
+    close_session(opened)
+    monkeypatch.setattr(litellm_provider, "_litellm", None)  # as in a fresh agent-tui
+    shown: list[str] = []  # every wait the status bar is given, however briefly
+    show_waiting = StatusBar.show_waiting
+
+    def recorded(self, awaited, moment):
+        shown.append(awaited.text(moment) if awaited is not None else "")
+        show_waiting(self, awaited, moment)
+
+    monkeypatch.setattr(StatusBar, "show_waiting", recorded)
+    log = read_events(opened.store.session_id)
+    app = make_app(settings, tmp_path, load_litellm=False, replay=(log, 50.0))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: not app.busy and shown)
+    assert shown and not any(text.startswith("loading the model library") for text in shown)

@@ -23,9 +23,12 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .read_ledger import ReadLedger
 
 if TYPE_CHECKING:
+    from ..core.memory import ProjectMemory
     from ..core.safety.sandbox import BwrapSandbox
     from ..core.settings import Settings
+    from ..core.skills import Skill, SkillCatalog
     from ..core.todos import TodoStore
+    from .browser.session import BrowserSession
 
 
 class ToolKind(StrEnum):
@@ -219,14 +222,14 @@ class ToolContext:
     settings: Settings | None = None
     run_subagent: Callable[[str, list[str]], Awaitable[str]] | None = None
     reads: ReadLedger = field(default_factory=ReadLedger)
-    browser: Any = None
-    memory: Any = None
-    skills: Any = None
-    on_skill_activated: Callable[[Any], None] | None = None
+    browser: BrowserSession | None = None
+    memory: ProjectMemory | None = None
+    skills: SkillCatalog | None = None
+    on_skill_activated: Callable[[Skill], None] | None = None
     editor_text: Callable[[Path], str | None] | None = None
     command_runner: CommandRunner | None = None
 
-    def shared_browser(self) -> Any:
+    def shared_browser(self) -> BrowserSession:
         """The session's browser (``tools.browser.BrowserSession``), made now if no tool has
         made it yet; hand it to a sub-agent's context so both drive one browser."""
         if self.browser is None:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..tools.base import (
     CURRENT_CALL_ID,
@@ -74,6 +74,10 @@ from .sessions.log import SessionLog, SessionStore, turn_starts
 from .sessions.resume import TRANSIENT_EVENTS, RestoredSession, restore, with_notes
 from .todos import TodoStore
 
+if TYPE_CHECKING:
+    from .memory import ProjectMemory
+    from .skills import Skill
+
 MULTIMODAL_MODELS = "anthropic/claude-sonnet-4-20250514, openai/gpt-4o or gemini/gemini-2.5-flash"
 """Models to suggest to a person who attached an image to a model that takes none."""
 
@@ -122,7 +126,7 @@ class Agent:
         session_id: str | None = None,
         session: SessionStore | None = None,
         knowledge: Knowledge | None = None,
-        memory: Any = None,
+        memory: ProjectMemory | None = None,
     ) -> None:
         """An agent at ``workdir``.
 
@@ -296,7 +300,7 @@ class Agent:
             self.settings.approval_mode, self.settings.network,
             self.knowledge.prompt_sections())}
 
-    def _skill_activated(self, skill: Any) -> None:
+    def _skill_activated(self, skill: Skill) -> None:
         """``activate_skill`` loaded ``skill``: its allowed tools are allowed for the session,
         where its source may grant them (not an untrusted repository's)."""
         if skill.may_grant:

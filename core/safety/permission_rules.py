@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 from urllib.parse import urlsplit
 
 from ...tools.names import COMMAND_RULE_TOOL
@@ -167,6 +167,19 @@ def parse_rules(texts: Iterable[str]) -> tuple[Rule, ...]:
     return tuple(Rule.parse(text) for text in texts)
 
 
+class RuleSources(Protocol):
+    """Where a session's rules are configured: ``Settings``, or anything with its three lists."""
+
+    @property
+    def allow_rules(self) -> Sequence[str]: ...
+
+    @property
+    def ask_rules(self) -> Sequence[str]: ...
+
+    @property
+    def deny_rules(self) -> Sequence[str]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class RuleSet:
     """The rules in force, by kind."""
@@ -176,7 +189,7 @@ class RuleSet:
     deny: tuple[Rule, ...] = ()
 
     @classmethod
-    def from_settings(cls, settings: Any, session: Iterable[str] = ()) -> RuleSet:
+    def from_settings(cls, settings: RuleSources, session: Iterable[str] = ()) -> RuleSet:
         """The settings' rules (already merged across config files) plus session rules."""
         return cls(parse_rules([*settings.allow_rules, *session]),
                    parse_rules(settings.ask_rules), parse_rules(settings.deny_rules))

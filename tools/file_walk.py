@@ -12,10 +12,9 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..core.glob_patterns import PathMatcher
 
@@ -28,7 +27,7 @@ VCS_AND_CACHE_DIRS = frozenset({".hg", ".svn", ".mypy_cache", ".pytest_cache", "
 does (code_search, read_many_files) skip as well."""
 
 
-def git_ls_files(folder: Path, *args: str, env: Any = None,
+def git_ls_files(folder: Path, *args: str, env: Mapping[str, str] | None = None,
                  timeout: float | None = None) -> list[str] | None:
     """The paths ``git ls-files -z ARGS`` prints in ``folder``, relative to it (``/``-separated).
 
@@ -65,7 +64,7 @@ def walk_files(folder: Path, skip: Collection[str]) -> Iterator[str]:
             yield name if base == "." else f"{base}/{name}"
 
 
-def list_files_like_rg(root: Path, env: Any = None) -> list[str]:
+def list_files_like_rg(root: Path, env: Mapping[str, str] | None = None) -> list[str]:
     """Files under ``root`` as ``rg --files`` would list them, without rg (blocking).
 
     Relative to ``root`` and sorted: in a git work tree what git shows minus tracked files
@@ -83,12 +82,12 @@ def list_files_like_rg(root: Path, env: Any = None) -> list[str]:
     return sorted(p for p in found if not any(part in SKIP_DIRS for part in p.split("/")))
 
 
-def _git_listed(root: Path, env: Any, *args: str) -> set[str] | None:
+def _git_listed(root: Path, env: Mapping[str, str] | None, *args: str) -> set[str] | None:
     listed = git_ls_files(root, *args, env=env)
     return set(listed) if listed is not None else None
 
 
-def _git_ignores(root: Path, env: Any) -> bool:
+def _git_ignores(root: Path, env: Mapping[str, str] | None) -> bool:
     """Whether git ignores the folder ``root`` itself (e.g. ``build/``)."""
     try:
         return subprocess.run(["git", "check-ignore", "-q", "--no-index", "."], cwd=root,

@@ -15,8 +15,9 @@ import re
 import shutil
 import signal
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from ..core.glob_patterns import ripgrep_reads_alike
 from .file_walk import SKIP_DIRS
@@ -44,7 +45,7 @@ def ripgrep() -> str | None:
 # --------------------------------------------------------------------------- rg
 
 
-async def run_process(cmd: list[str], cwd: Path, env: Any) -> tuple[int, bytes, bytes]:
+async def run_process(cmd: list[str], cwd: Path, env: Mapping[str, str] | None) -> tuple[int, bytes, bytes]:
     """Run ``cmd`` in its own process group; cancelling kills the group.
 
     Returns:
@@ -81,7 +82,7 @@ def rg_prefilter(glob: str | None, *, anchored: bool = False) -> list[str]:
     return [f"--type-add=picked:{name}", "--type-not=picked" if exclude else "--type=picked"]
 
 
-async def rg_files(rg: str, root: Path, prefilter: list[str], env: Any) -> list[str]:
+async def rg_files(rg: str, root: Path, prefilter: list[str], env: Mapping[str, str] | None) -> list[str]:
     """The files ``rg --files`` lists under ``root``, relative to it and sorted.
 
     Raises:

@@ -7,13 +7,12 @@ descriptions are in the system prompt until one is activated.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 from xml.sax.saxutils import quoteattr
 
 from pydantic import Field
 
 from ..core import paths
-from ..core.skills import Skill, extract_scripts
+from ..core.skills import Skill, SkillCatalog, extract_scripts
 from .base import (
     Invocation,
     OutputCallback,
@@ -37,7 +36,7 @@ class ActivateSkillParams(ToolParams):
                       "system prompt lists it.")
 
 
-def unknown_skill(name: str, catalog: Any) -> str:
+def unknown_skill(name: str, catalog: SkillCatalog | None) -> str:
     """Why ``name`` cannot be activated, and what can."""
     if catalog is None:
         return "no skills are loaded in this run; do the task without one"

@@ -12,8 +12,18 @@ from agent_tui.tui.widgets.conversation import ConversationView
 from agent_tui.tui.widgets.panels import CONVERSATION_MIN_WIDTH, NARROW_BELOW, SIDE_PANEL_WIDTH
 from tests.fakes.providers import Reply
 from tests.tui.test_app import app_for, type_prompt, until
+from tests.tui.test_approval import ApprovalHost, ctx, edit_request  # noqa: F401
 from tests.tui.test_knowledge_screens import ScreenHost, catalog
-from tests.tui.test_snapshots import REVIEW_PROJECT, _review_host
+from tests.tui.test_snapshots import (  # noqa: F401
+    REVIEW_EDITED,
+    REVIEW_PROJECT,
+    REVIEW_SOURCE,
+    _review_host,
+    _submit,
+    _until,
+    project,
+    snapshot_app,
+)
 
 SMALL = (80, 24)
 LARGE = (120, 40)
@@ -134,13 +144,16 @@ def screen_lines(app) -> list[str]:
     ]
 
 
-def shown(app, widget: Widget) -> str:
-    """The text ``widget`` shows on screen, its rows joined by spaces."""
+def shown_lines(app, widget: Widget) -> list[str]:
+    """The rows of text ``widget`` shows on screen."""
     region = widget.content_region
     lines = screen_lines(app)
-    return " ".join(
-        lines[y][region.x : region.right].strip() for y in range(region.y, region.bottom)
-    )
+    return [lines[y][region.x : region.right].strip() for y in range(region.y, region.bottom)]
+
+
+def shown(app, widget: Widget) -> str:
+    """The text ``widget`` shows on screen, its rows joined by spaces."""
+    return " ".join(shown_lines(app, widget))
 
 
 async def test_mcp_wraps_its_title_and_key_line_at_80_columns(fake_provider, tmp_path):
@@ -225,3 +238,24 @@ async def test_the_session_browser_shows_the_columns_it_has_room_for(tmp_path):
         await pilot.pause()
         assert [str(c.key.value) for c in table.ordered_columns] == list(COLUMNS)
         assert table.virtual_size.width <= table.scrollable_content_region.width
+
+
+async def test_the_approval_modal_breaks_its_key_line_between_keys(ctx):  # noqa: F811
+    from tests.tui.test_approval import ask, shell_call
+
+    app = ApprovalHost(ask(shell_call(ctx), rules=("shell(rm -r build)",)))
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        keys = shown_lines(app, app.screen.query_one("#keys"))
+        items = [
+            "y: allow once",
+            "n: deny",
+            "d: deny with a reason",
+            "e: edit first",
+            "p: preview",
+            "esc: deny",
+        ]
+        for item in items:
+            assert any(item in line for line in keys), (item, keys)
+        assert len(keys[0]) <= app.screen.query_one("#keys").content_region.width

@@ -269,11 +269,18 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             if self.rules:
                 lines.append(("a", f"always allow {visible(', '.join(self.rules))} "
                                    "(then pick how long)"))
+        # A key and what it does stay on one line: the line breaks between them.
+        room = self._keys_room()
         parts = []
+        used = 0
         for key, what in items:
+            cells = Content(f"{key}: {what}").cell_length
             if parts:
-                parts.append("  ")
+                wraps = room and used + 2 + cells > room
+                parts.append("\n" if wraps else "  ")
+                used = 0 if wraps else used + 2
             parts += [(key, key_style), f": {what}"]
+            used += cells
         for key, what in lines:
             parts += ["\n", (key, key_style), f": {what}"]
         if self.mode == "menu" and self.hunks:
@@ -298,6 +305,17 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     def _end_guard(self) -> None:
         self.guarded = False
+
+    def _keys_room(self) -> int:
+        """The cells a line of the key help has (0 before the first layout: no limit)."""
+        keys = self.query("#keys")
+        return keys.first().content_region.width if keys else 0
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._retell_keys)
+
+    def _retell_keys(self) -> None:
+        self.query_one("#keys", Static).update(self._keys_help())
 
     def on_key(self, event: events.Key) -> None:
         """A key pressed during the key guard does nothing (it was meant for the prompt)."""

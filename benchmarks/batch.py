@@ -75,7 +75,7 @@ def main() -> int:
                    (folder / "tasks.results.jsonl").read_text().splitlines()]
         peaks: dict[int, float] = {}
         for result in results:
-            assert result["status"] == "done" and result["turns"] == TOOL_CALLS + 1, result
+            assert result["status"] == "done" and result["model_calls"] == TOOL_CALLS + 1, result
             peaks[result["worker_pid"]] = max(peaks.get(result["worker_pid"], 0.0),
                                               result["worker_peak_mb"])
 

@@ -92,7 +92,7 @@ CANCELLED_CALL = "Error: the person cancelled this call before it finished."
 
 
 class LimitsExceeded(Exception):
-    """The run used all the turns it was allowed."""
+    """The run used all the model calls it was allowed (``max_turns``)."""
 
 
 class HookStopped(Exception):
@@ -355,17 +355,17 @@ class Agent:
         self.escalation.start_run()
         self._last_call = None
         self._stop_hook_active = False
-        turns = 0
+        model_calls = 0
         usage = Usage()
         text = ""
         try:
             while True:
-                if turns >= self.settings.max_turns:
+                if model_calls >= self.settings.max_turns:
                     raise LimitsExceeded(
-                        f"stopped after {turns} turns (max_turns); raise --max-turns to let "
-                        "the agent go on"
+                        f"stopped after {model_calls} model calls (max_turns); raise "
+                        "--max-turns to let the agent go on"
                     )
-                turns += 1
+                model_calls += 1
                 await self._fit_context()
                 reply = await self._ask_model()
                 usage = usage + reply.usage
@@ -390,9 +390,9 @@ class Agent:
                 self._close_dangling_calls("a hook stopped the work before this call finished")
             message = exc.message if isinstance(exc, ProviderError) else str(exc)
             self.emit(ErrorEvent(message, fatal=True))
-            result = RunResult(text, turns, usage, self.session_id, ok=False, error=message)
+            result = RunResult(text, model_calls, usage, self.session_id, ok=False, error=message)
         else:
-            result = RunResult(text, turns, usage, self.session_id)
+            result = RunResult(text, model_calls, usage, self.session_id)
         self.gate.turn_rules = []
         if self._escalations:
             result = replace(result, suggest_escalation=True,

@@ -369,7 +369,8 @@ class ErrorEvent(Event):
 
 @dataclass(frozen=True, slots=True)
 class RunResult(Event):
-    """The run ended: the last assistant text, turns taken, total usage.
+    """The run of one prompt ended: the last assistant text, the model calls it made, the
+    usage of them all.
 
     ``escalation_reasons`` holds why tools suggested a stronger model during the run (one
     entry per suggestion, in order); ``suggest_escalation`` is true when there is any.
@@ -378,7 +379,7 @@ class RunResult(Event):
 
     type: ClassVar[str] = "result"
     text: str
-    turns: int
+    model_calls: int
     usage: Usage
     session_id: str
     ok: bool = True
@@ -386,6 +387,13 @@ class RunResult(Event):
     suggest_escalation: bool = False
     escalation_reasons: list[str] = field(default_factory=list)
     escalated_to: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form, with ``turns`` kept as a deprecated alias of ``model_calls``
+        (what the ``result`` line carried before it was named for what it counts)."""
+        data = Event.to_dict(self)
+        data["turns"] = self.model_calls
+        return data
 
 
 EventSink = Callable[[Event], None]

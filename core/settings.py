@@ -60,7 +60,7 @@ class Settings(BaseSettings):
         "model's API key; unset: as for escalation_api_base, model's key or the provider's "
         "usual variable.")
     approval_mode: ApprovalMode = Field("default", description="default | auto-edit | plan | yolo.")
-    max_turns: int = Field(100, ge=1, description="Model calls allowed in one run.")
+    max_turns: int = Field(100, ge=1, description="Model calls allowed for one prompt.")
     context_window: int | None = Field(
         None, ge=1024, description="Tokens the model accepts; overrides litellm's figure."
     )

@@ -17,7 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from ..core.batch import Task, TasksError, append_result, finished_ids, read_tasks
-from .cli_parser import EXIT_FAILURE, EXIT_OK, build_parser, say, settings_overrides, usage_error
+from ..core.counts import counted
+from .cli_parser import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    build_parser,
+    say,
+    settings_overrides,
+    usage_error,
+)
 
 LOG_TAIL = 1_500
 """Characters of a dead worker's log told in its task's result."""
@@ -113,7 +121,8 @@ def _progress(finished: int, total: int, result: dict[str, Any]) -> None:
     why = f": {str(result.get('error', '')).splitlines()[0][:120]}" \
         if result.get("status") != "done" and result.get("error") else ""
     say(f"[{finished}/{total}] {result['id']} {result.get('status')} "
-        f"({result.get('turns', 0)} turns{cost}, {result.get('duration', 0):.1f} s){why}")
+        f"({counted(result.get('model_calls', 0), 'model call')}{cost}, "
+        f"{result.get('duration', 0):.1f} s){why}")
 
 
 class Worker:

@@ -63,7 +63,9 @@ def run_task(task: Task, overrides: dict[str, Any], log: TextIO) -> dict[str, An
     usage = run.get("usage") or {}
     result.update(
         status="done" if code == 0 and run.get("ok", False) else "failed",
-        answer=run.get("text", ""), turns=run.get("turns", 0),
+        # turns: the deprecated name of model_calls in the results file.
+        answer=run.get("text", ""), model_calls=run.get("model_calls", 0),
+        turns=run.get("model_calls", 0),
         tokens={k: usage.get(k, 0) for k in ("prompt_tokens", "completion_tokens",
                                               "total_tokens")},
         cost=usage.get("cost"), session_id=session.store.session_id,
@@ -104,7 +106,8 @@ def _worktree_ended(task: Task, result: dict[str, Any]) -> None:
     record = load(root, f"batch-{task.id}")
     if record is not None:
         record.state, record.pid = result["status"], None
-        record.session_id, record.turns = result.get("session_id"), result.get("turns", 0)
+        record.session_id = result.get("session_id")
+        record.model_calls = result.get("model_calls", 0)
         record.cost, record.error = result.get("cost"), result.get("error")
         record.answer = str(result.get("answer", ""))[:2000]
         save(record)

@@ -249,13 +249,15 @@ def replay_main(argv: list[str]) -> int:
 
 
 def _list_for_resume(parser: argparse.ArgumentParser, workdir: Path) -> int:
+    from ..core.counts import counted
     from ..core.sessions.index import SessionIndex
 
     with SessionIndex() as index:
         found = index.list(workdir)
     if not found:
         return usage_error(parser, f"there are no sessions in {workdir} to resume.")
-    lines = "\n".join(f"  {s.id}  {s.turns:>3} turns  {s.title}" for s in found[:20])
+    lines = "\n".join(f"  {s.id}  {counted(s.prompts, 'prompt'):>11}  {s.title}"
+                      for s in found[:20])
     return usage_error(parser, f"--resume needs a session id; this project's sessions, newest "
                         f"first:\n{lines}\nRun agent-tui --resume ID (or --continue for the "
                         "newest).")

@@ -125,8 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-turns",
         type=_positive_int,
         metavar="N",
-        help="model calls allowed in one run (default: 100); with --autonomous or "
-        "--planning, the player-coach rounds (default: 5)",
+        help="model calls allowed for one prompt, a call after each round of tool calls "
+        "(default: 100; the run stops there and says so); with --autonomous or --planning, "
+        "the player-coach rounds instead (default: 5)",
     )
     parser.add_argument(
         "--autonomous",

@@ -539,7 +539,7 @@ class EventView:
     @shows(ev.TurnUsage)
     async def _usage(self, event: ev.TurnUsage) -> None:
         gauge = self.panes.query_one(ContextGauge)
-        gauge.turn_cost = event.usage.cost
+        gauge.call_cost = event.usage.cost
         gauge.session_cost = event.session.cost
 
     @shows(ev.LaneStarted)

@@ -50,6 +50,7 @@ def main(argv: list[str]) -> int:
     """Run ``agent-tui sessions …``; returns the exit code."""
     from pathlib import Path
 
+    from ..core.counts import counted
     from ..core.sessions.export import fork_origin, to_markdown
     from ..core.sessions.index import SessionIndex
     from ..core.sessions.log import SessionError, read_events
@@ -74,7 +75,8 @@ def main(argv: list[str]) -> int:
                     for s in found:
                         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated))
                         cost = "" if s.cost is None else f"  ${s.cost:.4f}"
-                        print(shown(f"{s.id}  {when}  {s.turns:>3} turns  "
+                        print(shown(f"{s.id}  {when}  {counted(s.prompts, 'prompt')} · "
+                                    f"{counted(s.model_calls, 'model call')}  "
                                     f"{s.total_tokens:>8,} tok{cost}  {s.model}  {s.project}\n"
                                     f"    {s.title}"))
                         if s.parent:

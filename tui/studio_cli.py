@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..core.counts import counted
 from ..core.studio import (
     StudioError,
     StudioSession,
@@ -53,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--name", help="the session's name (default: made up)")
     listing = sub.add_parser("list", help="the project's studio sessions")
     listing.add_argument("--json", action="store_true", help="one JSON object per session")
-    status = sub.add_parser("status", help="one session: state, turns, cost, changed files")
+    status = sub.add_parser("status", help="one session: state, model calls, cost, changed "
+                            "files")
     status.add_argument("name")
     status.add_argument("--json", action="store_true")
     keep = sub.add_parser("accept", help="merge a session's work into your branch")
@@ -122,7 +124,7 @@ def _start(root: Path, args: argparse.Namespace, agent_flags: list[str]) -> int:
     if session.answer:
         sys.stdout.write(session.answer.rstrip("\n") + "\n")
     changed = changes(folder, base)
-    say(f"agent-tui studio: {name} {session.state}: {_count(len(changed), 'file')} changed. "
+    say(f"agent-tui studio: {name} {session.state}: {counted(len(changed), 'file')} changed. "
         f"Review: agent-tui studio status {name}; keep: agent-tui studio accept {name}; "
         f"drop: agent-tui studio discard {name}")
     return EXIT_OK if session.state == "done" else EXIT_FAILURE
@@ -141,7 +143,7 @@ def _finished(session: StudioSession, code: int, out: str) -> None:
         return
     session.state = "done" if code == 0 and result.get("ok", True) else "failed"
     session.session_id = result.get("session_id")
-    session.turns = int(result.get("turns") or 0)
+    session.model_calls = int(result.get("model_calls") or 0)
     session.cost = (result.get("usage") or {}).get("cost")
     session.answer = str(result.get("text") or "")
     session.error = result.get("error")
@@ -161,7 +163,8 @@ def _run_workbench(session: StudioSession, agent_flags: list[str]) -> int:
     with SessionIndex() as index:
         latest = index.latest(Path(session.worktree))
     if latest is not None:
-        session.session_id, session.turns, session.cost = latest.id, latest.turns, latest.cost
+        session.session_id, session.model_calls = latest.id, latest.model_calls
+        session.cost = latest.cost
     save(session)
     say(f"agent-tui studio: {session.name}: keep: agent-tui studio accept {session.name}; "
         f"drop: agent-tui studio discard {session.name}")
@@ -177,16 +180,16 @@ def _list(root: Path, as_json: bool) -> int:
     if not found:
         print(f"no studio sessions in {root}; start one with agent-tui studio exec PROMPT")
         return EXIT_OK
-    print(f"{'NAME':<18} {'STATE':<8} {'FILES':>5} {'TURNS':>5} {'COST':>8}  STARTED           "
-          "PROMPT")
+    print(f"{'NAME':<18} {'STATE':<8} {'FILES':>5} {'MODEL CALLS':>11} {'COST':>8}  "
+          "STARTED           PROMPT")
     for session in found:
         changed = len(changes(Path(session.worktree), session.base)) \
             if Path(session.worktree).is_dir() else 0
         cost = f"${session.cost:.4f}" if session.cost is not None else "-"
         started = datetime.datetime.fromtimestamp(session.created).strftime("%Y-%m-%d %H:%M")
         prompt = (session.prompt.splitlines() or ["(workbench)"])[0][:50]
-        print(f"{session.name:<18} {session.shown_state:<8} {changed:>5} {session.turns:>5} "
-              f"{cost:>8}  {started:<17} {_visible(prompt)}")
+        print(f"{session.name:<18} {session.shown_state:<8} {changed:>5} "
+              f"{session.model_calls:>11} {cost:>8}  {started:<17} {_visible(prompt)}")
     return EXIT_OK
 
 
@@ -196,7 +199,8 @@ def _summary(session: StudioSession) -> dict[str, Any]:
     return {"name": session.name, "state": session.shown_state,
             "branch": f"agent-tui/{session.name}", "worktree": session.worktree,
             "base": session.base, "prompt": session.prompt, "created": session.created,
-            "session_id": session.session_id, "turns": session.turns, "cost": session.cost,
+            "session_id": session.session_id, "model_calls": session.model_calls,
+            "cost": session.cost,
             "error": session.error,
             "changes": [{"status": c.status, "path": c.path} for c in changed]}
 
@@ -210,12 +214,13 @@ def _status(session: StudioSession, as_json: bool) -> int:
     lines = [f"{session.name}: {summary['state']}",
              f"  branch    {summary['branch']} (from {session.base[:9]})",
              f"  worktree  {session.worktree}",
-             f"  session   {session.session_id or '-'}  ({session.turns} turns, cost {cost})"]
+             f"  session   {session.session_id or '-'}  "
+             f"({counted(session.model_calls, 'model call')}, cost {cost})"]
     if session.prompt:
         lines.append(f"  prompt    {(session.prompt.splitlines() or [''])[0][:100]}")
     if session.error:
         lines.append(f"  error     {session.error}")
-    lines.append(f"  changed   {_count(len(summary['changes']), 'file')}")
+    lines.append(f"  changed   {counted(len(summary['changes']), 'file')}")
     lines += [f"    {c['status']} {c['path']}" for c in summary["changes"]]
     print(_visible("\n".join(lines)))
     return EXIT_OK
@@ -256,10 +261,6 @@ def _discard(root: Path, session: StudioSession, force: bool) -> int:
     forget(root, session.name)
     say(f"agent-tui studio: {session.name} discarded (worktree and branch removed).")
     return EXIT_OK
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _visible(text: str) -> str:

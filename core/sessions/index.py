@@ -24,18 +24,20 @@ from .. import paths
 from .log import LOG_NAME, SessionLock, SessionNotFound, log_path, read_events
 from .summary import LogDigest, SessionSummary, digest_log
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: prompts and model_calls, where 1 had turns (model calls)
 _MESSAGE_BITS = 24
 _MESSAGES_PER_SESSION = 1 << _MESSAGE_BITS  # searchable messages of one session
 
-SortKey = Literal["updated", "created", "title", "project", "model", "turns", "tokens", "cost"]
+SortKey = Literal["updated", "created", "title", "project", "model", "prompts", "model_calls",
+                  "tokens", "cost"]
 _ORDER_SQL: dict[str, str] = {
     "updated": "updated DESC",
     "created": "created DESC",
     "title": "title COLLATE NOCASE ASC",
     "project": "project ASC, updated DESC",
     "model": "model ASC, updated DESC",
-    "turns": "turns DESC",
+    "prompts": "prompts DESC",
+    "model_calls": "model_calls DESC",
     "tokens": "(prompt_tokens + completion_tokens) DESC",
     "cost": "cost DESC",
 }
@@ -43,7 +45,8 @@ _ORDER_SQL: dict[str, str] = {
 _SCHEMA = f"""
 CREATE TABLE sessions (
     id TEXT PRIMARY KEY, title TEXT NOT NULL, project TEXT NOT NULL, model TEXT NOT NULL,
-    created REAL NOT NULL, updated REAL NOT NULL, turns INTEGER NOT NULL,
+    created REAL NOT NULL, updated REAL NOT NULL, prompts INTEGER NOT NULL,
+    model_calls INTEGER NOT NULL,
     prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cost REAL,
     parent TEXT, parent_event INTEGER, size INTEGER NOT NULL, mtime INTEGER NOT NULL);
 CREATE INDEX sessions_project ON sessions (project, updated);
@@ -55,7 +58,7 @@ CREATE VIRTUAL TABLE messages USING fts5(
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 _COLUMNS = (
-    "id, title, project, model, created, updated, turns, prompt_tokens, "
+    "id, title, project, model, created, updated, prompts, model_calls, prompt_tokens, "
     "completion_tokens, cost, parent, parent_event, size"
 )
 
@@ -301,9 +304,9 @@ class SessionIndex:
     def _insert(self, digest: LogDigest, mtime_ns: int) -> None:
         s = digest.summary
         self._db.execute(
-            "INSERT INTO sessions (id, title, project, model, created, updated, turns, "
-            "prompt_tokens, completion_tokens, cost, parent, parent_event, size, mtime) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO sessions (id, title, project, model, created, updated, prompts, "
+            "model_calls, prompt_tokens, completion_tokens, cost, parent, parent_event, size, "
+            "mtime) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 s.id,
                 s.title,
@@ -311,7 +314,8 @@ class SessionIndex:
                 s.model,
                 s.created,
                 s.updated,
-                s.turns,
+                s.prompts,
+                s.model_calls,
                 s.prompt_tokens,
                 s.completion_tokens,
                 s.cost,
@@ -344,7 +348,8 @@ def _summary_from_row(row: tuple[Any, ...]) -> SessionSummary:
         model,
         created,
         updated,
-        turns,
+        prompts,
+        model_calls,
         prompt_tokens,
         completion_tokens,
         cost,
@@ -360,7 +365,8 @@ def _summary_from_row(row: tuple[Any, ...]) -> SessionSummary:
         model=model,
         created=created,
         updated=updated,
-        turns=turns,
+        prompts=prompts,
+        model_calls=model_calls,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         cost=cost,

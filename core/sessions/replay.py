@@ -36,6 +36,8 @@ def event_from_record(record: dict[str, Any]) -> ev.Event | None:
     cls = _EVENT_TYPES.get(record.get("type", ""))
     if cls is None:
         return None
+    if cls is ev.RunResult and "model_calls" not in record:  # logged as ``turns`` before
+        record = {**record, "model_calls": record.get("turns", 0)}
     values: dict[str, Any] = {}
     for name in _FIELD_NAMES[cls]:
         if name not in record:

@@ -1,5 +1,5 @@
-"""What the session index keeps of one session: its summary (title, project, model, turns,
-tokens, cost, lineage) and the searchable text and edited files, read from its log.
+"""What the session index keeps of one session: its summary (title, project, model, prompts,
+model calls, tokens, cost, lineage) and the searchable text and edited files, read from its log.
 
 :func:`summarize` gives the summary of a log; :func:`digest_log` everything the index stores.
 """
@@ -30,7 +30,9 @@ class SessionSummary:
             none, the one first-run setup chose after it was written).
         created: Unix time of the header.
         updated: Unix time of the last event.
-        turns: Model responses (``assistant_message`` records).
+        prompts: Prompts the person sent (``user_message`` records): its turns.
+        model_calls: Requests to the model (``assistant_message`` records); a prompt
+            takes one, plus one after each round of tool calls.
         prompt_tokens: Session total from the last ``usage`` record.
         completion_tokens: Likewise.
         cost: US dollars from the last ``usage`` record; None when unknown.
@@ -45,7 +47,8 @@ class SessionSummary:
     model: str
     created: float
     updated: float
-    turns: int = 0
+    prompts: int = 0
+    model_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float | None = None
@@ -85,7 +88,7 @@ def digest_log(log: SessionLog, *, size: int, mtime_updated: float) -> LogDigest
     project = str(header.get("project") or "")
     title = str(header.get("title") or "")
     model = str(header.get("model") or "")  # else the one chosen after the header was written
-    turns, usage, updated = 0, None, 0.0
+    prompts, model_calls, usage, updated = 0, 0, None, 0.0
     files: set[str] = set()
     edits: dict[str, list[str]] = {}  # call id -> paths, until its result says it failed
     messages: list[tuple[str, str]] = []
@@ -95,12 +98,13 @@ def digest_log(log: SessionLog, *, size: int, mtime_updated: float) -> LogDigest
         if isinstance(ts, int | float) and ts > updated:
             updated = float(ts)
         if kind == "user_message":
+            prompts += 1
             text = str(event.get("text") or "")
             messages.append(("user", text))
             if not title:
                 title = _title(text)
         elif kind == "assistant_message":
-            turns += 1
+            model_calls += 1
             if event.get("text"):
                 messages.append(("assistant", str(event["text"])))
         elif kind == "tool_call":
@@ -129,7 +133,8 @@ def digest_log(log: SessionLog, *, size: int, mtime_updated: float) -> LogDigest
         model=model,
         created=created,
         updated=updated or mtime_updated or created,
-        turns=turns,
+        prompts=prompts,
+        model_calls=model_calls,
         prompt_tokens=int(_number(usage.get("prompt_tokens"))),
         completion_tokens=int(_number(usage.get("completion_tokens"))),
         cost=usage.get("cost") if isinstance(usage.get("cost"), int | float) else None,

@@ -29,7 +29,7 @@ class StudioSession:
         state: ``running``, ``done``, ``failed`` or ``open`` (interactive, not running).
         pid: The process running it while ``running``.
         session_id: Its agent-tui session (``agent-tui --resume ID`` in the worktree).
-        turns: Model calls it took.
+        model_calls: Requests to the model it made.
         cost: US dollars, when known.
         answer: The start of its last answer.
         error: Why it failed.
@@ -44,7 +44,7 @@ class StudioSession:
     state: str = "running"
     pid: int | None = None
     session_id: str | None = None
-    turns: int = 0
+    model_calls: int = 0
     cost: float | None = None
     answer: str = ""
     error: str | None = None
@@ -118,6 +118,8 @@ def _read(path: Path) -> StudioSession | None:
     if not isinstance(data, dict):
         return None
     known = {f.name for f in fields(StudioSession)}
+    if "turns" in data and "model_calls" not in data:  # what records written before call it
+        data["model_calls"] = data["turns"]
     try:
         return StudioSession(**{k: v for k, v in data.items() if k in known})
     except TypeError:

@@ -19,7 +19,7 @@ async def test_text_reply_streams_and_ends_with_result(fake_provider, tmp_path):
     assert kinds[-1] == "result"
     assert "".join(e["text"] for e in outcome.of_type("text_delta")) == "Hello from the model."
     assert outcome.result["text"] == "Hello from the model."
-    assert outcome.result["turns"] == 1
+    assert outcome.result["model_calls"] == 1
     assert outcome.result["usage"]["prompt_tokens"] == 120
     assert outcome.result["usage"]["completion_tokens"] == 7
     assert outcome.of_type("context")[-1]["tokens"] == 127
@@ -42,7 +42,7 @@ async def test_tool_result_reaches_the_model(fake_provider, tmp_path):
     call = outcome.of_type("tool_call")[0]
     assert call["name"] == "read_file" and call["args"] == {"file_path": "notes.txt"}
     assert outcome.of_type("tool_result")[0]["ok"] is True
-    assert outcome.result["turns"] == 2
+    assert outcome.result["model_calls"] == 2
 
 
 async def test_parallel_tool_calls_answer_in_order(fake_provider, tmp_path):
@@ -246,7 +246,7 @@ async def test_max_turns_stops_the_run(fake_provider, tmp_path):
 
     assert outcome.code == 1
     assert "max_turns" in outcome.result["error"]
-    assert outcome.result["turns"] == 2
+    assert outcome.result["model_calls"] == 2
     assert fake_provider.pending == 1
 
 

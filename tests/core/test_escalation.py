@@ -131,7 +131,7 @@ async def test_an_answer_that_gives_up_gets_one_more_call_with_the_escalation_mo
                            "over")
     assert "I cannot proceed with this refactoring, the types clash." in note
     assert result.ok and result.text.startswith("The types clash because")
-    assert result.escalated_to == STRONG and result.turns == 2
+    assert result.escalated_to == STRONG and result.model_calls == 2
     [escalated] = [e for e in events if isinstance(e, ev.Escalated)]
     assert escalated.trigger == "answer" and "cannot proceed" in escalated.reason
 

@@ -74,7 +74,7 @@ def test_tasks_run_on_two_workers_and_each_gets_a_result(fake, tmp_path):
     for name, result in found.items():
         assert result["status"] == "done"
         assert result["answer"] == f"finished: write {name}"
-        assert result["turns"] == 2 and result["tokens"]["total_tokens"] > 0
+        assert result["model_calls"] == 2 and result["tokens"]["total_tokens"] > 0
         assert result["changed_files"] == [f"{name}.txt"] and result["session_id"]
         assert (tmp_path / f"{name}.txt").read_text() == f"{name}\n"
     assert len({r["worker_pid"] for r in found.values()}) == 2  # litellm imported twice

@@ -304,3 +304,16 @@ def test_a_denied_edit_names_auto_edit(fake_provider, tmp_path):
     assert done.returncode == 0, done.stderr
     told = [line for line in done.stderr.splitlines() if "refused" in line or "denied" in line]
     assert len(told) == 1 and "rerun with --approval-mode auto-edit" in told[0]
+
+
+def test_json_result_counts_the_model_calls_of_the_prompt(fake_provider, tmp_path):
+    """A prompt answered after two rounds of tool calls took three model calls: the result
+    says model_calls 3 (and turns, its deprecated alias, the same)."""
+    (tmp_path / "a.txt").write_text("a\n")
+    read = Reply(tool_calls=[ToolCall("read_file", {"file_path": "a.txt"})])
+    fake_provider.script(read, read, Reply(text="done"))
+    done = agent_tui("-p", "q", "--output-format", "json", *fake_flags(fake_provider),
+                     cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["model_calls"], result["turns"]) == (3, 3)

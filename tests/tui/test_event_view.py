@@ -185,13 +185,13 @@ async def test_a_retry_drops_the_streamed_text_and_counts_down_where_it_stood() 
 class _Gauge:
     tokens: int
     window: int
-    turn_cost: float | None
+    call_cost: float | None
     session_cost: float | None
 
 
 def _gauge(app: Panes) -> _Gauge:
     gauge = app.query_one(ContextGauge)
-    return _Gauge(gauge.tokens, gauge.window, gauge.turn_cost, gauge.session_cost)
+    return _Gauge(gauge.tokens, gauge.window, gauge.call_cost, gauge.session_cost)
 
 
 async def test_a_call_shows_how_an_edit_matched_its_warning_and_escalation_live_and_resumed(
@@ -270,3 +270,14 @@ async def test_a_row_drawn_before_its_columns_were_measured_is_drawn_again() -> 
         log.table.render_line(2)  # the frame drawn before the table was idle
         await pilot.pause()
         assert "todo_write" in "".join(segment.text for segment in log.table.render_line(2))
+
+
+async def test_the_gauge_names_the_last_model_calls_cost_and_the_sessions() -> None:
+    """The gauge's costs say what they are: the last model call's, not a turn's."""
+    app = Panes()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.view.show(ev.TurnUsage(ev.Usage(1000, 200, 0.01), ev.Usage(1000, 200, 0.01)))
+        await app.view.show(ev.TurnUsage(ev.Usage(1500, 50, 0.02), ev.Usage(2500, 250, 0.03)))
+        await pilot.pause()
+        lines = str(app.query_one(ContextGauge).render()).splitlines()
+        assert lines[-1] == "last call $0.0200 · session $0.0300"

@@ -36,7 +36,7 @@ def test_a_run_is_recorded_listed_shown_and_continued(fake_provider, tmp_path):
     sent = [m.get("content") for m in fake_provider.requests[1].messages]
     assert "what is the answer?" in sent and "The answer is 42." in sent
     assert [s["id"] for s in sessions(tmp_path)] == [session_id]
-    assert sessions(tmp_path)[0]["turns"] == 2
+    assert sessions(tmp_path)[0]["model_calls"] == 2
 
 
 def test_resume_without_an_id_lists_the_sessions(fake_provider, tmp_path):
@@ -309,3 +309,22 @@ async def test_a_long_resumed_session_builds_earlier_blocks_only_when_shown(tmp_
         await pilot.pause()
         assert [u.text for u in app.query(UserBlock)][0] == "prompt 0"
     close_session(opened)
+
+
+def test_sessions_list_counts_prompts_and_model_calls_apart(fake_provider, tmp_path):
+    """Three prompts, each answered after a tool call (two model calls a prompt): the list
+    says 3 prompts and 6 model calls, never "turns" for either."""
+    (tmp_path / "notes.txt").write_text("hello\n")
+    read = Reply(tool_calls=[ToolCall("read_file", {"file_path": "notes.txt"})])
+    fake_provider.script(read, Reply(text="one"), read, Reply(text="two"), read,
+                         Reply(text="three"))
+    for n, prompt in enumerate(("first", "second", "third")):
+        more = ("--continue",) if n else ()
+        done = agent_tui("-p", prompt, *more, *fake_flags(fake_provider), cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    [listed] = sessions(tmp_path)
+    assert (listed["prompts"], listed["model_calls"]) == (3, 6)
+    assert "turns" not in listed
+    done = agent_tui("sessions", "list", cwd=tmp_path)
+    assert "  3 prompts · 6 model calls  " in done.stdout
+    assert "turn" not in done.stdout

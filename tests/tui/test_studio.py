@@ -56,7 +56,7 @@ def test_exec_works_in_a_worktree_and_accept_merges_it(fake_provider, repo, tmp_
     assert "feat done: 1 file changed" in done.stderr, done.stderr[-600:]
     assert not (repo / "feature.py").exists()  # the checkout is untouched
     status = json.loads(studio(repo, tmp_path, "status", "feat", "--json").stdout)
-    assert status["state"] == "done" and status["turns"] == 2 and status["session_id"]
+    assert status["state"] == "done" and status["model_calls"] == 2 and status["session_id"]
     assert status["changes"] == [{"status": "A", "path": "feature.py"}]
     worktree = Path(status["worktree"])
     assert (worktree / "feature.py").exists() and not worktree.is_relative_to(repo)

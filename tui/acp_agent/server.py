@@ -279,7 +279,7 @@ class AgentTuiAcp:
             session.prompt_task = None
         await session.flush()
         if not result.ok:
-            if result.turns >= session.agent.settings.max_turns:
+            if result.model_calls >= session.agent.settings.max_turns:
                 return PromptResponse(stop_reason="max_turn_requests")
             raise request_failed(result.error or "the run failed")
         return PromptResponse(stop_reason="end_turn")

@@ -110,7 +110,8 @@ COLUMNS: dict[str, _Column] = {
     "model": _Column("model", 16, lambda s: _clip(s.model.rpartition("/")[2], 16),
                      lambda s: (s.model, -s.updated), False),
     "updated": _Column("updated", 16, lambda s: _when(s.updated), lambda s: s.updated, True),
-    "turns": _Column("turns", 5, lambda s: str(s.turns), lambda s: s.turns, True, "right"),
+    "prompts": _Column("prompts", 7, lambda s: str(s.prompts), lambda s: s.prompts, True,
+                       "right"),
     "tokens": _Column("tokens", 6, lambda s: _tokens(s.total_tokens),
                       lambda s: s.total_tokens, True, "right"),
     "cost": _Column("cost", 6, lambda s: "" if s.cost is None else f"${s.cost:.2f}",
@@ -118,7 +119,8 @@ COLUMNS: dict[str, _Column] = {
 }
 """The table's columns, left to right, by key."""
 
-SORT_CYCLE: tuple[str, ...] = ("updated", "title", "project", "model", "turns", "tokens", "cost")
+SORT_CYCLE: tuple[str, ...] = ("updated", "title", "project", "model", "prompts", "tokens",
+                               "cost")
 """The order ``s`` steps through the sort columns."""
 
 KEPT_COLUMNS: tuple[str, ...] = ("title", "model", "updated")

@@ -73,7 +73,8 @@ class SessionSwitcher(ModalScreen["str | None"]):
 
     def on_mount(self) -> None:
         table = self.query_one("#sessions", DataTable)
-        table.add_columns("session", "state", "calls", "cost", "files", "waiting", "prompt")
+        table.add_columns("session", "state", "model calls", "cost", "files", "waiting",
+                          "prompt")
         self.sessions.watch(self)
         self._ready = True
         self.show_sessions()

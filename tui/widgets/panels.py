@@ -104,7 +104,7 @@ class ContextGauge(Static):
     """Tokens in the context now."""
     window: reactive[int] = reactive(0)
     """The model's context window."""
-    turn_cost: reactive[float | None] = reactive(None)
+    call_cost: reactive[float | None] = reactive(None)
     """Cost of the last model call."""
     session_cost: reactive[float | None] = reactive(None)
     """Cost of the session so far."""
@@ -127,7 +127,7 @@ class ContextGauge(Static):
                 bar.append("┊" if i in marks else "░", "dim")
         window = format_tokens(self.window) if self.window else "?"
         bar.append(f"\n{format_tokens(self.tokens)} / {window} tokens ({share:.0%})")
-        bar.append(f"\nturn {format_cost(self.turn_cost)} · session "
+        bar.append(f"\nlast call {format_cost(self.call_cost)} · session "
                    f"{format_cost(self.session_cost)}", "dim")
         if self.level or self.compactions:
             bar.append(f"\nthinned at {self.level} %" if self.level else "\n", "yellow")

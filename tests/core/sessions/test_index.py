@@ -79,7 +79,7 @@ def test_index_lists_sessions_with_their_summary(projects):
         assert one is not None
         assert one.title == "Fix the flaky parser test"
         assert one.project == str(a.resolve()) and one.model == "openai/gpt-4.1"
-        assert one.turns == 2  # two assistant_message records
+        assert one.model_calls == 2  # two assistant_message records
         assert (one.prompt_tokens, one.completion_tokens, one.cost) == (100, 50, 0.25)
         assert one.updated == 1001 and one.parent is None
         assert one.size == (paths.session_dir("one") / "events.jsonl").stat().st_size
@@ -139,16 +139,16 @@ def test_refresh_picks_up_a_changed_log(projects):
     a, _ = projects
     write_session("one", a, "first prompt")
     index = SessionIndex()
-    assert index.get("one").turns == 1
+    assert index.get("one").model_calls == 1
 
     with SessionStore.open("one") as store:
         store.append({"type": "user_message", "text": "now about giraffes"})
         store.append(AssistantMessage("Giraffes are tall.").to_dict())
     write_session("new", a, "a new session")
-    assert index.get("one").turns == 1  # not yet
+    assert index.get("one").model_calls == 1  # not yet
     report = index.refresh()
     assert (report.added, report.updated, report.removed) == (1, 1, 0)
-    assert index.get("one").turns == 2
+    assert index.get("one").model_calls == 2
     assert [s.id for s in index.search("giraffes")] == ["one"]
     assert index.refresh().updated == 0  # nothing changed since
 

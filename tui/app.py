@@ -26,7 +26,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widgets import Static, TextArea
 
 from ..core import paths
 from ..core.config import APPROVAL_MODES, CheckedSettings, ConfigError
@@ -47,10 +47,12 @@ from .pauses import (
 from .session_actions import SessionActions
 from .terminal_watch import CHECK_EVERY_S, terminal_gone, watched_fd
 from .widgets.conversation import ConversationView, NoticeBlock, UserBlock
+from .widgets.key_footer import KeyFooter, bound_keys
 from .widgets.panels import BREAKPOINTS, ContextGauge, SidePanel, StatusBar, TodoPane
-from .widgets.prompt import PromptInput, prompt_text
+from .widgets.prompt import PLACEHOLDER, PromptInput, prompt_text
 from .widgets.tool_log import ToolLog
 from .widgets.waiting import TICK_S
+from .widgets.welcome import WelcomeLine, welcome_text
 from .workbench import NO_MODEL
 
 if TYPE_CHECKING:
@@ -150,6 +152,7 @@ class AgentApp(App[None]):
         Binding("f7", "review_changes", "Review changes", show=False, priority=True),
         Binding("f8", "open_inbox", "Approval inbox", show=False, priority=True),
         Binding("f9", "switch_sessions", "Open sessions", show=False, priority=True),
+        Binding("f1", "show_keys", "Keys", show=False, priority=True),
     ]
 
     def __init__(self, settings: Settings | CheckedSettings, workdir: Path, *,
@@ -264,8 +267,10 @@ class AgentApp(App[None]):
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
             with Vertical(id="left"):
-                yield ConversationView(id="conversation")
-                yield PromptInput(id="prompt", commands=SLASH_COMMANDS, workdir=self.workdir)
+                yield ConversationView(*self._welcome(), id="conversation")
+                yield PromptInput(id="prompt", commands=SLASH_COMMANDS, workdir=self.workdir,
+                                  placeholder=PLACEHOLDER)
+                yield KeyFooter([*self.BINDINGS, *PromptInput.BINDINGS], id="key-footer")
             with SidePanel(id="side"):
                 yield Static("context", classes="side-title")
                 yield ContextGauge(id="gauge")
@@ -275,6 +280,15 @@ class AgentApp(App[None]):
                 yield Static("tool log", classes="side-title")
                 yield ToolLog(id="tool-log")
         yield StatusBar(id="status")
+
+    def _welcome(self) -> list[WelcomeLine]:
+        """The welcome line of a new session; none for a resumed or replayed one."""
+        if self._replay is not None or (self.opened is not None and self.opened.log is not None):
+            return []
+        first = self._first_frame_settings  # not self.settings: no pydantic before the frame
+        return [WelcomeLine(welcome_text(first.model or "", _short_path(self.workdir),
+                                         first.approval_mode,
+                                         bound_keys(self.BINDINGS)["show_keys"]))]
 
     def on_mount(self) -> None:
         first = self._first_frame_settings  # not self.settings: no pydantic before the frame
@@ -459,6 +473,14 @@ class AgentApp(App[None]):
             self.notice(f"Not attached: {problem}", error=True)
         await self.queue_prompt(text, tuple(images))
 
+    @on(TextArea.Changed, "#prompt")
+    def _on_prompt_changed(self, message: TextArea.Changed) -> None:
+        self.query_one(KeyFooter).typing = bool(message.text_area.text)
+
+    @on(PromptInput.KeysWanted)
+    async def _on_keys_wanted(self) -> None:
+        await self.action_show_keys()
+
     def offer_commands(self, commands: dict[str, str]) -> None:
         """What the prompt's ``/`` completion offers: names to one-line help."""
         self.query_one(PromptInput).commands = commands
@@ -599,6 +621,7 @@ class AgentApp(App[None]):
         """Whether the front session runs a prompt (the status bar says so)."""
         self.busy = busy
         self.status.busy = busy
+        self.query_one(KeyFooter).busy = busy
         self._show_waits(busy)
 
     def _show_waits(self, busy: bool) -> None:
@@ -787,6 +810,7 @@ class AgentApp(App[None]):
 
     def on_inbox_changed(self, message: InboxChanged) -> None:
         self.status.inbox = message.waiting
+        self.query_one(KeyFooter).waiting = message.waiting
         self.background.changed()
 
     def on_rules_remembered(self, message: RulesRemembered) -> None:
@@ -871,6 +895,10 @@ class AgentApp(App[None]):
             return
         self._quit_pressed_at = now
         self.notify("Press Ctrl+C again to quit.", timeout=QUIT_AGAIN_WITHIN_S)
+
+    async def action_show_keys(self) -> None:
+        """F1 (or ``?`` in the empty prompt): the keys and slash commands (as ``/help``)."""
+        await self.run_slash_command("/help")
 
     async def action_focus_conversation(self) -> None:
         """Ctrl+Up: from the prompt to the newest block; j/k then move between blocks."""

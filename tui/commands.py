@@ -68,7 +68,8 @@ class CommandHost(Workbench, Protocol):
     def action_switch_sessions(self) -> None: ...
 
 KEYS_HELP = """\
-**Keys** — Enter send · Ctrl+J new line · ↑/↓ history · Esc cancel the running turn ·
+**Keys** — Enter send · Ctrl+J new line · ↑/↓ history · F1 or ? (empty prompt) these keys ·
+Esc cancel the running turn ·
 Shift+Tab cycle approval mode · F2 side panel · F3 tool log · F4 todos ·
 F5/F6 narrow/widen the side panel · F7 review the changes (/diff) ·
 F8 approval inbox · F9 open sessions (front and background) ·

@@ -31,6 +31,9 @@ from .keys_in_order import run_own_binding
 DEFAULT_COMMANDS = SLASH_COMMANDS
 """The slash commands offered when no ``commands`` are given (the workbench's list)."""
 
+PLACEHOLDER = "Ask anything · / commands · @ files · ? keys"
+"""What the empty prompt box of the workbench shows."""
+
 SHOWN = 10
 """How many completions the pop-up shows."""
 
@@ -65,6 +68,9 @@ class PromptInput(TextArea):
 
     Its editing keys (Backspace, the arrows, Ctrl+U…) take effect in the order they were
     typed, however many arrive at once (:mod:`.keys_in_order`).
+
+    ``?`` typed into the empty box asks for the keys (:class:`KeysWanted`), as in other
+    terminal agents; typed after anything else it is a question mark.
     """
 
     BINDINGS = [
@@ -77,6 +83,9 @@ class PromptInput(TextArea):
         def __init__(self, text: str) -> None:
             super().__init__()
             self.text = text
+
+    class KeysWanted(Message):
+        """The person typed ``?`` into the empty prompt: show them the keys."""
 
     def __init__(self, *, commands: dict[str, str] | None = None,
                  workdir: Path | None = None, **kwargs) -> None:
@@ -124,6 +133,11 @@ class PromptInput(TextArea):
             event.prevent_default()
             event.stop()
             self._submit()
+            return
+        if event.character == "?" and not self.text and not self.read_only:
+            event.prevent_default()
+            event.stop()
+            self.post_message(self.KeysWanted())
             return
         if event.key == "up" and self.cursor_location[0] == 0 and self.prompt_history:
             event.prevent_default()

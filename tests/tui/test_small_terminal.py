@@ -259,3 +259,15 @@ async def test_the_approval_modal_breaks_its_key_line_between_keys(ctx):  # noqa
         for item in items:
             assert any(item in line for line in keys), (item, keys)
         assert len(keys[0]) <= app.screen.query_one("#keys").content_region.width
+
+
+async def test_the_open_sessions_title_wraps_at_80_columns(fake_provider, tmp_path):
+    from agent_tui.tui.screens.session_switcher import SessionSwitcher
+
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("f9")
+        await until(pilot, lambda: isinstance(app.screen, SessionSwitcher))
+        await pilot.pause()
+        title = shown(app, app.screen.query_one("#inbox-title"))
+        assert title == "Open sessions: only this one. /bg PROMPT starts one in the background."

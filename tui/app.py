@@ -267,7 +267,8 @@ class AgentApp(App[None]):
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
             with Vertical(id="left"):
-                yield ConversationView(*self._welcome(), id="conversation")
+                yield ConversationView(*self._welcome(self._first_frame_settings),
+                                       id="conversation")
                 yield PromptInput(id="prompt", commands=SLASH_COMMANDS, workdir=self.workdir,
                                   placeholder=PLACEHOLDER)
                 yield KeyFooter([*self.BINDINGS, *PromptInput.BINDINGS], id="key-footer")
@@ -281,14 +282,19 @@ class AgentApp(App[None]):
                 yield ToolLog(id="tool-log")
         yield StatusBar(id="status")
 
-    def _welcome(self) -> list[WelcomeLine]:
-        """The welcome line of a new session; none for a resumed or replayed one."""
+    def _welcome(self, settings: Settings | CheckedSettings) -> list[WelcomeLine]:
+        """The welcome line of a new session on ``settings``; none for a resumed or
+        replayed one. (Before the first frame, the checked settings: no pydantic yet.)"""
         if self._replay is not None or (self.opened is not None and self.opened.log is not None):
             return []
-        first = self._first_frame_settings  # not self.settings: no pydantic before the frame
-        return [WelcomeLine(welcome_text(first.model or "", _short_path(self.workdir),
-                                         first.approval_mode,
+        return [WelcomeLine(welcome_text(settings.model or "", _short_path(self.workdir),
+                                         settings.approval_mode,
                                          bound_keys(self.BINDINGS)["show_keys"]))]
+
+    async def welcome(self) -> None:
+        """Open the emptied conversation of a new session (``/new``) with its welcome."""
+        for line in self._welcome(self.settings):
+            await self.conversation.add(line)
 
     def on_mount(self) -> None:
         first = self._first_frame_settings  # not self.settings: no pydantic before the frame

@@ -49,6 +49,7 @@ class SessionActions:
         else:
             session_id = paths.new_session_id()
         await app.reset_view(session_id)
+        await app.welcome()
         app.notice(f"New session {app.session_id}.")
 
     async def _on_browser_action(self, action: Any) -> None:

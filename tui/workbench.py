@@ -53,6 +53,9 @@ class Workbench(Protocol):
     async def show_restored(self, log: SessionLog) -> None:
         """Redraw a resumed session from its log."""
 
+    async def welcome(self) -> None:
+        """Open the emptied conversation of a new session with its welcome line."""
+
     def edit_prompt(self, text: str) -> None:
         """Put ``text`` in the prompt box, to edit and send, and focus it."""
 

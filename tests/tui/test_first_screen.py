@@ -64,6 +64,40 @@ async def test_a_new_session_opens_with_the_welcome_line_and_a_resumed_one_witho
     close_session(resumed)
 
 
+async def test_new_opens_with_the_welcome_and_a_session_resumed_from_the_browser_without(
+        fake_provider, tmp_path):
+    from agent_tui.tui.screens.session_browser import SessionBrowser
+
+    fake_provider.script(Reply(text="old answer"))
+    settings = settings_for(fake_provider)
+    older = open_session(tmp_path, settings.model)
+    app = make_app(settings, tmp_path, load_litellm=False, session=older)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "the older session")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1,
+                    timeout=60)
+        await pilot.press("shift+tab")  # the mode now in force: auto-edit
+        await type_prompt(pilot, "/new")
+        await until(pilot, lambda: app.session_id != older.store.session_id)
+        await pilot.pause(0.1)
+        [line] = welcome(app)
+        assert "approval mode auto-edit" in line
+        assert app.conversation.children[0] is app.query_one(WelcomeLine)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, SessionBrowser))
+        table = app.screen.query_one("DataTable")
+        await until(pilot, lambda: any("the older session" in str(table.get_row_at(i)[0])
+                                       for i in range(table.row_count)))
+        titles = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        table.move_cursor(row=titles.index("the older session"))
+        table.focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: app.session_id == older.store.session_id)
+        await until(pilot, lambda: len(app.query(UserBlock)) == 1)
+        assert welcome(app) == []
+        close_session(app.opened)
+
+
 async def test_a_long_session_keeps_the_welcome_line_above_its_oldest_block():
     from tests.tui.test_long_session import Transcript, session, settle
 

@@ -13,13 +13,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .cli_parser import say
+from .cli_parser import CommandParser, say
 from .sessions_cli import _json
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``agents`` command."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="agent-tui agents",
         description="Personas (--agent NAME, /agent NAME): bundled ones, yours "
         "(<config folder>/agents/*.md) and the project's (.agent-tui/agents/*.md).")

@@ -21,6 +21,7 @@ from ..core.counts import counted
 from .cli_parser import (
     EXIT_FAILURE,
     EXIT_OK,
+    CommandParser,
     build_parser,
     say,
     settings_overrides,
@@ -33,7 +34,7 @@ LOG_TAIL = 1_500
 
 def batch_parser() -> argparse.ArgumentParser:
     """The batch's own options; the agent's flags (``--model``…) follow them."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="agent-tui batch",
         description="Run independent headless tasks from a JSON-lines file on a pool of "
         "workers; write one JSON result per task. Run it again to go on after a stop.",
@@ -55,6 +56,7 @@ def batch_main(argv: list[str]) -> int:
     parser = batch_parser()
     args, rest = parser.parse_known_args(argv)
     agent_parser = build_parser()
+    agent_parser.prog = parser.prog
     agent_args = agent_parser.parse_args(rest)
     if agent_args.prompt is not None or agent_args.path is not None or agent_args.image \
             or agent_args.preview or agent_args.resume is not None or agent_args.continue_latest:

@@ -20,6 +20,7 @@ from .cli_parser import (
     EXIT_OK,
     EXIT_USAGE,  # noqa: F401 - part of this module's interface
     SUBCOMMANDS,
+    CommandParser,
     default_model,
     main_parser,
     say,
@@ -58,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         # --max-turns counts rounds here; each run keeps its configured model-call limit.
         rounds, args.max_turns = args.max_turns or DEFAULT_ROUNDS, None
     elif args.requirements or args.coach_model:
-        return usage_error(parser, "--requirements and --coach-model go with --autonomous.")
+        return usage_error(parser, "--requirements and --coach-model go with --autonomous "
+                           "(--coach-model also with --planning); add it, or drop them.")
     if args.yes and not args.planning:
         return usage_error(parser, "--yes goes with --planning.")
     prompt = None
@@ -124,13 +126,13 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     from ..core.sessions.log import SessionError, SessionNotFound
-    from ..core.sessions.start import close_session, open_session
+    from ..core.sessions.start import NoSessionToContinue, close_session, open_session
 
     try:
         # Without a model the workbench's setup screen asks for one.
         session = open_session(workdir, settings.model or "", resume=args.resume or None,
                                continue_latest=args.continue_latest, forked=args.fork)
-    except SessionNotFound as exc:  # the id on the command line is wrong: a usage error
+    except (SessionNotFound, NoSessionToContinue) as exc:  # no such session: a usage error
         return usage_error(parser, str(exc))
     except SessionError as exc:
         say(f"agent-tui: error: {exc}")
@@ -202,16 +204,23 @@ def _planning_problem(args: argparse.Namespace) -> str | None:
 def _take_requirements(args: argparse.Namespace) -> str | None:
     """Put ``--autonomous``'s requirements in ``args.prompt``; what is wrong, if anything."""
     if args.image or args.preview:
-        return "--image and --preview do not go with --autonomous."
+        return ("--image and --preview do not go with --autonomous: the player and the coach "
+                "take text requirements and ask nobody; drop them.")
     if args.requirements is not None:
         if args.prompt is not None:
             return "give the requirements once: -p TEXT or --requirements FILE, not both."
         try:
             args.prompt = args.requirements.expanduser().read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            return f"cannot read the requirements {args.requirements}: {exc}."
+        except OSError as exc:
+            return (f"cannot read the requirements file {args.requirements}: "
+                    f"{exc.strerror or exc}; pass a file that exists with --requirements "
+                    "FILE, or the requirements themselves with -p TEXT.")
+        except UnicodeDecodeError:
+            return (f"cannot read the requirements file {args.requirements}: it is not "
+                    "UTF-8 text; save it as UTF-8, or pass the requirements with -p TEXT.")
         if not args.prompt.strip():
-            return f"the requirements file {args.requirements} is empty."
+            return (f"the requirements file {args.requirements} is empty; write the "
+                    "requirements in it, or pass them with -p TEXT.")
     elif args.prompt is None:
         return ("--autonomous needs the requirements: -p TEXT or --requirements FILE (in the "
                 "workbench, /auto REQUIREMENTS).")
@@ -220,9 +229,9 @@ def _take_requirements(args: argparse.Namespace) -> str | None:
 
 def replay_main(argv: list[str]) -> int:
     """``agent-tui replay SESSION [--speed X]``: play a recorded session in the workbench."""
-    parser = argparse.ArgumentParser(prog="agent-tui replay",
-                                     description="Play a recorded session back in the workbench; "
-                                     "nothing is re-run.")
+    parser = CommandParser(prog="agent-tui replay",
+                           description="Play a recorded session back in the workbench; "
+                           "nothing is re-run.")
     parser.add_argument("session", help="the session id (see agent-tui sessions list)")
     parser.add_argument("--speed", type=float, default=1.0,
                         help="playback speed: 2 is twice as fast (default: 1)")

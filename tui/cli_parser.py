@@ -42,8 +42,10 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
 its line in ``--help``. The command line dispatches from this table."""
 
 
-class _Parser(argparse.ArgumentParser):
-    """Says a usage error in one line, without the usage banner."""
+class CommandParser(argparse.ArgumentParser):
+    """An argument parser that says a usage error in one line, without the usage banner,
+    and points at ``--help`` (exit code 2). ``agent-tui`` and every subcommand use it; the
+    parsers of sub-subcommands (``sessions show``) are made of it too."""
 
     def error(self, message: str) -> typing.NoReturn:
         say(f"{self.prog}: error: {message}")
@@ -65,7 +67,7 @@ def main_parser() -> argparse.ArgumentParser:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the workbench's flags (``serve`` and ``acp`` take them too)."""
-    parser = _Parser(
+    parser = CommandParser(
         prog="agent-tui",
         description="A terminal workbench for an AI coding agent, on any model litellm speaks.",
         epilog="Exit codes: 0 done, 1 agent or provider failure, 2 usage error.",
@@ -221,9 +223,10 @@ def say(line: str) -> None:
 
 
 def usage_error(parser: argparse.ArgumentParser, message: str) -> int:
-    """Say in one line what is wrong with the command line (the usage banner would bury
-    it); exit code 2."""
-    say(f"agent-tui: error: {message}")
+    """Say in one line what is wrong with the command line, after the name of the command
+    that says it (``agent-tui batch: error: …``; the usage banner would bury it); returns
+    exit code 2."""
+    say(f"{parser.prog}: error: {message}")
     return EXIT_USAGE
 
 

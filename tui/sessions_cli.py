@@ -15,6 +15,8 @@ import sys
 import time
 from typing import Any
 
+from .cli_parser import CommandParser
+
 _JSON_UNSAFE = re.compile("[\u007f-\u009f\u00ad\u061c\u200b-\u200f\u202a-\u202e"
                           "\u2060-\u2069\ufeff]")
 """What ``json.dumps(ensure_ascii=False)`` leaves raw but a terminal acts on or hides."""
@@ -29,8 +31,8 @@ def _json(value: Any) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``sessions`` command."""
-    parser = argparse.ArgumentParser(prog="agent-tui sessions",
-                                     description="List, show and delete recorded sessions.")
+    parser = CommandParser(prog="agent-tui sessions",
+                           description="List, show and delete recorded sessions.")
     commands = parser.add_subparsers(dest="command", required=True)
     listing = commands.add_parser("list", help="sessions, most recently updated first")
     listing.add_argument("--project", metavar="PATH", help="only sessions of this folder")

@@ -30,7 +30,7 @@ from ..core.studio import (
     worktree_folder,
 )
 from ..core.studio.registry import forget
-from .cli_parser import EXIT_FAILURE, EXIT_OK, say, usage_error
+from .cli_parser import EXIT_FAILURE, EXIT_OK, CommandParser, say, usage_error
 
 AGENT_TUI = [sys.executable, "-m", "agent_tui.tui.cli"]
 """How studio starts agent-tui in a worktree (this Python, this agent-tui)."""
@@ -38,7 +38,7 @@ AGENT_TUI = [sys.executable, "-m", "agent_tui.tui.cli"]
 
 def build_parser() -> argparse.ArgumentParser:
     """``agent-tui studio``'s parser; its help is the reference."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="agent-tui studio",
         description="Agent sessions in their own git worktrees and branches: run several at "
         "once without touching your checkout, then accept (merge) or discard each.",

@@ -9,6 +9,15 @@ from .. import paths
 from .log import SessionError, SessionLog, SessionStore, fork, read_events
 
 
+class NoSessionToContinue(SessionError):
+    """``--continue`` in a folder that has no session yet."""
+
+    def __init__(self, workdir: Path) -> None:
+        super().__init__(f"no session to continue in {workdir}; start one with `agent-tui` "
+                         "(without --continue)")
+        self.workdir = workdir
+
+
 @dataclass(slots=True)
 class OpenedSession:
     """The store a run appends to, and the log to restore when it goes on from an old one."""
@@ -23,8 +32,9 @@ def open_session(workdir: Path, model: str, *, resume: str | None = None,
     """Create or reopen the session of a run.
 
     Raises:
-        SessionError: no earlier session to continue, an unknown id, or the session is open
-            in another agent-tui (``SessionLocked``); the message says what to do.
+        SessionError: no earlier session to continue (``NoSessionToContinue``), an unknown
+            id (``SessionNotFound``), or the session is open in another agent-tui
+            (``SessionLocked``); the message says what to do.
     """
     source = resume
     if continue_latest:
@@ -33,8 +43,7 @@ def open_session(workdir: Path, model: str, *, resume: str | None = None,
         with SessionIndex() as index:
             latest = index.latest(workdir)
         if latest is None:
-            raise SessionError(f"there is no earlier session in {workdir}; start one without "
-                               "--continue")
+            raise NoSessionToContinue(workdir)
         source = latest.id
     if source is None:
         return OpenedSession(SessionStore.create(paths.new_session_id(), project=workdir,

@@ -109,6 +109,29 @@ def test_usage_errors(tmp_path, args, said):
     assert done.returncode == 2 and said in done.stderr
 
 
+@pytest.mark.parametrize(("args", "said"), [
+    (["--autonomous", "--requirements", "missing.md"],
+     "cannot read the requirements file missing.md: No such file or directory; pass a file "
+     "that exists with --requirements FILE, or the requirements themselves with -p TEXT."),
+    (["--autonomous", "--requirements", "empty.md"],
+     "the requirements file empty.md is empty; write the requirements in it, or pass them "
+     "with -p TEXT."),
+    (["--autonomous", "-p", "x", "--preview"],
+     "--image and --preview do not go with --autonomous: the player and the coach take text "
+     "requirements and ask nobody; drop them."),
+    (["--requirements", "req.md", "-p", "x"],
+     "--requirements and --coach-model go with --autonomous (--coach-model also with "
+     "--planning); add it, or drop them."),
+])
+def test_a_refusal_to_start_is_one_line_saying_what_to_do(tmp_path, args, said):
+    (tmp_path / "empty.md").write_text("\n")
+    with FakeProvider() as fake:
+        done = run(tmp_path, fake, *args)
+        assert not fake.requests
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"agent-tui: error: {said}"]
+
+
 @pytest.mark.parametrize("review", [
     "IMPLEMENTATION_APPROVED",
     "IMPLEMENTATION_APPROVED\nall good",

@@ -317,3 +317,31 @@ def test_json_result_counts_the_model_calls_of_the_prompt(fake_provider, tmp_pat
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert (result["model_calls"], result["turns"]) == (3, 3)
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (("sessions",), "agent-tui sessions: error: the following arguments are required: command"),
+    (("sessions", "show"), "agent-tui sessions show: error: the following arguments are "
+                           "required: id"),
+    (("agents", "list", "--bogus"), "agent-tui agents: error: unrecognized arguments: --bogus"),
+    (("replay",), "agent-tui replay: error: the following arguments are required: session"),
+    (("serve", "--bogus"), "agent-tui serve: error: unrecognized arguments: --bogus"),
+    (("acp", "--bogus"), "agent-tui acp: error: unrecognized arguments: --bogus"),
+    (("studio", "bogus"), "agent-tui studio: error: argument COMMAND: invalid choice: 'bogus' "
+                          "(choose from 'exec', 'run', 'list', 'status', 'accept', 'discard')"),
+    (("batch",), "agent-tui batch: error: the following arguments are required: tasks"),
+    (("batch", "tasks.jsonl", "--bogus"), "agent-tui batch: error: unrecognized arguments: "
+                                          "--bogus"),
+])
+def test_a_subcommands_usage_error_is_one_line_without_the_banner(tmp_path, args, said):
+    done = agent_tui(*args, cwd=tmp_path)
+    assert done.returncode == 2
+    command = said.partition(": error")[0]
+    assert done.stderr.splitlines() == [said, f"Run {command} --help for the options."]
+    assert done.stdout == ""
+
+
+def test_a_subcommands_own_check_names_the_subcommand(tmp_path):
+    done = agent_tui("batch", "tasks.jsonl", "--workers", "0", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == ["agent-tui batch: error: --workers must be at least 1."]

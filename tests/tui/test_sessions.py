@@ -47,10 +47,16 @@ def test_resume_without_an_id_lists_the_sessions(fake_provider, tmp_path):
     assert "first prompt" in done.stderr and "--resume ID" in done.stderr
 
 
-def test_continue_without_a_session_says_so(fake_provider, tmp_path):
+def test_continue_without_a_session_is_one_line_and_a_usage_error(fake_provider, tmp_path):
+    """As --resume with an unknown id: one line saying how to start one, exit code 2."""
     done = agent_tui("-p", "x", "--continue", *fake_flags(fake_provider), cwd=tmp_path)
-    assert done.returncode == 1
-    assert "no earlier session" in done.stderr
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"agent-tui: error: no session to continue in {tmp_path.resolve()}; start one with "
+        "`agent-tui` (without --continue)"]
+    assert done.stdout == "" and not fake_provider.requests
+    workbench = agent_tui("--continue", cwd=tmp_path, timeout=30)  # it ends before drawing
+    assert (workbench.returncode, workbench.stderr) == (2, done.stderr)
 
 
 def test_a_session_open_elsewhere_is_refused_and_can_be_forked(fake_provider, tmp_path,

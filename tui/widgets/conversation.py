@@ -389,6 +389,7 @@ class ConversationView(SizedInOnePass, VerticalScroll):
         self._marker: EarlierMarker | None = None
         self._showing = False
         self._following = True
+        self._resized_before = False
         self._live: Widget | None = None
 
     def on_mount(self) -> None:
@@ -592,9 +593,11 @@ class ConversationView(SizedInOnePass, VerticalScroll):
 
     def on_resize(self, event: events.Resize) -> None:
         # A narrower pane wraps every block taller: the scroll position stays where it was,
-        # so the end the person was reading would slide out of view.
-        if self._following:
+        # so the end the person was reading would slide out of view. The first size is not a
+        # resize: what a conversation shows when it opens is left to whoever fills it.
+        if self._following and self._resized_before:
             self.scroll_end(animate=False)
+        self._resized_before = True
 
     def _blocks(self) -> list[Widget]:
         return [w for w in self.children if w.can_focus and w is not self._marker]

@@ -117,7 +117,7 @@ async def _context(app: CommandHost, arg: str) -> None:
         app.notice(NO_MODEL, error=True)
         return
 
-    await app.push_screen(ContextInspector(await app.ensure_agent()))
+    await app.push_screen(ContextInspector(app.ensure_agent))
 
 
 async def _processes(app: CommandHost, arg: str) -> None:

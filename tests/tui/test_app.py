@@ -349,7 +349,7 @@ async def test_context_inspector_lists_items_and_pins_and_drops(fake_provider, t
         await type_prompt(pilot, "read it")
         await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
         await type_prompt(pilot, "/context")
-        await until(pilot, lambda: isinstance(app.screen, ContextInspector))
+        await until(pilot, lambda: isinstance(app.screen, ContextInspector) and app.screen.loaded)
         table = app.screen.query_one("DataTable")
         kinds = [table.get_row_at(i)[1] for i in range(table.row_count)]
         assert kinds[:2] == ["system", "tools"] and "tool_result" in kinds

@@ -163,6 +163,7 @@ async def test_context_opens_after_reading_a_file_by_its_absolute_path(fake_prov
         await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
         await type_prompt(pilot, "/context")
         screen = await screen_on(pilot, ContextInspector)
+        await until(pilot, lambda: screen.loaded)  # counted off the event loop
         texts = [row[4] for row in table_text(screen.query_one(DataTable))]
         assert any("[/x] done" in text for text in texts)
         assert any("[/x] read it" in text for text in texts)
@@ -187,6 +188,7 @@ async def test_context_shows_hostile_messages_and_tool_results_literally(
         await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
         await type_prompt(pilot, "/context")
         screen = await screen_on(pilot, ContextInspector)
+        await until(pilot, lambda: screen.loaded)  # counted off the event loop
         texts = "\n".join(row[4] for row in table_text(screen.query_one(DataTable)))
         for sample in ("[/x] closing a tag",  # the model's answer
                        "[@click=app.quit]press me[/]␛]0;pwned title␇after",  # the prompt

@@ -223,7 +223,7 @@ async def test_the_context_inspector_lists_the_instruction_files(fake_provider, 
         await type_prompt(pilot, "hello")
         await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1)
         await type_prompt(pilot, "/context")
-        await until(pilot, lambda: isinstance(app.screen, ContextInspector))
+        await until(pilot, lambda: isinstance(app.screen, ContextInspector) and app.screen.loaded)
         table = app.screen.query_one("DataTable")
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
         assert rows[0][1] == "system"

@@ -2,30 +2,56 @@
 
 from __future__ import annotations
 
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import DataTable, Label
 
 from ...core.context.window import ContextError
 from ..outside_text import outside_text, visible
 from ..widgets.measured_table import MeasuredTable
+from ..widgets.waiting import TICK_S, Awaited, WaitingLine, now
 
 INSTRUCTION_ROW = -2
 """The index of a row showing an instruction file inside the system prompt."""
 
+A_MOMENT_S = 0.2
+"""A load that takes longer than this shows the loading line (a quick one does not flash it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Counted:
+    """What one count found: the items, the instruction files' rows, the window."""
+
+    items: list[Any]
+    files: list[tuple[str, int]]  # (label: path, tokens)
+    window: int
+
 
 class ContextInspector(ModalScreen[None]):
-    """The context of ``agent``: system prompt, tool schemas, each message and tool result.
+    """The context of the session's agent: system prompt, tool schemas, each message and
+    tool result.
 
-    Keys act on the highlighted item: ``p`` pin or unpin (compaction keeps it verbatim and
-    thinning leaves it alone), ``h`` dehydrate (a tool result goes to a fragment the agent
-    can ``rehydrate``), ``x`` drop (out of the context; the history stays valid). Only while
+    It opens at once: the agent is built (the model library loaded, on first use) and the
+    tokens counted off the event loop, a spinner line saying which while it takes longer
+    than a moment; :attr:`loaded` is True once the table shows the count. Keys act on the
+    highlighted item: ``p`` pin or unpin (compaction keeps it verbatim and thinning leaves
+    it alone), ``h`` dehydrate (a tool result goes to a fragment the agent can
+    ``rehydrate``), ``x`` drop (out of the context; the history stays valid). Only while
     the agent is idle: the workbench opens it then.
+
+    Args:
+        agent: Gives the session's agent (the workbench's ``ensure_agent``).
     """
 
     DEFAULT_CSS = """
@@ -36,6 +62,8 @@ class ContextInspector(ModalScreen[None]):
     ContextInspector #context-total { text-style: bold; }
     ContextInspector DataTable { height: 1fr; }
     ContextInspector #context-help { color: $text-muted; }
+    ContextInspector WaitingLine { margin-top: 0; display: none; }
+    ContextInspector WaitingLine.-shown { display: block; }
     """
 
     BINDINGS = [
@@ -45,14 +73,20 @@ class ContextInspector(ModalScreen[None]):
         Binding("escape,q", "close", "close"),
     ]
 
-    def __init__(self, agent: Any) -> None:
+    def __init__(self, agent: Callable[[], Awaitable[Any]]) -> None:
         super().__init__()
-        self.agent = agent
+        self._get_agent = agent
+        self.agent: Any = None
+        self.loaded = False
+        """The table shows the latest count."""
         self._indices: list[int] = []
+        self._awaited = Awaited("starting the agent", now())
+        self._ticker: Timer | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("", id="context-total")
+            yield WaitingLine(self._awaited, now())
             table: DataTable[str | Text] = MeasuredTable(cursor_type="row", zebra_stripes=True)
             table.add_columns("#", "kind", "tokens", "", "text")
             yield table
@@ -60,14 +94,58 @@ class ContextInspector(ModalScreen[None]):
                         id="context-help")
 
     def on_mount(self) -> None:
-        self.refresh_items()
         self.query_one(DataTable).focus()
+        self._ticker = self.set_interval(TICK_S, self._tick)
+        self.refresh_items()
 
-    def refresh_items(self) -> None:
-        """Recount and redraw every item."""
+    def _tick(self) -> None:
+        """Show the loading line, spinner and time, once a load takes more than a moment."""
+        line = self.query_one(WaitingLine)
+        moment = now()
+        line.set_class(not self.loaded and moment - self._awaited.since > A_MOMENT_S, "-shown")
+        if line.has_class("-shown"):
+            line.show(self._awaited, moment)
+
+    def _loading(self, what: str) -> None:
+        self._awaited = Awaited(what, self._awaited.since)
+
+    @work(exclusive=True, group="context")
+    async def refresh_items(self) -> None:
+        """Recount and redraw every item (the count off the event loop)."""
+        self.loaded = False
+        self._awaited = Awaited("starting the agent", now())
+        if self._ticker is not None:
+            self._ticker.resume()
+        if self.agent is None and "litellm" not in sys.modules:
+            self._loading("loading the model library")  # the agent's first use: seconds
+        try:
+            if self.agent is None:
+                self.agent = await self._get_agent()
+            self._loading("counting tokens")
+            counted = await asyncio.to_thread(self._count)
+        except Exception as exc:  # noqa: BLE001 - the screen says what failed instead
+            self.query_one("#context-total", Label).update(outside_text(
+                f"Could not count the context: {exc}. Press Esc, then check /model."))
+        else:
+            self._show(counted)
+        self.loaded = True
+        self.query_one(WaitingLine).remove_class("-shown")
+        if self._ticker is not None:
+            self._ticker.pause()
+
+    def _count(self) -> _Counted:
+        """Count every item (in a thread: a long session's tokens take a while)."""
         agent = self.agent
         tools = agent.registry.schemas() if agent.native_tools else None
         items = agent.context.items(agent.messages, tools)
+        knowledge = getattr(agent, "knowledge", None)
+        files = [(f"{loaded.label}: {loaded.path}",
+                  agent.context.ledger.tokens({"role": "system", "content": loaded.text}))
+                 for loaded in (knowledge.instructions.files if knowledge else ())]
+        return _Counted(items, files, agent.provider.context_window())
+
+    def _show(self, counted: _Counted) -> None:
+        items = counted.items
         table = self.query_one(DataTable)
         row = table.cursor_row
         table.clear()
@@ -80,26 +158,24 @@ class ContextInspector(ModalScreen[None]):
                           f"{item.tokens:,}", marks, outside_text(item.preview[:200]))
             self._indices.append(item.index)
             if item.kind == "system":
-                self._add_instruction_rows(table)
+                self._add_instruction_rows(table, counted.files)
         total = sum(item.tokens for item in items)
-        window = agent.provider.context_window()
+        window = counted.window
         self.query_one("#context-total", Label).update(
             f"{total:,} tokens of {window:,} ({total / window:.0%}) in {len(items)} items")
         if items:
             table.move_cursor(row=min(row, len(items) - 1))
 
-    def _add_instruction_rows(self, table: DataTable[str | Text]) -> None:
+    def _add_instruction_rows(self, table: DataTable[str | Text],
+                              files: list[tuple[str, int]]) -> None:
         """The files loaded into the system prompt (AGENTS.md…), each with its tokens."""
-        knowledge = getattr(self.agent, "knowledge", None)
-        for loaded in knowledge.instructions.files if knowledge else ():
-            tokens = self.agent.context.ledger.tokens({"role": "system", "content": loaded.text})
-            table.add_row("", "  file", f"{tokens:,}", "",
-                          outside_text(f"{loaded.label}: {loaded.path}"))
+        for name, tokens in files:
+            table.add_row("", "  file", f"{tokens:,}", "", outside_text(name))
             self._indices.append(INSTRUCTION_ROW)
 
     def _act(self, action: str) -> None:
         table = self.query_one(DataTable)
-        if not self._indices:
+        if self.agent is None or not self._indices:
             return
         index = self._indices[table.cursor_row]
         context, messages = self.agent.context, self.agent.messages

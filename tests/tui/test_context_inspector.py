@@ -1,0 +1,52 @@
+"""``/context`` opens at once and says it is loading while the agent starts and the tokens
+are counted, through the real workbench."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import DataTable
+
+from agent_tui.tui.screens.context_inspector import ContextInspector
+from agent_tui.tui.widgets.waiting import SPINNER, WaitingLine
+from tests.tui.test_app import SIZE, app_for, type_prompt, until
+
+
+async def test_context_shows_a_spinner_while_it_loads_then_the_items(
+        fake_provider: Any, tmp_path: Path) -> None:
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        started = asyncio.Event()
+        build = app.ensure_agent
+
+        async def slow_agent() -> Any:  # an agent that takes a while to start, as litellm's
+            await started.wait()         # first import does
+            return await build()
+
+        app.ensure_agent = slow_agent  # type: ignore[method-assign]
+        # A workbench that waited for the agent before opening the screen would hang here
+        # (Enter is handled only once the command is done): the agent starts at the latest
+        # after a minute, and the test fails instead.
+        asyncio.get_running_loop().call_later(60, started.set)
+        await type_prompt(pilot, "/context")
+        try:  # the screen opens before the agent is there, and says it is loading
+            await until(pilot, lambda: isinstance(app.screen, ContextInspector))
+            screen = app.screen
+            line = screen.query_one(WaitingLine)
+            await until(pilot, lambda: line.display and line.has_class("-shown"))
+            shown = str(line.render())
+            assert shown[0] in SPINNER
+            assert "starting the agent" in shown or "loading the model library" in shown
+            assert " s" in shown  # how long so far
+            assert not screen.loaded and screen.query_one(DataTable).row_count == 0
+        finally:
+            started.set()
+        await until(pilot, lambda: screen.loaded, 60)
+        await pilot.pause()
+        assert not line.has_class("-shown")
+        kinds = [str(row[1]) for row in (screen.query_one(DataTable).get_row_at(i)
+                                         for i in range(screen.query_one(DataTable).row_count))]
+        assert kinds[:2] == ["system", "tools"]
+        await pilot.press("escape")

@@ -376,8 +376,8 @@ def test_snapshot_browser_with_three_sessions(snap_compare) -> None:
     the table, the highlighted session's transcript as Markdown: its title, session id,
     project, model and date, then the User prompt and the Assistant heading (the pane
     scrolls for the rest). The bottom line says "3 sessions, sorted by
-    updated" and lists the keys: enter resume, f fork, x export, d delete, s sort,
-    / search, esc close."""
+    updated" and lists the keys of the search box, where the cursor is: type search,
+    ↑↓ choose, enter resume, tab fork, export, delete…, esc close."""
     three_sessions(Path("/srv/projects/shop"))
 
     async def run_before(pilot: Pilot[Any]) -> None:

@@ -371,7 +371,7 @@ def test_snapshot_browser_with_three_sessions(snap_compare) -> None:
     """A search box on top reads "search messages, or file:foo.py". Below it a table of
     three sessions newest first (the flaky-test question from 2026-01-03 highlighted, then
     the README and CSV-parser sessions), every column visible without scrolling: title,
-    project "shop", model without its provider, date, turns, tokens (13.6k, 3.4k) and cost
+    project "shop", model without its provider, date, prompts, tokens (13.6k, 3.4k) and cost
     ($0.03, $0.01, blank for the local model), "updated ▼" marking the sort column. Under
     the table, the highlighted session's transcript as Markdown: its title, session id,
     project, model and date, then the User prompt and the Assistant heading (the pane

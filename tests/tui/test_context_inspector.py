@@ -15,14 +15,15 @@ from tests.tui.test_app import SIZE, app_for, type_prompt, until
 
 
 async def test_context_shows_a_spinner_while_it_loads_then_the_items(
-        fake_provider: Any, tmp_path: Path) -> None:
+    fake_provider: Any, tmp_path: Path
+) -> None:
     app = app_for(fake_provider, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         started = asyncio.Event()
         build = app.ensure_agent
 
         async def slow_agent() -> Any:  # an agent that takes a while to start, as litellm's
-            await started.wait()         # first import does
+            await started.wait()  # first import does
             return await build()
 
         app.ensure_agent = slow_agent  # type: ignore[method-assign]
@@ -46,7 +47,12 @@ async def test_context_shows_a_spinner_while_it_loads_then_the_items(
         await until(pilot, lambda: screen.loaded, 60)
         await pilot.pause()
         assert not line.has_class("-shown")
-        kinds = [str(row[1]) for row in (screen.query_one(DataTable).get_row_at(i)
-                                         for i in range(screen.query_one(DataTable).row_count))]
+        kinds = [
+            str(row[1])
+            for row in (
+                screen.query_one(DataTable).get_row_at(i)
+                for i in range(screen.query_one(DataTable).row_count)
+            )
+        ]
         assert kinds[:2] == ["system", "tools"]
         await pilot.press("escape")

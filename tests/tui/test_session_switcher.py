@@ -21,18 +21,26 @@ def row(switcher: SessionSwitcher, session_id: str) -> list[str]:
 
 
 async def test_the_front_session_shows_its_model_calls_cost_and_files(
-        fake_provider: Any, tmp_path: Path) -> None:
-    fake_provider.responder = by_prompt({
-        "write the notes": [
-            Reply(tool_calls=[ToolCall("write_file", {"file_path": "notes.txt",
-                                                      "content": "notes\n"})],
-                  usage=(1000, 10)),
-            Reply(text="Notes written.", usage=(1100, 20))],
-        "other work": [Reply(text="Other work answered.", usage=(500, 5))],
-    })
+    fake_provider: Any, tmp_path: Path
+) -> None:
+    fake_provider.responder = by_prompt(
+        {
+            "write the notes": [
+                Reply(
+                    tool_calls=[
+                        ToolCall("write_file", {"file_path": "notes.txt", "content": "notes\n"})
+                    ],
+                    usage=(1000, 10),
+                ),
+                Reply(text="Notes written.", usage=(1100, 20)),
+            ],
+            "other work": [Reply(text="Other work answered.", usage=(500, 5))],
+        }
+    )
     settings = settings_for(fake_provider, model="openai/gpt-4o", approval_mode="yolo")
-    app = make_app(settings, tmp_path, load_litellm=False,
-                   session=open_session(tmp_path, settings.model))
+    app = make_app(
+        settings, tmp_path, load_litellm=False, session=open_session(tmp_path, settings.model)
+    )
     async with app.run_test(size=SIZE) as pilot:
         front_id = app.session_id
         await type_prompt(pilot, "write the notes")
@@ -48,8 +56,13 @@ async def test_the_front_session_shows_its_model_calls_cost_and_files(
 
         # In the background it keeps its tally; the one in front counts its own.
         await type_prompt(pilot, "/bg other work")
-        await until(pilot, lambda: len(fake_provider.requests) == 3 and not any(
-            s.running for s in app.background.sessions.values()))
+        await until(
+            pilot,
+            lambda: (
+                len(fake_provider.requests) == 3
+                and not any(s.running for s in app.background.sessions.values())
+            ),
+        )
         back_id = next(iter(app.background.sessions))
         await type_prompt(pilot, f"/switch {back_id}")
         await until(pilot, lambda: app.session_id == back_id)

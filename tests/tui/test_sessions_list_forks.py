@@ -10,7 +10,8 @@ from tests.tui.test_cli import agent_tui
 
 
 def test_a_fork_is_listed_with_its_parent_and_the_prompt_it_was_forked_after(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     with SessionStore.create("s-parent", project=tmp_path, model="openai/gpt-4.1") as store:
         for n in range(3):
             store.append({"type": "user_message", "text": f"prompt {n}"})
@@ -25,4 +26,4 @@ def test_a_fork_is_listed_with_its_parent_and_the_prompt_it_was_forked_after(
     fork_line = next(i for i, line in enumerate(lines) if line.startswith(fork_id))
     assert lines[fork_line + 2] == "    forked from s-parent, after its prompt 2"
     parent_line = next(i for i, line in enumerate(lines) if line.startswith("s-parent"))
-    assert "forked from" not in "".join(lines[parent_line:parent_line + 3])
+    assert "forked from" not in "".join(lines[parent_line : parent_line + 3])

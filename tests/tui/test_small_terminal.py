@@ -3,6 +3,9 @@ no screen cuts its text, and a resize keeps the conversation at its end."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from textual.widget import Widget
 from textual.widgets import DataTable
 
@@ -10,7 +13,7 @@ from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.screens.skills import SkillsScreen
 from agent_tui.tui.widgets.conversation import ConversationView
 from agent_tui.tui.widgets.panels import CONVERSATION_MIN_WIDTH, NARROW_BELOW, SIDE_PANEL_WIDTH
-from tests.fakes.providers import Reply
+from tests.fakes.providers import Reply, ToolCall
 from tests.tui.test_app import app_for, type_prompt, until
 from tests.tui.test_approval import ApprovalHost, ctx, edit_request  # noqa: F401
 from tests.tui.test_knowledge_screens import ScreenHost, catalog
@@ -238,6 +241,109 @@ async def test_the_session_browser_shows_the_columns_it_has_room_for(tmp_path):
         await pilot.pause()
         assert [str(c.key.value) for c in table.ordered_columns] == list(COLUMNS)
         assert table.virtual_size.width <= table.scrollable_content_region.width
+
+
+# --------------------------------------------------------------------------- snapshots
+
+SIZES = pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
+
+
+@SIZES
+def test_snapshot_main_screen_after_a_turn(snap_compare, fake_provider, project, size):  # noqa: F811
+    """After one turn: the welcome line, the user's prompt, the agent's Markdown answer and
+    two compact tool blocks (read_file and todo_write, both ✓), the prompt, the status bar
+    and the key line. At 80x24 there is no side panel: the conversation takes the whole
+    width and the status bar ends in "…". At 120x40 the side panel shows the context gauge,
+    the todo list (one ticked, one open) and two rows in the tool log."""
+    fake_provider.script(
+        Reply(
+            text="Let me **read** it.",
+            usage=(1200, 20),
+            tool_calls=[ToolCall("read_file", {"file_path": "hello.txt"})],
+        ),
+        Reply(
+            usage=(1500, 30),
+            tool_calls=[
+                ToolCall("todo_write", {"content": "- [x] read hello.txt\n- [ ] answer\n"})
+            ],
+        ),
+        Reply(text="The file says **hello**.", usage=(1900, 100)),
+    )
+    submit = _submit("what does hello.txt say?")
+
+    async def run_before(pilot):
+        await submit(pilot)
+        await _until(
+            pilot, lambda: len(fake_provider.requests) == 3 and not pilot.app.busy, timeout=60
+        )
+        await pilot.pause(0.3)
+
+    assert snap_compare(snapshot_app(fake_provider), terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_snapshot_help(snap_compare, fake_provider, project, size):  # noqa: F811
+    """/help's answer in the conversation, followed to its end: the commands, each with its
+    help, wrapped at the conversation's width (the whole width at 80x24, beside the side
+    panel at 120x40); nothing runs off the right edge."""
+    submit = _submit("/help")
+
+    async def run_before(pilot):
+        await submit(pilot)
+        await _until(pilot, lambda: pilot.app.query("AssistantBlock"))
+        await pilot.pause(0.3)
+
+    assert snap_compare(snapshot_app(fake_provider), terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_snapshot_approval_of_an_edit(snap_compare, ctx, size):  # noqa: F811
+    """The approval modal for an edit of app.py: its title, "Needs approval: changes files",
+    the side-by-side diff (before | after) fitted to the modal's width, and every key line
+    whole: y allow once, n deny, d deny with a reason, e edit first, esc deny; "i: answer
+    later, in the approval inbox"; "a: always allow edit_file(app.py) (then pick how
+    long)"."""
+    assert snap_compare(
+        ApprovalHost(edit_request(ctx, rules=("edit_file(app.py)",))), terminal_size=size
+    )
+
+
+@SIZES
+def test_snapshot_review_of_changes(snap_compare, size):
+    """F7 on two changed files: the title "Changes in this session · 2 files · file 1 of
+    2 · 3 to review" whole, the file list (app.py +2 -2, notes.md new file), app.py's first
+    hunk side by side, and the key lines at the bottom, whole."""
+    from agent_tui.core.changes.checkpoints import FileChange
+
+    REVIEW_PROJECT.mkdir(parents=True, exist_ok=True)
+    (REVIEW_PROJECT / "app.py").write_text(REVIEW_EDITED)
+    (REVIEW_PROJECT / "notes.md").write_text("# Notes\n\nbuy milk\n")
+    changes = [
+        FileChange("app.py", REVIEW_SOURCE.encode(), REVIEW_EDITED.encode(), 0o100644, 0o100644),
+        FileChange("notes.md", None, b"# Notes\n\nbuy milk\n", None, 0o100644),
+    ]
+
+    async def run_before(pilot):
+        await pilot.pause(0.3)
+
+    assert snap_compare(_review_host(changes), terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_snapshot_session_browser(snap_compare, size):
+    """The session browser with three sessions of /srv/projects/shop, newest first: the
+    search box, the table (at 80x24 title, model and updated; at 120x40 every column:
+    title, project, model, updated, prompts, tokens, cost) with the flaky-test question
+    highlighted, its preview below, and the status and key lines at the bottom."""
+    from tests.tui.test_session_browser import BrowserHost, settle, three_sessions
+
+    three_sessions(Path("/srv/projects/shop"))
+
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.pause()
+
+    assert snap_compare(BrowserHost(), terminal_size=size, run_before=run_before)
 
 
 async def test_the_approval_modal_breaks_its_key_line_between_keys(ctx):  # noqa: F811

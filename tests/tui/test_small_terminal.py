@@ -290,7 +290,10 @@ def test_snapshot_help(snap_compare, fake_provider, project, size):  # noqa: F81
 
     async def run_before(pilot):
         await submit(pilot)
-        await _until(pilot, lambda: pilot.app.query("AssistantBlock"))
+        conversation = pilot.app.query_one(ConversationView)
+        await _until(pilot, lambda: pilot.app.query("AssistantBlock") and not pilot.app.busy)
+        await pilot.pause(0.3)
+        await _until(pilot, lambda: conversation.is_vertical_scroll_end)
         await pilot.pause(0.3)
 
     assert snap_compare(snapshot_app(fake_provider), terminal_size=size, run_before=run_before)

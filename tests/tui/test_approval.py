@@ -412,6 +412,15 @@ async def test_an_edited_edit_file_comes_back_as_a_write(ctx: ToolContext) -> No
         ("write_file", {"file_path": "app.py", "content": "".join(lines)}))
 
 
+async def test_an_edit_s_title_names_its_tool_once(ctx: ToolContext) -> None:
+    # edit_file's summary reads "edit_file app.py": the tag already says edit_file.
+    screen = edit_request(ctx)
+    async with ApprovalHost(screen).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert str(screen.query_one("#tool-name", Label).content) == "edit_file"
+        assert str(screen.query_one("#summary", Label).content).startswith("app.py")
+
+
 async def test_the_title_names_the_tool_the_call_the_reason_and_the_queue(
     ctx: ToolContext,
 ) -> None:

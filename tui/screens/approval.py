@@ -175,8 +175,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         with Vertical(id="dialog"):
             with Horizontal(id="title-bar"):
                 yield Label(outside_text(request.tool), id="tool-name")
-                # The tag names the tool; a summary such as "shell: ls" would name it twice.
-                summary = request.summary.removeprefix(f"{request.tool}: ")
+                # The tag names the tool; a summary such as "shell: ls" or "edit_file app.py"
+                # would name it twice.
+                summary = _without_tool_name(request.summary, request.tool)
                 yield Label(outside_text(summary), id="summary")
                 yield Label(self._waiting_text(), id="waiting")
             yield Static(outside_text(f"Needs approval: {request.reason}"), id="why")
@@ -537,3 +538,11 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         original = self._ticked_content() if self.hunks and not all(self.ticked) \
             else (self.edit.after or "") if self.edit else ""
         self.dismiss(WriteEdited(from_editor(editor.text, original)))
+
+
+def _without_tool_name(summary: str, tool: str) -> str:
+    """``summary`` without the tool's name it starts with ("shell: ls", "edit_file a.py")."""
+    for separator in (": ", " "):
+        if summary.startswith(tool + separator):
+            return summary[len(tool) + len(separator):]
+    return summary

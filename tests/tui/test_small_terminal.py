@@ -380,3 +380,40 @@ async def test_the_open_sessions_title_wraps_at_80_columns(fake_provider, tmp_pa
         await pilot.pause()
         title = shown(app, app.screen.query_one("#inbox-title"))
         assert title == "Open sessions: only this one. /bg PROMPT starts one in the background."
+
+
+async def test_the_open_sessions_table_fits_80_columns_and_cuts_its_prompt(fake_provider, tmp_path):
+    from agent_tui.tui.screens.session_switcher import SessionSwitcher
+
+    fake_provider.script(Reply(text="Done."))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await type_prompt(pilot, "explain " + "the build and the tests and the release " * 4)
+        await until(pilot, lambda: not app.busy and fake_provider.requests, 60)
+        await pilot.press("f9")
+        await until(pilot, lambda: isinstance(app.screen, SessionSwitcher))
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        await until(pilot, lambda: table.virtual_size.width <= table.scrollable_content_region.width)
+        assert [str(c.label) for c in table.ordered_columns] == [
+            "session", "state", "model calls", "cost", "prompt"]
+        assert "explain the build and the" in shown(app, table)
+        assert shown(app, table).rstrip().endswith("…")
+
+
+async def test_context_fits_80_columns_and_cuts_its_previews(fake_provider, tmp_path):
+    from agent_tui.tui.screens.context_inspector import ContextInspector
+
+    fake_provider.script(Reply(text="A long answer " * 30))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await type_prompt(pilot, "say something long")
+        await until(pilot, lambda: not app.busy and fake_provider.requests, 60)
+        await type_prompt(pilot, "/context")
+        await until(pilot, lambda: isinstance(app.screen, ContextInspector))
+        await until(pilot, lambda: app.screen.loaded, 60)
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        await until(pilot, lambda: table.virtual_size.width <= table.scrollable_content_region.width)
+        assert "A long answer A long" in shown(app, table)
+        assert "…" in shown(app, table)

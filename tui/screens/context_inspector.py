@@ -29,6 +29,13 @@ A_MOMENT_S = 0.2
 """A load that takes longer than this shows the loading line (a quick one does not flash it)."""
 
 
+def _cut(text: Text) -> Text:
+    """``text`` on one line, ending in … where the table ends."""
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class _Counted:
     """What one count found: the items, the instruction files' rows, the window."""
@@ -87,7 +94,8 @@ class ContextInspector(ModalScreen[None]):
         with Vertical():
             yield Label("", id="context-total")
             yield WaitingLine(self._awaited, now())
-            table: DataTable[str | Text] = MeasuredTable(cursor_type="row", zebra_stripes=True)
+            table: DataTable[str | Text] = MeasuredTable(cursor_type="row", zebra_stripes=True,
+                                                         fit_last_column=True)
             table.add_columns("#", "kind", "tokens", "", "text")
             yield table
             yield Label("p pin/unpin · h dehydrate (tool results) · x drop · Esc close",
@@ -155,7 +163,7 @@ class ContextInspector(ModalScreen[None]):
             # DataTable reads str cells as markup: a preview (a file path, a command's
             # "[/x]") goes in as literal Text, or it crashes the screen or vanishes.
             table.add_row(str(item.index) if item.index >= 0 else "", item.kind,
-                          f"{item.tokens:,}", marks, outside_text(item.preview[:200]))
+                          f"{item.tokens:,}", marks, _cut(outside_text(item.preview[:200])))
             self._indices.append(item.index)
             if item.kind == "system":
                 self._add_instruction_rows(table, counted.files)
@@ -170,7 +178,7 @@ class ContextInspector(ModalScreen[None]):
                               files: list[tuple[str, int]]) -> None:
         """The files loaded into the system prompt (AGENTS.md…), each with its tokens."""
         for name, tokens in files:
-            table.add_row("", "  file", f"{tokens:,}", "", outside_text(name))
+            table.add_row("", "  file", f"{tokens:,}", "", _cut(outside_text(name)))
             self._indices.append(INSTRUCTION_ROW)
 
     def _act(self, action: str) -> None:

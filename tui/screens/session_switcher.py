@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 KEYS = (("j/k", "move"), ("enter", "bring to the front"), ("c", "stop its prompt"),
         ("x", "close it (stays resumable)"), ("i", "approval inbox"), ("esc", "back"))
 
+NARROW_BELOW = 100
+"""Below this many terminal columns the table leaves out files and waiting (the title counts
+waiting calls), so the prompt keeps room."""
+
 STATE_STYLES = {"running": "bold green", "waiting": "bold yellow", "failed": "bold red",
                 "cancelled": "italic", "done": "", "idle": "dim"}
 
@@ -64,17 +68,20 @@ class SessionSwitcher(ModalScreen["str | None"]):
         self._ready = False  # the table exists (is_mounted is false during on_mount)
         self.sessions = sessions
         self._ids: list[str] = []
+        self._narrow = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="inbox"):
             yield Static("", id="inbox-title")
-            yield MeasuredTable(id="sessions", cursor_type="row", zebra_stripes=True)
+            yield MeasuredTable(id="sessions", cursor_type="row", zebra_stripes=True,
+                                fit_last_column=True)
             yield Static(key_help(KEYS), id="inbox-keys")
 
     def on_mount(self) -> None:
         table = self.query_one("#sessions", DataTable)
-        table.add_columns("session", "state", "model calls", "cost", "files", "waiting",
-                          "prompt")
+        self._narrow = self.app.size.width < NARROW_BELOW
+        table.add_columns("session", "state", "model calls", "cost",
+                          *(() if self._narrow else ("files", "waiting")), "prompt")
         self.sessions.watch(self)
         self._ready = True
         self.show_sessions()
@@ -98,18 +105,14 @@ class SessionSwitcher(ModalScreen["str | None"]):
         front = self.sessions.front
         if front.session_id != app.session_id:  # nothing counted in front yet
             front = BackgroundSession(app.session_id, "", None, None)
-        table.add_row(Text(f"▶ {app.session_id}"), Text(front_state,
-                                                          STATE_STYLES[front_state]),
-                      *_tally(front), str(approver.session_waiting(app.session_id)
-                                          if approver else 0),
-                      Text(_clip(app.front_title(), 48)))
+        table.add_row(*self._cells(f"▶ {app.session_id}", front_state, front,
+                                   approver.session_waiting(app.session_id) if approver else 0,
+                                   app.front_title()))
         for session in self.sessions.sessions.values():
-            state = self.sessions.state(session)
-            table.add_row(Text(session.session_id), Text(state, STATE_STYLES.get(state, "")),
-                          *_tally(session),
-                          str(approver.session_waiting(session.session_id)
-                              if approver else 0),
-                          Text(_clip(session.last or session.title, 48)))
+            table.add_row(*self._cells(
+                session.session_id, self.sessions.state(session), session,
+                approver.session_waiting(session.session_id) if approver else 0,
+                session.last or session.title))
         if current in self._ids:
             table.move_cursor(row=self._ids.index(current))
         running = self.sessions.running()
@@ -117,6 +120,14 @@ class SessionSwitcher(ModalScreen["str | None"]):
                  if len(self._ids) > 1 else
                  "Open sessions: only this one. /bg PROMPT starts one in the background.")
         self.query_one("#inbox-title", Static).update(outside_text(title))
+
+    def _cells(self, name: str, state: str, session: BackgroundSession, waiting: int,
+               prompt: str) -> list[str | Text]:
+        """One session's row: the prompt last, cut with … where the table ends."""
+        calls, cost, files = _tally(session)
+        return [Text(name), Text(state, STATE_STYLES.get(state, "")), calls, cost,
+                *(() if self._narrow else (files, str(waiting))),
+                Text(_clip(prompt, 200), overflow="ellipsis", no_wrap=True)]
 
     def current(self) -> str | None:
         """The session under the cursor."""

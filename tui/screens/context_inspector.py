@@ -95,7 +95,7 @@ class ContextInspector(ModalScreen[None]):
             yield Label("", id="context-total")
             yield WaitingLine(self._awaited, now())
             table: DataTable[str | Text] = MeasuredTable(cursor_type="row", zebra_stripes=True,
-                                                         fit_last_column=True)
+                                                         fitted_column=-1)
             table.add_columns("#", "kind", "tokens", "", "text")
             yield table
             yield Label("p pin/unpin · h dehydrate (tool results) · x drop · Esc close",

@@ -74,7 +74,7 @@ class SessionSwitcher(ModalScreen["str | None"]):
         with Vertical(id="inbox"):
             yield Static("", id="inbox-title")
             yield MeasuredTable(id="sessions", cursor_type="row", zebra_stripes=True,
-                                fit_last_column=True)
+                                fitted_column=-1)
             yield Static(key_help(KEYS), id="inbox-keys")
 
     def on_mount(self) -> None:

@@ -23,37 +23,39 @@ class MeasuredTable(DataTable[CellType], Generic[CellType]):
 
     _drawn_widths: tuple[int, ...] = ()
 
-    SHORTEST_LAST_COLUMN = 12
-    """The last column's width when the others leave less room (the table scrolls then)."""
+    SHORTEST_FITTED_COLUMN = 12
+    """The fitted column's width when the others leave less room (the table scrolls then)."""
 
-    def __init__(self, *args: Any, fit_last_column: bool = False, **kwargs: Any) -> None:
-        """``fit_last_column``: the last column takes the width the others leave, so a long
-        cell (a prompt, a preview) ends in … at the table's edge instead of running past it;
-        give such cells as ``Text(..., overflow="ellipsis", no_wrap=True)``."""
+    def __init__(self, *args: Any, fitted_column: int | None = None, **kwargs: Any) -> None:
+        """``fitted_column``: the index of a column (-1: the last) that takes the width the
+        others leave, so a long cell (a prompt, a preview, a call's arguments) ends in … at
+        its edge instead of pushing the table past the screen; give its cells as
+        ``Text(..., overflow="ellipsis", no_wrap=True)``."""
         super().__init__(*args, **kwargs)
-        self.fit_last_column = fit_last_column
+        self.fitted_column = fitted_column
 
     def on_resize(self) -> None:
-        if self.fit_last_column:
+        if self.fitted_column is not None:
             self._update_dimensions(())
 
-    def _fit_last_column(self) -> None:
-        """Give the last column the room the other columns leave."""
-        if not self.fit_last_column or not self.columns or not self.size.width:
+    def _fit_column(self) -> None:
+        """Give the fitted column the room the other columns leave."""
+        if self.fitted_column is None or not self.columns or not self.size.width:
             return
-        *others, last = self.ordered_columns
-        used = sum(column.get_render_width(self) for column in others)
+        columns = self.ordered_columns
+        fitted = columns[self.fitted_column]
+        used = sum(column.get_render_width(self) for column in columns if column is not fitted)
         room = self.scrollable_content_region.width - used - 2 * self.cell_padding
-        width = max(self.SHORTEST_LAST_COLUMN, room)
-        if last.auto_width or last.width != width:
-            last.auto_width = False
-            last.width = width
-            self.virtual_size = Size(used + last.get_render_width(self),
+        width = max(self.SHORTEST_FITTED_COLUMN, room)
+        if fitted.auto_width or fitted.width != width:
+            fitted.auto_width = False
+            fitted.width = width
+            self.virtual_size = Size(used + fitted.get_render_width(self),
                                      self.virtual_size.height)
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         super()._update_dimensions(new_rows)
-        self._fit_last_column()
+        self._fit_column()
         widths = tuple(column.get_render_width(self) for column in self.ordered_columns)
         if widths != self._drawn_widths:
             self._drawn_widths = widths

@@ -66,7 +66,7 @@ class ToolLog(Vertical):
 
     def compose(self) -> ComposeResult:
         table: MeasuredTable[str] = MeasuredTable(
-            cursor_type="row", zebra_stripes=True, id="tool-table")
+            cursor_type="row", zebra_stripes=True, id="tool-table", fitted_column=2)
         table.add_columns("time", "tool", "arguments", "status", "took")
         earlier = Static("", id="tool-earlier")
         earlier.display = False
@@ -179,6 +179,7 @@ class ToolLog(Vertical):
         arguments = outside_text((EDITED_MARK if record.proposed else "") + record.summary
                                  .removeprefix(f"{record.name} ")
                                  .removeprefix(f"{record.name}: ")[:60])
+        arguments.no_wrap, arguments.overflow = True, "ellipsis"  # cut where the column ends
         status = record.status + (" ⚠" if "⚠" in record.note else "") + (
             " ↑" if "↑" in record.note else "")
         return (time.strftime("%H:%M:%S", time.localtime(record.started)),

@@ -34,7 +34,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
               "pool of workers"),
     "studio": (".studio_cli", "studio_main", "run sessions in their own git worktrees; "
                "accept or discard each"),
-    "acp": (".acp_agent", "acp_main", "speak the Agent Client Protocol on stdio, for "
+    "acp": (".acp", "acp_main", "speak the Agent Client Protocol on stdio, for "
             "editors such as Zed"),
     "serve": (".serve", "serve_main", "serve the workbench to a browser on this machine"),
 }

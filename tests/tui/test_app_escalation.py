@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_tui.core import events as ev
-from agent_tui.tui.acp_agent.updates import UpdateTranslator
+from agent_tui.tui.acp.updates import UpdateTranslator
 from agent_tui.tui.widgets.assistant_block import AssistantBlock
 from agent_tui.tui.widgets.conversation import NoticeBlock
 from tests.fakes.providers import Reply

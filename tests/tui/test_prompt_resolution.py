@@ -17,7 +17,7 @@ from agent_tui.core.prompt_resolution import resolve_prompt
 from agent_tui.tui.headless import run_headless
 from tests.core.loop_helpers import settings_for
 from tests.fakes.providers import Reply
-from tests.tui.test_acp import RecordingClient, start
+from tests.tui.acp.test_acp import RecordingClient, start
 from tests.tui.test_app import SIZE, app_for, type_prompt, until
 from tests.tui.test_cli import agent_tui, fake_flags
 from tests.tui.test_mcp_workbench import PROMPTS_SERVER

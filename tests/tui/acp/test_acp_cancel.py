@@ -18,7 +18,7 @@ from acp.schema import McpServerStdio, ToolCallProgress, ToolCallStart
 
 from tests.core.mcp.servers import demo_script
 from tests.fakes.providers import Reply, ToolCall
-from tests.tui.test_acp import RecordingClient, acp_env, start
+from tests.tui.acp.test_acp import RecordingClient, acp_env, start
 
 FINAL = {"completed", "failed"}
 

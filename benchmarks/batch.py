@@ -61,7 +61,7 @@ def main() -> int:
         tasks = folder / "tasks.jsonl"
         tasks.write_text("".join(json.dumps({"id": f"t{n}", "prompt": f"task {n}"}) + "\n"
                                  for n in range(args.tasks)))
-        command = [sys.executable, "-m", "agent_tui.tui.cli"]
+        command = [sys.executable, "-m", "agent_tui.tui.cli.main"]
 
         started = time.monotonic()
         batch = subprocess.run([*command, "batch", str(tasks), "--workers", str(args.workers),

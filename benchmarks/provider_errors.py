@@ -43,7 +43,7 @@ def agent_tui_command() -> list[str]:
     found = shutil.which("agent-tui")
     if found:
         return [found]
-    return [sys.executable, "-m", "agent_tui.tui.cli"]
+    return [sys.executable, "-m", "agent_tui.tui.cli.main"]
 
 
 def closed_port() -> int:

@@ -6,7 +6,7 @@ then the files are archived with timestamps and the change is committed with a g
 message, through the approval path like any command that writes to ``.git``.
 
 :mod:`.files` knows the plan's files and stages, :mod:`.prompts` what the model is asked,
-:mod:`.git` the commit. The command-line flow is ``tui/planning_run.py``.
+:mod:`.git` the commit. The command-line flow is ``tui/cli/planning_run.py``.
 """
 
 from .files import (

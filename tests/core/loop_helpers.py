@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.config import Settings
-from agent_tui.tui.headless import run_headless
+from agent_tui.tui.cli.headless import run_headless
 
 
 @dataclass

@@ -10,7 +10,7 @@ from pathlib import Path
 from agent_tui.core import events as ev
 from agent_tui.core.sessions.log import read_events
 from agent_tui.core.sessions.start import close_session, open_session
-from agent_tui.tui.headless import PROGRESS_LINES, run_headless
+from agent_tui.tui.cli.headless import PROGRESS_LINES, run_headless
 from tests.core.loop_helpers import HeadlessRun, run, settings_for
 from tests.fakes.providers import Reply, ToolCall
 

@@ -15,7 +15,7 @@ from agent_tui.core.config import Settings
 from agent_tui.core.providers import llamacpp
 from agent_tui.core.providers.base import ProviderError
 from agent_tui.core.providers.litellm import LitellmProvider
-from tests.tui.test_cli import agent_tui
+from tests.tui.cli.test_cli import agent_tui
 
 try:
     import gguf  # noqa: F401

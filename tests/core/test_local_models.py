@@ -11,11 +11,11 @@ from typing import Any
 
 from agent_tui.core.config import Settings
 from agent_tui.core.providers.litellm import LitellmProvider
-from agent_tui.tui.headless import run_headless
+from agent_tui.tui.cli.headless import run_headless
 from tests.core.loop_helpers import HeadlessRun
 from tests.fakes.local_servers import FakeLlamaServer, FakeOllama
 from tests.fakes.providers import Reply, ToolCall
-from tests.tui.test_cli import agent_tui
+from tests.tui.cli.test_cli import agent_tui
 
 NOTES = "the deploy key rotates every 90 days\n"
 

@@ -17,11 +17,11 @@ from agent_tui.core.config import (
     load_settings,
     read_settings,
 )
-from agent_tui.tui import cli
 from agent_tui.tui.app import AgentApp, make_app
+from agent_tui.tui.cli import main as cli
 from agent_tui.tui.widgets.panels import StatusBar
+from tests.tui.cli.test_cli import agent_tui
 from tests.tui.test_app import until
-from tests.tui.test_cli import agent_tui
 
 SIZE = (120, 40)
 
@@ -102,7 +102,7 @@ def test_a_bad_config_stops_the_workbench_before_its_first_frame(tmp_path, confi
 FIRST_FRAME_PROBE = """
 import sys
 from textual.app import App
-from agent_tui.tui import cli
+from agent_tui.tui.cli import main as cli
 from agent_tui.tui.app import AgentApp
 
 run = App.run

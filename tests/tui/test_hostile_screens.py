@@ -34,7 +34,7 @@ from agent_tui.core.safety.permissions import PartVerdict, Verdict
 from agent_tui.core.sessions.export import to_markdown
 from agent_tui.core.sessions.log import SessionStore, read_events
 from agent_tui.themes import THEMES
-from agent_tui.tui import sessions_cli
+from agent_tui.tui.cli import sessions_cli
 from agent_tui.tui.outside_text import visible
 from agent_tui.tui.screens.approval import ApprovalScreen
 from agent_tui.tui.screens.compaction import CompactionScreen

@@ -25,7 +25,7 @@ from agent_tui.core.events import ErrorEvent, StreamRestart
 from agent_tui.core.safety.preview import CommandPreview
 from agent_tui.core.safety.preview_changes import FileChange
 from agent_tui.tui.bridge import EventBridge
-from agent_tui.tui.headless import run_headless
+from agent_tui.tui.cli.headless import run_headless
 from agent_tui.tui.outside_text import outside_text, visible
 from agent_tui.tui.widgets import tool_log
 from agent_tui.tui.widgets.assistant_block import AssistantBlock

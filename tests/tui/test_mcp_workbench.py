@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from agent_tui.tui.headless import run_headless
+from agent_tui.tui.cli.headless import run_headless
 from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.widgets.prompt import PromptInput
 from tests.core.loop_helpers import settings_for

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from agent_tui.tui.headless import run_headless
+from agent_tui.tui.cli.headless import run_headless
 from agent_tui.tui.widgets.conversation import NoticeBlock, UserBlock
 from tests.core.loop_helpers import settings_for
 from tests.fakes.providers import Reply

@@ -14,12 +14,12 @@ from acp import text_block
 
 from agent_tui.core.custom_commands import load_custom_commands
 from agent_tui.core.prompt_resolution import resolve_prompt
-from agent_tui.tui.headless import run_headless
+from agent_tui.tui.cli.headless import run_headless
 from tests.core.loop_helpers import settings_for
 from tests.fakes.providers import Reply
 from tests.tui.acp.test_acp import RecordingClient, start
+from tests.tui.cli.test_cli import agent_tui, fake_flags
 from tests.tui.test_app import SIZE, app_for, type_prompt, until
-from tests.tui.test_cli import agent_tui, fake_flags
 from tests.tui.test_mcp_workbench import PROMPTS_SERVER
 from tests.tui.test_prompt_images import VISION, _image_parts, _png
 

@@ -8,7 +8,7 @@ import json
 
 from agent_tui.core.sessions.start import close_session, open_session
 from agent_tui.tui.app import make_app
-from agent_tui.tui.headless import run_headless
+from agent_tui.tui.cli.headless import run_headless
 from tests.core.loop_helpers import settings_for
 from tests.fakes.providers import Reply, ToolCall, history_problem
 from tests.tui.test_app import SIZE, type_prompt, until

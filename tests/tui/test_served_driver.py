@@ -29,7 +29,7 @@ def start_served_workbench(project: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver",
            "COLUMNS": "120", "ROWS": "40"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "agent_tui.tui.cli", "--model", "openai/fake-model",
+        [sys.executable, "-m", "agent_tui.tui.cli.main", "--model", "openai/fake-model",
          "--api-base", "http://127.0.0.1:9", "--api-key", "sk-test", str(project)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     assert process.stdout is not None

@@ -10,7 +10,7 @@ import time
 
 from agent_tui.core.sessions.log import SessionStore
 from tests.fakes.providers import Reply, ToolCall
-from tests.tui.test_cli import COMMAND, agent_tui, fake_flags
+from tests.tui.cli.test_cli import COMMAND, agent_tui, fake_flags
 
 
 def sessions(tmp_path):
@@ -127,7 +127,7 @@ async def test_the_workbench_redraws_a_resumed_session(fake_provider, tmp_path):
 
     from agent_tui.core.sessions.start import close_session, open_session
     from agent_tui.tui.app import make_app
-    from agent_tui.tui.headless import run_headless
+    from agent_tui.tui.cli.headless import run_headless
     from agent_tui.tui.widgets.conversation import ToolBlock, UserBlock
     from agent_tui.tui.widgets.tool_log import ToolLog
     from tests.core.loop_helpers import settings_for
@@ -197,7 +197,7 @@ async def test_replay_plays_a_recorded_session_without_re_running_it(fake_provid
     from agent_tui.core.sessions.log import read_events
     from agent_tui.core.sessions.start import close_session, open_session
     from agent_tui.tui.app import make_app
-    from agent_tui.tui.headless import run_headless
+    from agent_tui.tui.cli.headless import run_headless
     from agent_tui.tui.widgets.assistant_block import AssistantBlock
     from agent_tui.tui.widgets.conversation import NoticeBlock, ToolBlock, UserBlock
     from tests.core.loop_helpers import settings_for

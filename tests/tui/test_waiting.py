@@ -202,7 +202,7 @@ async def test_a_replay_loads_no_model_library(fake_provider, tmp_path, monkeypa
     from agent_tui.core.sessions.log import read_events
     from agent_tui.core.sessions.start import close_session, open_session
     from agent_tui.tui.app import make_app
-    from agent_tui.tui.headless import run_headless
+    from agent_tui.tui.cli.headless import run_headless
     from tests.core.loop_helpers import settings_for
 
     fake_provider.script(Reply(text="Recorded."))

@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..cli_parser import build_parser, default_model, settings_overrides, usage_error
+from ..cli.cli_parser import build_parser, default_model, settings_overrides, usage_error
 
 
 def acp_main(argv: list[str]) -> int:

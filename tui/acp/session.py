@@ -144,7 +144,7 @@ async def open_acp_session(
     knows the session (after its reply to ``session/new`` or with ``session/load``).
     """
     from ...tools.discovered import discover_tools
-    from ..headless import start_mcp_servers
+    from ..cli.headless import start_mcp_servers
 
     warnings: list[str] = list(opened.warnings)
     knowledge = await asyncio.to_thread(load_knowledge, workdir, settings, COMMANDS.names,

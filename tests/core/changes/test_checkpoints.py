@@ -16,7 +16,7 @@ from agent_tui.core import paths
 from agent_tui.core.changes.checkpoints import Checkpoints, FileChange
 from agent_tui.core.sessions.log import read_events
 from agent_tui.core.sessions.start import close_session, open_session
-from agent_tui.tui.headless import run_headless
+from agent_tui.tui.cli.headless import run_headless
 from tests.core.loop_helpers import HeadlessRun, run, settings_for
 from tests.fakes.providers import Reply, ToolCall
 

@@ -88,7 +88,7 @@ def test_redact_fields_copies_only_when_something_changed():
 async def test_headless_output_shows_no_key_in_any_format(fake_provider, tmp_path):
     import io
 
-    from agent_tui.tui.headless import run_headless
+    from agent_tui.tui.cli.headless import run_headless
     from tests.core.loop_helpers import run, settings_for
     from tests.fakes.providers import Reply, ToolCall
 
@@ -120,7 +120,7 @@ async def test_an_api_key_of_no_known_shape_stays_out_of_the_session_log(fake_pr
 
     from agent_tui.core.sessions.log import read_events
     from agent_tui.core.sessions.start import close_session, open_session
-    from agent_tui.tui.headless import run_headless
+    from agent_tui.tui.cli.headless import run_headless
     from tests.core.loop_helpers import settings_for
     from tests.fakes.providers import Reply
 

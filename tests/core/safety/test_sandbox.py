@@ -385,7 +385,7 @@ def test_the_sandbox_flag_and_a_missing_bwrap_on_the_command_line(
     import json
 
     from tests.fakes.providers import Reply, ToolCall
-    from tests.tui.test_cli import agent_tui, fake_flags
+    from tests.tui.cli.test_cli import agent_tui, fake_flags
 
     fake_provider.script(
         Reply(tool_calls=[ToolCall("shell", {"command": "echo ran > ran.txt"})]),

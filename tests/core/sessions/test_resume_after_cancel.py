@@ -178,7 +178,7 @@ async def test_calls_a_hook_stopped_end_in_the_log_and_on_screen(fake_provider, 
     import json
 
     from agent_tui.core.sessions.start import close_session, open_session
-    from agent_tui.tui.headless import run_headless
+    from agent_tui.tui.cli.headless import run_headless
 
     fake_provider.validate_history = True
     hook = tmp_path / "stop.sh"

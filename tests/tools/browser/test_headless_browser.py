@@ -8,7 +8,7 @@ import json
 import subprocess
 
 from tests.fakes.providers import Reply, ToolCall
-from tests.tui.test_cli import agent_tui, fake_flags
+from tests.tui.cli.test_cli import agent_tui, fake_flags
 
 from .conftest import needs_browser
 

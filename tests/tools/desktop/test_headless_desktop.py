@@ -6,7 +6,7 @@ import json
 import os
 
 from tests.fakes.providers import Reply, ToolCall
-from tests.tui.test_cli import agent_tui, fake_flags
+from tests.tui.cli.test_cli import agent_tui, fake_flags
 
 from .conftest import needs_xvfb
 

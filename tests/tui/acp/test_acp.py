@@ -162,7 +162,7 @@ def acp_env(tmp_path: Path) -> dict[str, str]:
 
 
 def flags(fake: Any, *more: str) -> list[str]:
-    return ["-m", "agent_tui.tui.cli", "acp", "--model", "openai/fake-model", "--api-base",
+    return ["-m", "agent_tui.tui.cli.main", "acp", "--model", "openai/fake-model", "--api-base",
             fake.openai_base, "--api-key", "sk-test", *more]
 
 
@@ -432,7 +432,7 @@ async def test_a_failing_provider_is_an_error_the_client_shows(fake_provider, tm
 
 async def test_no_model_is_a_clear_error(tmp_path, project):
     client = RecordingClient()
-    context = spawn_agent_process(client, sys.executable, "-m", "agent_tui.tui.cli", "acp",
+    context = spawn_agent_process(client, sys.executable, "-m", "agent_tui.tui.cli.main", "acp",
                                   env=acp_env(tmp_path), cwd=tmp_path)
     async with context as (conn, _process):
         await conn.initialize(protocol_version=PROTOCOL_VERSION)
@@ -532,7 +532,7 @@ async def test_without_the_flag_commands_run_in_agent_tui(fake_provider, tmp_pat
 def test_acp_refuses_headless_flags(tmp_path):
     import subprocess
 
-    done = subprocess.run([sys.executable, "-m", "agent_tui.tui.cli", "acp", "-p", "hi"],
+    done = subprocess.run([sys.executable, "-m", "agent_tui.tui.cli.main", "acp", "-p", "hi"],
                           capture_output=True, text=True, env=acp_env(tmp_path), cwd=tmp_path,
                           timeout=60)
     assert done.returncode == 2

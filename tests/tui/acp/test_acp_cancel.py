@@ -136,7 +136,7 @@ def test_acp_with_stdout_in_a_file_answers_there(tmp_path):
     replies = tmp_path / "replies.jsonl"
     with requests.open("rb") as stdin, replies.open("wb") as stdout:
         done = subprocess.run(
-            [sys.executable, "-m", "agent_tui.tui.cli", "acp", "--model", "openai/fake-model",
+            [sys.executable, "-m", "agent_tui.tui.cli.main", "acp", "--model", "openai/fake-model",
              "--api-key", "sk-test"], stdin=stdin, stdout=stdout, stderr=subprocess.PIPE,
             text=True, env=acp_env(tmp_path), cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -147,7 +147,7 @@ def test_acp_with_stdout_in_a_file_answers_there(tmp_path):
 
 def test_acp_with_stdout_closed_says_so_in_one_line(tmp_path):
     done = subprocess.run(
-        ["bash", "-c", f"exec {sys.executable} -m agent_tui.tui.cli acp --model "
+        ["bash", "-c", f"exec {sys.executable} -m agent_tui.tui.cli.main acp --model "
          "openai/fake-model --api-key sk-test >&-"],
         stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=acp_env(tmp_path),
         cwd=tmp_path, timeout=120)

@@ -1,6 +1,6 @@
 """``agent-tui serve [PATH]``: the workbench in a browser, through textual-serve.
 
-Each browser connection runs its own workbench process (``python -m agent_tui.tui.cli``
+Each browser connection runs its own workbench process (``python -m agent_tui.tui.cli.main``
 on PATH with the settings flags given to ``serve``), drawn by xterm.js in the page.
 
 Nothing outlives its page or the server. When a page's connection closes (the tab closed,
@@ -8,7 +8,7 @@ even while its workbench starts; the browser killed), its workbench is asked to 
 sent SIGTERM, then SIGKILL, a few seconds apart; meanwhile its output is still read, since a
 workbench blocked on a full pipe heeds no signal but SIGKILL. The server ending (Ctrl+C,
 SIGTERM) ends every workbench the same way first; the server dying (SIGKILL) closes their
-pipes, and a served workbench leaves when its pipes are gone (:mod:`.web_driver`). A
+pipes, and a served workbench leaves when its pipes are gone (:mod:`~agent_tui.tui.web_driver`). A
 workbench that leaves keeps its session, to resume as any other.
 
 The server listens on 127.0.0.1 only and answers nobody without its token: the printed URL
@@ -249,7 +249,7 @@ def bind(port: int | None) -> socket.socket:
 
 def workbench_command(args: argparse.Namespace, workdir: Path) -> str:
     """The shell command each browser connection runs: the workbench with the given flags."""
-    words = [sys.executable, "-m", "agent_tui.tui.cli"]
+    words = [sys.executable, "-m", "agent_tui.tui.cli.main"]
     for dest, flag in FORWARDED_OPTIONS:
         if (value := getattr(args, dest)) is not None:
             words += [flag, str(value)]
@@ -280,7 +280,7 @@ def serve_main(argv: list[str]) -> int:
     if not workdir.is_dir():
         return usage_error(parser, f"{workdir} is not a folder; pass a project folder.")
     if args.agent:
-        from ..core.personas import load_personas
+        from ...core.personas import load_personas
 
         catalog = load_personas(workdir)
         if catalog.get(args.agent) is None:  # said once here, not in every browser tab

@@ -11,7 +11,7 @@ import difflib
 import sys
 from typing import TextIO
 
-from ..core.approval import (
+from ...core.approval import (
     Allow,
     ApprovalRequest,
     ArgumentDetails,
@@ -22,8 +22,8 @@ from ..core.approval import (
     Previewer,
     RememberedRules,
 )
-from ..core.events import EventSink
-from .outside_text import visible
+from ...core.events import EventSink
+from ..outside_text import visible
 
 DIFF_LINES = 80
 """Lines of an edit's diff shown before the question."""

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from agent_tui.core.sessions.log import SessionStore, fork_before_turn
-from tests.tui.test_cli import agent_tui
+from tests.tui.cli.test_cli import agent_tui
 
 
 def test_a_fork_is_listed_with_its_parent_and_the_prompt_it_was_forked_after(

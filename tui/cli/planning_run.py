@@ -25,11 +25,11 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from ..core.agent import Agent
-from ..core.approval import ApprovalRequest, HeadlessApprover
-from ..core.config import Settings
-from ..core.personas import Persona
-from ..core.planning import (
+from ...core.agent import Agent
+from ...core.approval import ApprovalRequest, HeadlessApprover
+from ...core.config import Settings
+from ...core.personas import Persona
+from ...core.planning import (
     PlanFiles,
     Stage,
     approve,
@@ -54,11 +54,11 @@ from ..core.planning import (
     write_atomic,
     write_template,
 )
-from ..core.safety.redaction import RedactingSink, settings_secrets
-from ..core.sessions.start import OpenedSession
+from ...core.safety.redaction import RedactingSink, settings_secrets
+from ...core.sessions.start import OpenedSession
+from ..outside_text import visible
 from .autonomous_run import play, total_usage
 from .headless import HeadlessPrinter, headless_agent
-from .outside_text import visible
 from .terminal_approver import TerminalApprover, on_terminal, read_answer
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2

@@ -16,7 +16,7 @@ from tests.fakes.providers import Fault, Reply, ToolCall
 
 AGENT_TUI = shutil.which("agent-tui")
 COMMAND = [AGENT_TUI] if AGENT_TUI else [
-    sys.executable, "-c", "import sys; from agent_tui.tui.cli import main; sys.exit(main())"]
+    sys.executable, "-c", "import sys; from agent_tui.tui.cli.main import main; sys.exit(main())"]
 
 
 def agent_tui(*args, cwd, env_extra=None, stdin=None, timeout=60):
@@ -39,7 +39,7 @@ def test_version_loads_neither_textual_nor_litellm(tmp_path):
     assert done.stdout.strip() == f"agent-tui {__version__}"
     probe = subprocess.run(
         [sys.executable, "-c",
-         "import sys\nfrom agent_tui.tui.cli import main\n"
+         "import sys\nfrom agent_tui.tui.cli.main import main\n"
          "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
          "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'litellm')))"],
         capture_output=True, text=True, check=True)
@@ -55,7 +55,7 @@ def test_unknown_flag_is_a_usage_error(tmp_path):
 
 
 def test_help_lists_every_subcommand_with_a_line(tmp_path):
-    from agent_tui.tui.cli_parser import SUBCOMMANDS
+    from agent_tui.tui.cli.cli_parser import SUBCOMMANDS
 
     done = agent_tui("--help", cwd=tmp_path)
     assert done.returncode == 0

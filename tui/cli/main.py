@@ -29,7 +29,7 @@ from .cli_parser import (
 )
 
 if TYPE_CHECKING:
-    from ..core.config import CheckedSettings, Settings
+    from ...core.config import CheckedSettings, Settings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.autonomous and (problem := _take_requirements(args)):
         return usage_error(parser, problem)
     if args.autonomous or args.planning:
-        from ..core.autonomous import DEFAULT_ROUNDS
+        from ...core.autonomous import DEFAULT_ROUNDS
 
         # --max-turns counts rounds here; each run keeps its configured model-call limit.
         rounds, args.max_turns = args.max_turns or DEFAULT_ROUNDS, None
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         # start-up made and turns collections back on right after that frame.
         gc.disable()
 
-    from ..core.config import ConfigError, read_settings
+    from ...core.config import ConfigError, read_settings
 
     overrides = settings_overrides(args)
     try:
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         return usage_error(parser, str(exc))
     warnings = sources.warnings
     if settings.sandbox != "none":
-        from ..core.safety.sandbox import sandbox_problem
+        from ...core.safety.sandbox import sandbox_problem
 
         if problem := sandbox_problem(settings):
             warnings.append(f"{problem}. Until then every shell and background command fails.")
@@ -125,8 +125,8 @@ def main(argv: list[str] | None = None) -> int:
             "ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or OPENROUTER_API_KEY.",
         )
 
-    from ..core.sessions.log import SessionError, SessionNotFound
-    from ..core.sessions.start import NoSessionToContinue, close_session, open_session
+    from ...core.sessions.log import SessionError, SessionNotFound
+    from ...core.sessions.start import NoSessionToContinue, close_session, open_session
 
     try:
         # Without a model the workbench's setup screen asks for one.
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_FAILURE
     try:
         if prompt is None:
-            from .app import make_app
+            from ..app import make_app
 
             app = make_app(settings, workdir, session=session, browse_sessions=browse,
                            persona_settings=persona_settings)
@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
 def _how_to_resume(session_id: str, workdir: Path) -> str | None:
     """How to go on with the session the workbench left in front, once it has a prompt
     (printed on the terminal after the workbench has gone)."""
-    from ..core.sessions.log import SessionError, read_events
+    from ...core.sessions.log import SessionError, read_events
 
     try:
         events = read_events(session_id).events
@@ -239,8 +239,8 @@ def replay_main(argv: list[str]) -> int:
     if args.speed <= 0:
         return usage_error(parser, "--speed must be above 0.")
 
-    from ..core.config import ConfigError, load_settings
-    from ..core.sessions.log import SessionError, read_events
+    from ...core.config import ConfigError, load_settings
+    from ...core.sessions.log import SessionError, read_events
 
     try:
         log = read_events(args.session)
@@ -250,7 +250,7 @@ def replay_main(argv: list[str]) -> int:
         return EXIT_FAILURE
     project = Path(log.header.get("project") or Path.cwd())
     settings = settings.model_copy(update={"model": log.header.get("model") or settings.model})
-    from .app import make_app
+    from ..app import make_app
 
     make_app(settings, project if project.is_dir() else Path.cwd(),
              replay=(log, args.speed)).run()
@@ -258,8 +258,8 @@ def replay_main(argv: list[str]) -> int:
 
 
 def _list_for_resume(parser: argparse.ArgumentParser, workdir: Path) -> int:
-    from ..core.counts import counted
-    from ..core.sessions.index import SessionIndex
+    from ...core.counts import counted
+    from ...core.sessions.index import SessionIndex
 
     with SessionIndex() as index:
         found = index.list(workdir)

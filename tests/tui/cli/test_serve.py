@@ -473,7 +473,7 @@ def workbench_pids(served: Served) -> list[int]:
     """The workbench processes the server started (not the shell that may start one, nor
     what a workbench started), oldest first."""
     return sorted(pid for pid, command in served.workbenches().items()
-                  if "agent_tui.tui.cli" in command and not command.startswith("/bin/sh"))
+                  if "agent_tui.tui.cli.main" in command and not command.startswith("/bin/sh"))
 
 
 def make_stuck(served: Served) -> None:

@@ -18,14 +18,14 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..core.batch import Task
+from ...core.batch import Task
 
 
 def run_task(task: Task, overrides: dict[str, Any], log: TextIO) -> dict[str, Any]:
     """Run one task to its end; its result line (never raises for the task's own failures)."""
-    from ..core.config import ConfigError, read_settings
-    from ..core.sessions.log import SessionError
-    from ..core.sessions.start import close_session, open_session
+    from ...core.config import ConfigError, read_settings
+    from ...core.sessions.log import SessionError
+    from ...core.sessions.start import close_session, open_session
     from .cli_parser import default_model
     from .headless import run_headless
 
@@ -82,9 +82,9 @@ def run_task(task: Task, overrides: dict[str, Any], log: TextIO) -> dict[str, An
 
 def _worktree_for(task: Task) -> Path:
     """A studio worktree for the task (a leftover of an earlier, unfinished try is replaced)."""
-    from ..core.studio import StudioSession, create, project_root, save, worktree_folder
-    from ..core.studio.registry import forget, load
-    from ..core.studio.worktrees import remove
+    from ...core.studio import StudioSession, create, project_root, save, worktree_folder
+    from ...core.studio.registry import forget, load
+    from ...core.studio.worktrees import remove
 
     root = project_root(task.folder)
     name = f"batch-{task.id}"
@@ -99,8 +99,8 @@ def _worktree_for(task: Task) -> Path:
 
 def _worktree_ended(task: Task, result: dict[str, Any]) -> None:
     """Tell the task's studio record how it ended (``agent-tui studio list`` shows it)."""
-    from ..core.studio import project_root, save
-    from ..core.studio.registry import load
+    from ...core.studio import project_root, save
+    from ...core.studio.registry import load
 
     root = project_root(task.folder)
     record = load(root, f"batch-{task.id}")
@@ -116,16 +116,16 @@ def _worktree_ended(task: Task, result: dict[str, Any]) -> None:
 def _changed(task: Task, folder: Path, session_id: str) -> list[str]:
     """What the task changed: the worktree's changes, else the files its file tools wrote."""
     if task.worktree:
-        from ..core.studio import changes, project_root
-        from ..core.studio.registry import load
+        from ...core.studio import changes, project_root
+        from ...core.studio.registry import load
 
         root = project_root(task.folder)
         record = load(root, f"batch-{task.id}")
         if record is None:
             return []
         return [c.path for c in changes(Path(record.worktree), record.base)]
-    from ..core.sessions.log import read_events
-    from ..tools.names import EDIT_TOOLS
+    from ...core.sessions.log import read_events
+    from ...tools.names import EDIT_TOOLS
 
     written: list[str] = []
     calls: dict[str, str] = {}
@@ -158,7 +158,7 @@ def main() -> int:
     protocol = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1, encoding="utf-8")
     sys.stdout.flush()
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints go to the log
-    from ..core.providers.litellm import preload
+    from ...core.providers.litellm import preload
 
     preload()  # litellm's import, paid once for every task this worker runs
     protocol.write(json.dumps({"ready": os.getpid()}) + "\n")

@@ -1,7 +1,7 @@
 """The ``agent-tui`` command line's flags, and what every subcommand shares: its usage
 errors, the settings the flags give, the model picked when none is configured.
 
-Only the standard library at import time, as :mod:`.cli`.
+Only the standard library at import time, as :mod:`.main`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from ..core import __version__
+from ...core import __version__
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
@@ -29,12 +29,12 @@ DEFAULT_MODELS: tuple[tuple[str, str], ...] = (
 SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "sessions": (".sessions_cli", "main", "list, search, show and delete recorded sessions"),
     "agents": (".agents_cli", "main", "list the personas --agent NAME takes on"),
-    "replay": (".cli", "replay_main", "play a recorded session back in the workbench"),
+    "replay": (".main", "replay_main", "play a recorded session back in the workbench"),
     "batch": (".batch_cli", "batch_main", "run headless tasks from a JSON-lines file on a "
               "pool of workers"),
     "studio": (".studio_cli", "studio_main", "run sessions in their own git worktrees; "
                "accept or discard each"),
-    "acp": (".acp", "acp_main", "speak the Agent Client Protocol on stdio, for "
+    "acp": ("..acp", "acp_main", "speak the Agent Client Protocol on stdio, for "
             "editors such as Zed"),
     "serve": (".serve", "serve_main", "serve the workbench to a browser on this machine"),
 }
@@ -217,7 +217,7 @@ def _positive_int(text: str) -> int:
 def say(line: str) -> None:
     """Write ``line`` to stderr with its control characters shown (``␛``), never acted on:
     messages carry paths, session ids and titles that came from outside."""
-    from .outside_text import visible
+    from ..outside_text import visible
 
     sys.stderr.write(visible(line) + "\n")
 

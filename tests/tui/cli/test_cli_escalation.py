@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from tests.fakes.providers import Reply
-from tests.tui.test_cli import agent_tui, fake_flags
+from tests.tui.cli.test_cli import agent_tui, fake_flags
 
 
 def test_a_headless_run_escalates_and_says_so_on_stderr(fake_provider, tmp_path):

@@ -38,7 +38,7 @@ def studio(repo: Path, tmp_path: Path, *args: str, fake=None) -> subprocess.Comp
     env["AGENT_TUI_HOME"] = str(tmp_path / ".home")
     flags = ["--model", "openai/fake-model", "--api-base", fake.openai_base, "--api-key",
              "sk-test", "--approval-mode", "yolo"] if fake is not None else []
-    return subprocess.run([sys.executable, "-m", "agent_tui.tui.cli", "studio", *args, *flags],
+    return subprocess.run([sys.executable, "-m", "agent_tui.tui.cli.main", "studio", *args, *flags],
                           cwd=repo, env=env, capture_output=True, text=True, timeout=120)
 
 

@@ -35,8 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     """Run ``agent-tui agents …``; returns the exit code (2: a usage error)."""
-    from ..core.personas import load_personas
-    from ..core.visible_text import visible as shown
+    from ...core.personas import load_personas
+    from ...core.visible_text import visible as shown
 
     args = build_parser().parse_args(argv)
     workdir = Path(args.project or Path.cwd()).expanduser().resolve()
@@ -88,7 +88,7 @@ def take_on_persona(workdir: Path, settings: Any, flag_mode: str | None,
         flag_mode: The ``--approval-mode`` given on the command line, if any.
         flag_model: The ``--model`` given on the command line, if any (it wins).
     """
-    from ..core.personas import load_personas, persona_changes
+    from ...core.personas import load_personas, persona_changes
 
     catalog = load_personas(workdir)
     persona = catalog.get(settings.agent)

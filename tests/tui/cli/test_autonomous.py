@@ -48,7 +48,7 @@ def run(folder: Path, fake: FakeProvider, *args: str) -> subprocess.CompletedPro
            if not k.endswith("_API_KEY") and not k.startswith("AGENT_TUI_")}
     env["AGENT_TUI_HOME"] = str(folder / ".home")
     return subprocess.run(
-        [sys.executable, "-m", "agent_tui.tui.cli", "--model", "openai/fake-model",
+        [sys.executable, "-m", "agent_tui.tui.cli.main", "--model", "openai/fake-model",
          "--api-base", fake.openai_base, "--api-key", "sk-test", "--approval-mode", "yolo",
          *args], cwd=folder, env=env, capture_output=True, text=True, timeout=120)
 

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..core.counts import counted
-from ..core.studio import (
+from ...core.counts import counted
+from ...core.studio import (
     StudioError,
     StudioSession,
     accept,
@@ -29,10 +29,10 @@ from ..core.studio import (
     sessions,
     worktree_folder,
 )
-from ..core.studio.registry import forget
+from ...core.studio.registry import forget
 from .cli_parser import EXIT_FAILURE, EXIT_OK, CommandParser, say, usage_error
 
-AGENT_TUI = [sys.executable, "-m", "agent_tui.tui.cli"]
+AGENT_TUI = [sys.executable, "-m", "agent_tui.tui.cli.main"]
 """How studio starts agent-tui in a worktree (this Python, this agent-tui)."""
 
 
@@ -158,7 +158,7 @@ def _run_workbench(session: StudioSession, agent_flags: list[str]) -> int:
     except KeyboardInterrupt:
         code = process.wait()
     session.state, session.pid = "open", None
-    from ..core.sessions.index import SessionIndex
+    from ...core.sessions.index import SessionIndex
 
     with SessionIndex() as index:
         latest = index.latest(Path(session.worktree))
@@ -264,6 +264,6 @@ def _discard(root: Path, session: StudioSession, force: bool) -> int:
 
 
 def _visible(text: str) -> str:
-    from .outside_text import visible
+    from ..outside_text import visible
 
     return visible(text)

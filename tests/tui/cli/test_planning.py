@@ -78,7 +78,7 @@ def run(folder: Path, fake: FakeProvider | None, *args: str,
     model = ["--model", "openai/fake-model", "--api-base", fake.openai_base,
              "--api-key", "sk-test"] if fake is not None else []
     return subprocess.run(
-        [sys.executable, "-m", "agent_tui.tui.cli", *model, "--approval-mode", mode,
+        [sys.executable, "-m", "agent_tui.tui.cli.main", *model, "--approval-mode", mode,
          "--planning", *args], cwd=folder, env=env, capture_output=True, text=True,
         stdin=subprocess.DEVNULL, timeout=120)
 
@@ -268,7 +268,7 @@ def test_on_a_terminal_the_person_edits_approves_and_allows_the_commit(tmp_path)
     reader.start()
     with FakeProvider(responder=Plan()) as fake:
         process = subprocess.run(
-            [sys.executable, "-m", "agent_tui.tui.cli", "--model", "openai/fake-model",
+            [sys.executable, "-m", "agent_tui.tui.cli.main", "--model", "openai/fake-model",
              "--api-base", fake.openai_base, "--api-key", "sk-test", "--approval-mode",
              "default", "--planning"], cwd=folder, env=env, stdin=slave, stderr=slave,
             stdout=subprocess.PIPE, text=True, timeout=120)

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from tests.fakes.providers import Reply
-from tests.tui.test_cli import agent_tui, fake_flags
+from tests.tui.cli.test_cli import agent_tui, fake_flags
 
 
 def project(tmp_path: Path) -> Path:
@@ -184,8 +184,8 @@ def test_the_agent_setting_in_config_toml(fake_provider, tmp_path):
 
 
 def test_serve_passes_agent_on_and_refuses_an_unknown_one(tmp_path):
-    from agent_tui.tui.cli_parser import build_parser
-    from agent_tui.tui.serve import workbench_command
+    from agent_tui.tui.cli.cli_parser import build_parser
+    from agent_tui.tui.cli.serve import workbench_command
 
     args = build_parser().parse_args(["--agent", "reviewer"])
     assert "--agent reviewer" in workbench_command(args, tmp_path)

@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..core.batch import Task, TasksError, append_result, finished_ids, read_tasks
-from ..core.counts import counted
+from ...core.batch import Task, TasksError, append_result, finished_ids, read_tasks
+from ...core.counts import counted
 from .cli_parser import (
     EXIT_FAILURE,
     EXIT_OK,
@@ -139,7 +139,7 @@ class Worker:
         """A worker with litellm imported and ready for tasks."""
         with log.open("ab") as handle:
             process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "agent_tui.tui.batch_worker",
+                sys.executable, "-m", "agent_tui.tui.cli.batch_worker",
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=handle,
                 limit=64 * 1024 * 1024)
         worker = cls(process, log)

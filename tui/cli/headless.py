@@ -17,10 +17,10 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..core.agent import Agent
-from ..core.approval import ApprovalRequest, HeadlessApprover
-from ..core.config import Settings
-from ..core.events import (
+from ...core.agent import Agent
+from ...core.approval import ApprovalRequest, HeadlessApprover
+from ...core.config import Settings
+from ...core.events import (
     ApprovalDecided,
     ErrorEvent,
     Escalated,
@@ -35,19 +35,19 @@ from ..core.events import (
     ToolCallStarted,
     ToolResultEvent,
 )
-from ..core.knowledge import load_knowledge
-from ..core.memory import open_project_memory
-from ..core.prompt_resolution import PromptFailed, resolve_prompt, run_resolved
-from ..core.providers.litellm import LitellmProvider
-from ..core.safety.redaction import RedactingSink, settings_secrets
-from ..core.sessions.start import OpenedSession
-from ..tools.base import EDIT_TIER_NOTES
-from ..tools.builtin import builtin_tools
-from ..tools.images import image_parts, load_image, prompt_image_parts
-from ..tools.registry import ToolRegistry
-from .commands import COMMANDS
-from .outside_text import visible
-from .outside_tools import DISCOVERED_GROUP, MCP_GROUP
+from ...core.knowledge import load_knowledge
+from ...core.memory import open_project_memory
+from ...core.prompt_resolution import PromptFailed, resolve_prompt, run_resolved
+from ...core.providers.litellm import LitellmProvider
+from ...core.safety.redaction import RedactingSink, settings_secrets
+from ...core.sessions.start import OpenedSession
+from ...tools.base import EDIT_TIER_NOTES
+from ...tools.builtin import builtin_tools
+from ...tools.images import image_parts, load_image, prompt_image_parts
+from ...tools.registry import ToolRegistry
+from ..commands import COMMANDS
+from ..outside_text import visible
+from ..outside_tools import DISCOVERED_GROUP, MCP_GROUP
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -259,7 +259,7 @@ async def lend_outside_tools(agent: Agent, settings: Settings, workdir: Path,
                              err: TextIO) -> Any:
     """Give ``agent`` the project's discovered tools and its MCP servers' tools; returns the
     servers (``core.mcp.McpManager``, to close after the run) or None."""
-    from ..tools.discovered import discover_tools
+    from ...tools.discovered import discover_tools
 
     discovered, problems = await discover_tools(settings, workdir)
     for problem in problems:
@@ -268,7 +268,7 @@ async def lend_outside_tools(agent: Agent, settings: Settings, workdir: Path,
     mcp = await start_mcp_servers(
         workdir, lambda warning: err.write(f"agent-tui: warning: {visible(warning)}\n"))
     if mcp is not None:
-        from ..tools.mcp import mcp_tools
+        from ...tools.mcp import mcp_tools
 
         agent.use_external_tools(MCP_GROUP, mcp_tools(mcp))
     return mcp
@@ -284,8 +284,8 @@ async def start_mcp_servers(workdir: Path, warn: Callable[[str], None], *,
     ACP client's; they replace configured ones of the same name), started and (within
     ``wait_s``) ready; None when there are none. ``warn`` hears what fails, in a sentence
     each; the run goes on without it."""
-    from ..core import paths
-    from ..core.mcp import load_mcp_config
+    from ...core import paths
+    from ...core.mcp import load_mcp_config
 
     configs, warnings = await asyncio.to_thread(load_mcp_config, workdir)
     for warning in warnings:

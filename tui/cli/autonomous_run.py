@@ -14,14 +14,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..core.approval import HeadlessApprover
-from ..core.autonomous import Outcome, coach_persona, coach_player
-from ..core.config import Settings
-from ..core.events import SessionStart
-from ..core.safety.redaction import RedactingSink, settings_secrets
-from ..core.sessions.start import OpenedSession
+from ...core.approval import HeadlessApprover
+from ...core.autonomous import Outcome, coach_persona, coach_player
+from ...core.config import Settings
+from ...core.events import SessionStart
+from ...core.safety.redaction import RedactingSink, settings_secrets
+from ...core.sessions.start import OpenedSession
+from ..outside_text import visible
 from .headless import HeadlessPrinter, headless_agent, lend_outside_tools
-from .outside_text import visible
 
 
 async def play(

@@ -41,7 +41,7 @@ def batch(folder: Path, fake: FakeProvider, *args: str) -> subprocess.CompletedP
            if not k.endswith("_API_KEY") and not k.startswith("AGENT_TUI_")}
     env["AGENT_TUI_HOME"] = str(folder / ".home")
     return subprocess.run(
-        [sys.executable, "-m", "agent_tui.tui.cli", "batch", *args, "--model",
+        [sys.executable, "-m", "agent_tui.tui.cli.main", "batch", *args, "--model",
          "openai/fake-model", "--api-base", fake.openai_base, "--api-key", "sk-test",
          "--approval-mode", "yolo"], cwd=folder, env=env, capture_output=True, text=True,
         timeout=180)
@@ -126,7 +126,7 @@ def test_a_worktree_task_leaves_its_work_on_a_branch(fake, tmp_path):
     assert not (repo / "wt.txt").exists()
     assert (Path(result["worktree"]) / "wt.txt").exists()
     env = {**os.environ, "AGENT_TUI_HOME": str(tmp_path / ".home")}
-    listed = subprocess.run([sys.executable, "-m", "agent_tui.tui.cli", "studio", "list",
+    listed = subprocess.run([sys.executable, "-m", "agent_tui.tui.cli.main", "studio", "list",
                              "--json"], cwd=repo, env=env, capture_output=True, text=True)
     assert json.loads(listed.stdout)["name"] == "batch-wt"
 

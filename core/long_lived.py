@@ -5,7 +5,7 @@ collections are made rare.
 Python's full (oldest-generation) collection walks every tracked object; a stream's
 allocations set one off about once a second, a 250-450 ms pause each time, in which the
 workbench answered no key and the stream worker sent no text. The workbench
-(:mod:`agent_tui.tui.pauses`) and the stream worker
+(:mod:`agent_tui.tui.workbench.pauses`) and the stream worker
 (:mod:`agent_tui.core.providers.stream_worker`) both settle this way.
 """
 

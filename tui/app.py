@@ -31,21 +31,7 @@ from textual.widgets import Static, TextArea
 from ..core import paths
 from ..core.config import APPROVAL_MODES, CheckedSettings, ConfigError
 from ..themes import STYLESHEET, THEMES
-from .autonomous_actions import AutonomousActions
-from .change_actions import ChangeActions
-from .commands import COMMANDS, SLASH_COMMANDS
-from .knowledge_actions import KnowledgeActions
 from .outside_text import literal_markup, outside_text, visible
-from .outside_tools import OutsideTools
-from .pauses import (
-    collect_everything,
-    freeze_between_turns,
-    pause_collection,
-    quick_thread_switches,
-    settle_long_lived,
-)
-from .session_actions import SessionActions
-from .terminal_watch import CHECK_EVERY_S, terminal_gone, watched_fd
 from .widgets.conversation import ConversationView, NoticeBlock, UserBlock
 from .widgets.key_footer import KeyFooter, bound_keys
 from .widgets.panels import BREAKPOINTS, ContextGauge, SidePanel, StatusBar, TodoPane
@@ -54,6 +40,20 @@ from .widgets.tool_log import ToolLog
 from .widgets.waiting import TICK_S
 from .widgets.welcome import WelcomeLine, welcome_text
 from .workbench import NO_MODEL
+from .workbench.autonomous_actions import AutonomousActions
+from .workbench.change_actions import ChangeActions
+from .workbench.commands import COMMANDS, SLASH_COMMANDS
+from .workbench.knowledge_actions import KnowledgeActions
+from .workbench.outside_tools import OutsideTools
+from .workbench.pauses import (
+    collect_everything,
+    freeze_between_turns,
+    pause_collection,
+    quick_thread_switches,
+    settle_long_lived,
+)
+from .workbench.session_actions import SessionActions
+from .workbench.terminal_watch import CHECK_EVERY_S, terminal_gone, watched_fd
 
 if TYPE_CHECKING:
     from textual.driver import Driver
@@ -67,15 +67,15 @@ if TYPE_CHECKING:
     from ..core.sessions.start import OpenedSession
     from ..tools.base import ImagePart
     from ..tools.browser.session import BrowserSession
-    from .approver import ApprovalNeeded, InboxChanged, RulesRemembered, TuiApprover
-    from .background import BackgroundSessions
-    from .bridge import AgentEvent
-    from .event_view import EventView
+    from .workbench.approver import ApprovalNeeded, InboxChanged, RulesRemembered, TuiApprover
+    from .workbench.background import BackgroundSessions
+    from .workbench.bridge import AgentEvent
+    from .workbench.event_view import EventView
 
 
 def __getattr__(name: str) -> Any:
     if name == "RESTORED_TOOL_ROWS":  # the event view loads after the first frame
-        from .event_view import RESTORED_TOOL_ROWS
+        from .workbench.event_view import RESTORED_TOOL_ROWS
 
         return RESTORED_TOOL_ROWS
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -125,8 +125,8 @@ class AgentApp(App[None]):
     """The agent-tui workbench on one project folder.
 
     The app composes the panes, owns the turn and the prompt queue, and hands the rest
-    over: engine events to :class:`~agent_tui.tui.event_view.EventView`, slash commands to
-    :data:`~agent_tui.tui.commands.COMMANDS`, session and change actions to ``sessions``
+    over: engine events to :class:`~agent_tui.tui.workbench.event_view.EventView`, slash commands to
+    :data:`~agent_tui.tui.workbench.commands.COMMANDS`, session and change actions to ``sessions``
     and ``changes``.
     """
 
@@ -210,10 +210,10 @@ class AgentApp(App[None]):
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's choice, except that served to a browser (textual's WebDriver) the
-        workbench leaves once the server's pipes are gone (:mod:`.web_driver`)."""
+        workbench leaves once the server's pipes are gone (:mod:`.workbench.web_driver`)."""
         driver_class = super().get_driver_class()
         if driver_class.__module__ == "textual.drivers.web_driver":
-            from .web_driver import ServedDriver
+            from .workbench.web_driver import ServedDriver
 
             return ServedDriver
         return driver_class
@@ -234,7 +234,7 @@ class AgentApp(App[None]):
     def view(self) -> EventView:
         """Shows engine events in the panes (loaded on first use, after the first frame)."""
         if self._view is None:
-            from .event_view import EventView
+            from .workbench.event_view import EventView
 
             self._view = EventView(self)
         return self._view
@@ -243,7 +243,7 @@ class AgentApp(App[None]):
     def background(self) -> BackgroundSessions:
         """The open sessions besides the front one (loaded on first use)."""
         if self._background is None:
-            from .background import BackgroundSessions
+            from .workbench.background import BackgroundSessions
 
             self._background = BackgroundSessions(self)
         return self._background
@@ -257,7 +257,7 @@ class AgentApp(App[None]):
     def approver(self) -> TuiApprover:
         """Asks the person about tool calls (loaded on first use, after the first frame)."""
         if self._approver is None:
-            from .approver import TuiApprover
+            from .workbench.approver import TuiApprover
 
             self._approver = TuiApprover(self)
         return self._approver
@@ -510,7 +510,7 @@ class AgentApp(App[None]):
         box.focus()
 
     async def run_slash_command(self, line: str) -> None:
-        """Run ``/name args`` (see :data:`~agent_tui.tui.commands.COMMANDS`)."""
+        """Run ``/name args`` (see :data:`~agent_tui.tui.workbench.commands.COMMANDS`)."""
         await COMMANDS.run(self, line)
 
     def start_turn(self, text: str, images: tuple[tuple[str, ImagePart], ...] = ()) -> None:
@@ -681,7 +681,7 @@ class AgentApp(App[None]):
         from ..core.safety.redaction import settings_secrets
         from ..tools.builtin import builtin_tools
         from ..tools.registry import ToolRegistry
-        from .background import SessionBridge
+        from .workbench.background import SessionBridge
 
         await asyncio.to_thread(load_litellm)
         knowledge = await self.knowledge.ready()

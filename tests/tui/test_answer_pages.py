@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_tui.tui.answer_pages import Page, block_starts, shown, split_pages, split_stream
+from agent_tui.tui.widgets.answer_pages import Page, block_starts, shown, split_pages, split_stream
 
 PARAGRAPH = "The parser reads each line and keeps the **last** value of every `key`."
 FENCE = "```python\n" + "\n".join(f"x{n} = {n}  # line" for n in range(40)) + "\n\n\nmore\n```"

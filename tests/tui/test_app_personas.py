@@ -4,8 +4,8 @@ provider): taking a persona on changes the next request's prompt, tools, mode an
 
 from __future__ import annotations
 
-from agent_tui.tui.commands import COMMANDS
 from agent_tui.tui.widgets.conversation import NoticeBlock
+from agent_tui.tui.workbench.commands import COMMANDS
 from tests.fakes.providers import Reply
 from tests.tui.test_app import SIZE, app_for, type_prompt, until
 

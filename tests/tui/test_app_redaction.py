@@ -14,10 +14,10 @@ from agent_tui.core.events import (
 )
 from agent_tui.core.safety.redaction import REDACTED
 from agent_tui.tui.app import make_app
-from agent_tui.tui.bridge import TEXT_GATHER_S, EventBridge
 from agent_tui.tui.widgets.assistant_block import AssistantBlock
 from agent_tui.tui.widgets.conversation import ToolBlock
 from agent_tui.tui.widgets.tool_log import ToolLog
+from agent_tui.tui.workbench.bridge import TEXT_GATHER_S, EventBridge
 from tests.core.loop_helpers import settings_for
 from tests.fakes.providers import Reply, ToolCall
 from tests.tui.test_app import SIZE, type_prompt, until

@@ -972,8 +972,8 @@ class InboxHost(App[None]):
     def on_mount(self) -> None:
         import asyncio
 
-        from agent_tui.tui.approver import PendingApproval, TuiApprover
         from agent_tui.tui.screens.inbox import InboxScreen
+        from agent_tui.tui.workbench.approver import PendingApproval, TuiApprover
 
         self.approver = TuiApprover(self, front_session=lambda: "0123456789ab")
         loop = asyncio.get_running_loop()

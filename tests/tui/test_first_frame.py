@@ -139,8 +139,8 @@ def test_the_first_frame_loads_neither_pydantic_nor_the_engine_nor_litellm(tmp_p
     unwanted = {"pydantic", "pydantic_settings", "litellm", "openai", "markdown_it",
                 "tree_sitter_language_pack", "agent_tui.core.agent", "agent_tui.core.events",
                 "agent_tui.core.approval", "agent_tui.tools.base", "agent_tui.tools.builtin",
-                "agent_tui.tools.registry", "agent_tui.tui.event_view",
-                "agent_tui.tui.approver", "agent_tui.tui.bridge"}
+                "agent_tui.tools.registry", "agent_tui.tui.workbench.event_view",
+                "agent_tui.tui.workbench.approver", "agent_tui.tui.workbench.bridge"}
     assert loaded & unwanted == set()
     assert lines["BUILT"] == "Settings plan"
 

@@ -381,8 +381,8 @@ async def test_approval_of_hostile_arguments_shows_them_literally(monkeypatch):
 async def test_the_approval_inbox_shows_hostile_calls_literally(monkeypatch):
     import asyncio
 
-    from agent_tui.tui.approver import PendingApproval, TuiApprover
     from agent_tui.tui.screens.inbox import InboxScreen
+    from agent_tui.tui.workbench.approver import PendingApproval, TuiApprover
 
     host = ScreenHost(Screen())
     async with host.run_test(size=SIZE) as pilot:

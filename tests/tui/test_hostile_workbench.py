@@ -24,7 +24,6 @@ from agent_tui.core import agent as agent_module
 from agent_tui.core.events import ErrorEvent, StreamRestart
 from agent_tui.core.safety.preview import CommandPreview
 from agent_tui.core.safety.preview_changes import FileChange
-from agent_tui.tui.bridge import EventBridge
 from agent_tui.tui.cli.headless import run_headless
 from agent_tui.tui.outside_text import outside_text, visible
 from agent_tui.tui.widgets import tool_log
@@ -35,6 +34,7 @@ from agent_tui.tui.widgets.markdown_run import StreamedRun
 from agent_tui.tui.widgets.panels import StatusBar, TodoPane
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.tool_log import ToolLog
+from agent_tui.tui.workbench.bridge import EventBridge
 from tests.core.loop_helpers import settings_for
 from tests.fakes.providers import Fault, Reply, ToolCall
 from tests.tui.hostile_text import ALL_HOSTILE, HOSTILE, SHORT_HOSTILE

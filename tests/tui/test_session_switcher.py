@@ -11,7 +11,7 @@ from agent_tui.tui.screens.session_switcher import SessionSwitcher
 from tests.core.loop_helpers import settings_for
 from tests.fakes.providers import Reply, ToolCall
 from tests.tui.test_app import SIZE, type_prompt, until
-from tests.tui.test_background_sessions import by_prompt, screen_of
+from tests.tui.workbench.test_background_sessions import by_prompt, screen_of
 
 
 def row(switcher: SessionSwitcher, session_id: str) -> list[str]:

@@ -20,7 +20,6 @@ from textual.widgets._markdown import MarkdownBlock, MarkdownBullet, MarkdownBul
 from textual.widgets.markdown import MarkdownFence
 
 from agent_tui.core import events as ev
-from agent_tui.tui.bridge import AgentEvent
 from agent_tui.tui.widgets.assistant_block import FLUSH_INTERVAL, AssistantBlock
 from agent_tui.tui.widgets.conversation import (
     SHOWN_OUTPUT,
@@ -31,6 +30,7 @@ from agent_tui.tui.widgets.conversation import (
 from agent_tui.tui.widgets.markdown_run import RunMarkdown, StreamedRun
 from agent_tui.tui.widgets.streamed_markdown import StreamedList
 from agent_tui.tui.widgets.tool_log import ToolLog
+from agent_tui.tui.workbench.bridge import AgentEvent
 from tests.fakes.providers import Reply, ToolCall
 from tests.tui.test_app import SIZE, app_for, type_prompt, until
 
@@ -145,7 +145,7 @@ async def test_a_person_who_scrolled_up_stays_where_they_are(fake_provider, tmp_
 def test_long_lived_objects_are_frozen_full_collections_rare_and_thread_switches_quick(
 ) -> None:
     # In a process of its own: freezing is for the whole process.
-    script = ("import gc, sys; from agent_tui.tui.pauses import *; "
+    script = ("import gc, sys; from agent_tui.tui.workbench.pauses import *; "
               "pause_collection(); quick_thread_switches(); settle_long_lived(); "
               "print(gc.get_freeze_count() > 1000, gc.get_threshold() == THRESHOLDS, "
               "gc.isenabled(), sys.getswitchinterval() == SWITCH_INTERVAL)")
@@ -185,7 +185,7 @@ def test_a_turn_is_frozen_without_a_pause_and_everything_collected_when_away() -
     # In a process of its own: freezing is for the whole process.
     script = (
         "import gc, weakref\n"
-        "from agent_tui.tui.pauses import *\n"
+        "from agent_tui.tui.workbench.pauses import *\n"
         "settle_long_lived()\n"
         "class Node: pass\n"
         "a, b = Node(), Node(); a.b, b.a = b, a  # a cycle a turn left behind\n"

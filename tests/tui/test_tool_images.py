@@ -17,9 +17,9 @@ from agent_tui.tui.widgets import tool_image
 from agent_tui.tui.widgets.conversation import ConversationView, ToolBlock
 from agent_tui.tui.widgets.tool_image import MAX_ROWS, ToolImage
 from tests.tui.test_app import until
-from tests.tui.test_event_view import Panes
 from tests.tui.test_first_frame import FIRST_FRAME_PROBE
 from tests.tui.test_snapshots import PROJECT, SIZE, _steady, project, snapshot_app  # noqa: F401
+from tests.tui.workbench.test_event_view import Panes
 
 RED, GREEN, BLUE, WHITE = (255, 0, 0), (0, 160, 0), (0, 0, 255), (255, 255, 255)
 

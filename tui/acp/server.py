@@ -49,7 +49,7 @@ from ...core.sessions.replay import event_from_record
 from ...core.sessions.start import open_session
 from ...tools.base import ImagePart
 from ...tools.images import prompt_image_parts
-from ..outside_tools import MCP_GROUP
+from ..workbench.outside_tools import MCP_GROUP
 from .session import AcpSession, open_acp_session
 from .updates import UpdateTranslator
 

@@ -28,8 +28,8 @@ from ...core.safety.redaction import RedactingSink, settings_secrets
 from ...core.sessions.start import OpenedSession, close_session
 from ...tools.builtin import builtin_tools
 from ...tools.registry import ToolRegistry
-from ..commands import COMMANDS
-from ..outside_tools import DISCOVERED_GROUP, MCP_GROUP
+from ..workbench.commands import COMMANDS
+from ..workbench.outside_tools import DISCOVERED_GROUP, MCP_GROUP
 from .approver import AcpApprover
 from .client_side import ClientFiles, ClientTerminals
 from .updates import UpdateTranslator

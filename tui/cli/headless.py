@@ -45,9 +45,9 @@ from ...tools.base import EDIT_TIER_NOTES
 from ...tools.builtin import builtin_tools
 from ...tools.images import image_parts, load_image, prompt_image_parts
 from ...tools.registry import ToolRegistry
-from ..commands import COMMANDS
 from ..outside_text import visible
-from ..outside_tools import DISCOVERED_GROUP, MCP_GROUP
+from ..workbench.commands import COMMANDS
+from ..workbench.outside_tools import DISCOVERED_GROUP, MCP_GROUP
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 

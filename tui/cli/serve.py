@@ -8,7 +8,7 @@ even while its workbench starts; the browser killed), its workbench is asked to 
 sent SIGTERM, then SIGKILL, a few seconds apart; meanwhile its output is still read, since a
 workbench blocked on a full pipe heeds no signal but SIGKILL. The server ending (Ctrl+C,
 SIGTERM) ends every workbench the same way first; the server dying (SIGKILL) closes their
-pipes, and a served workbench leaves when its pipes are gone (:mod:`~agent_tui.tui.web_driver`). A
+pipes, and a served workbench leaves when its pipes are gone (:mod:`~agent_tui.tui.workbench.web_driver`). A
 workbench that leaves keeps its session, to resume as any other.
 
 The server listens on 127.0.0.1 only and answers nobody without its token: the printed URL

@@ -35,7 +35,7 @@ class InboxScreen(ModalScreen[None]):
 
     Args:
         approver: The workbench's approver, whose queue this shows
-            (:class:`~agent_tui.tui.approver.TuiApprover`; not imported here: it opens this
+            (:class:`~agent_tui.tui.workbench.approver.TuiApprover`; not imported here: it opens this
             screen).
     """
 

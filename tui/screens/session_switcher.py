@@ -11,13 +11,13 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from ..background import BackgroundSession
+from ..workbench.background import BackgroundSession
 from ..outside_text import outside_text, visible
 from ..widgets.measured_table import MeasuredTable
 from .key_help import key_help
 
 if TYPE_CHECKING:
-    from ..background import BackgroundSessions
+    from ..workbench.background import BackgroundSessions
 
 KEYS = (("j/k", "move"), ("enter", "bring to the front"), ("c", "stop its prompt"),
         ("x", "close it (stays resumable)"), ("i", "approval inbox"), ("esc", "back"))

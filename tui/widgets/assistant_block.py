@@ -3,7 +3,7 @@
 Its own module, imported on first use: Markdown (markdown-it) is not needed for the
 workbench's first frame.
 
-A long answer is shown as pages (:mod:`~agent_tui.tui.answer_pages`), each an
+A long answer is shown as pages (:mod:`~agent_tui.tui.widgets.answer_pages`), each an
 :class:`AssistantBlock` framed as one: the first has the title and the top border, the
 last the bottom one. The conversation keeps only the pages near the screen mounted, so the
 layout of one more word costs the same at the end of a 10,000-word answer as at its start.
@@ -33,8 +33,8 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
-from ..answer_pages import Page, closer, shown, split_pages, split_stream
 from ..outside_text import visible
+from .answer_pages import Page, closer, shown, split_pages, split_stream
 from .markdown_run import RunMarkdown, StreamedRun
 from .one_layout import SizedInOnePass
 

@@ -38,7 +38,7 @@ from textual.widgets._markdown import (
     MarkdownParagraph,
 )
 
-from ..answer_pages import markdown_parser
+from .answer_pages import markdown_parser
 from .one_layout import SizedInOnePass
 from .streamed_markdown import STREAMED_BLOCKS, StreamedList, StreamedParagraph
 

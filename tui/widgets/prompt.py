@@ -17,8 +17,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
-from ..commands import SLASH_COMMANDS
 from ..outside_text import visible
+from ..workbench.commands import SLASH_COMMANDS
 from .completion import (
     CompletionList,
     command_option,

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.tui.terminal_watch import terminal_gone
+from agent_tui.tui.workbench.terminal_watch import terminal_gone
 from tests.fakes.providers import Reply
 
 pytestmark = pytest.mark.skipif(shutil.which("agent-tui") is None,

@@ -9,12 +9,6 @@ from typing import Any
 from textual.app import App, ComposeResult
 
 from agent_tui.core import events as ev
-from agent_tui.tui.event_view import (
-    IGNORED_EVENTS,
-    RESTORED_EVENTS,
-    EventView,
-    ToolBlockRecord,
-)
 from agent_tui.tui.outside_text import visible
 from agent_tui.tui.widgets.assistant_block import AssistantBlock
 from agent_tui.tui.widgets.conversation import (
@@ -27,6 +21,12 @@ from agent_tui.tui.widgets.conversation import (
 from agent_tui.tui.widgets.panels import ContextGauge, TodoPane
 from agent_tui.tui.widgets.tool_log import ToolLog
 from agent_tui.tui.widgets.waiting import WaitingLine
+from agent_tui.tui.workbench.event_view import (
+    IGNORED_EVENTS,
+    RESTORED_EVENTS,
+    EventView,
+    ToolBlockRecord,
+)
 from tests.tui.test_app import SIZE
 
 EVENT_TYPES = {cls for _, cls in inspect.getmembers(ev, inspect.isclass)
@@ -38,7 +38,7 @@ def test_every_engine_event_is_handled_or_declared_not_shown() -> None:
     ignored = set(IGNORED_EVENTS)
     assert not handled & ignored
     assert EVENT_TYPES == handled | ignored, (
-        "a new event type needs a handler in tui/event_view.py (or a place in IGNORED_EVENTS)")
+        "a new event type needs a handler in tui/workbench/event_view.py (or a place in IGNORED_EVENTS)")
 
 
 def test_a_resumed_session_redraws_through_the_live_handlers() -> None:
@@ -46,7 +46,7 @@ def test_a_resumed_session_redraws_through_the_live_handlers() -> None:
 
 
 def test_a_type_has_one_handler() -> None:
-    from agent_tui.tui.event_view import shows
+    from agent_tui.tui.workbench.event_view import shows
 
     try:
         shows(ev.TextDelta)(lambda view, event: None)  # type: ignore[arg-type, return-value]

@@ -13,12 +13,12 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.counts import counted
-from .outside_text import visible
+from ...core.counts import counted
+from ..outside_text import visible
 
 if TYPE_CHECKING:
-    from ..core.custom_commands import CustomCommand
-    from ..core.knowledge import Knowledge
+    from ...core.custom_commands import CustomCommand
+    from ...core.knowledge import Knowledge
 
 WARM_MEMORY_AFTER_S = 5.0
 """Seconds after the first read before the embedding model and vectors are loaded."""
@@ -131,7 +131,7 @@ class KnowledgeActions:
 
     async def show_memory(self) -> None:
         """``/memory``: what is loaded into the prompt, and the memories to browse."""
-        from .screens.memory import MemoryScreen
+        from ..screens.memory import MemoryScreen
 
         knowledge = await self.ready()
         counter = self.app.agent.provider.count_tokens if self.app.agent else None
@@ -139,7 +139,7 @@ class KnowledgeActions:
 
     async def show_skills(self) -> None:
         """``/skills``: every skill, its source, and what it shadows."""
-        from .screens.skills import SkillsScreen
+        from ..screens.skills import SkillsScreen
 
         knowledge = await self.ready()
         self.app.push_screen(SkillsScreen(knowledge.skills))
@@ -163,8 +163,8 @@ class KnowledgeActions:
 
 
 def _read_knowledge(workdir: Path, settings: Any, builtin: list[str]) -> Knowledge:
-    from ..core.knowledge import load_knowledge
-    from ..core.safety.redaction import settings_secrets
+    from ...core.knowledge import load_knowledge
+    from ...core.safety.redaction import settings_secrets
 
     return load_knowledge(workdir, settings, builtin, settings_secrets(settings))
 
@@ -172,7 +172,7 @@ def _read_knowledge(workdir: Path, settings: Any, builtin: list[str]) -> Knowled
 def _watched_places(workdir: Path, settings: Any) -> Any:
     import watchfiles  # noqa: F401  (loaded here for _next_changes)
 
-    from ..core.knowledge import watched_places
+    from ...core.knowledge import watched_places
 
     return watched_places(workdir, settings)
 
@@ -186,7 +186,7 @@ def _warm(memory: Any) -> None:
 
 def _open_memory(workdir: Path, settings: Any) -> Any:
     """The project's memories, or None where the database cannot be opened (said once)."""
-    from ..core.memory import open_project_memory
+    from ...core.memory import open_project_memory
 
     return open_project_memory(workdir, settings)
 

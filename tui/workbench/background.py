@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, Any
 from textual.css.query import NoMatches
 from textual.message_pump import MessagePump
 
-from ..core import events as ev
-from ..tools.names import EDIT_TOOLS
+from ...core import events as ev
+from ...tools.names import EDIT_TOOLS
 from .bridge import AgentEvent, EventBridge
 
 if TYPE_CHECKING:
-    from ..core.agent import Agent
-    from ..core.sessions.start import OpenedSession
+    from ...core.agent import Agent
+    from ...core.sessions.start import OpenedSession
 
 _sequence = itertools.count(1)
 
@@ -213,12 +213,12 @@ class BackgroundSessions:
         settings = app.settings
         opened = None
         if app.opened is not None:
-            from ..core.sessions.start import open_session
+            from ...core.sessions.start import open_session
 
             opened = await asyncio.to_thread(open_session, app.workdir, settings.model or "")
             session_id = opened.store.session_id
         else:
-            from ..core import paths
+            from ...core import paths
 
             session_id = paths.new_session_id()
         agent = await app.build_agent(settings, session_id=session_id, opened=opened)
@@ -296,7 +296,7 @@ class BackgroundSessions:
         self.cancel(session_id)
         del self.sessions[session_id]
         if session.opened is not None:
-            from ..core.sessions.start import close_session
+            from ...core.sessions.start import close_session
 
             await asyncio.to_thread(close_session, session.opened)
         self.changed()
@@ -316,7 +316,7 @@ class BackgroundSessions:
         queued = [(text, images) for text, _block, images in app.queue]
         if agent is None and not app.busy and (app.opened is None or app.opened.log is None):
             if app.opened is not None:
-                from ..core.sessions.start import close_session
+                from ...core.sessions.start import close_session
 
                 close_session(app.opened)
             return None
@@ -350,7 +350,7 @@ class BackgroundSessions:
             session.agent.on_event.flush()
         log = None
         if session.opened is not None:
-            from ..core.sessions.log import SessionError, read_events
+            from ...core.sessions.log import SessionError, read_events
 
             try:
                 log = read_events(session_id)

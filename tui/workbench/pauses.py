@@ -14,7 +14,7 @@ from __future__ import annotations
 import gc
 import sys
 
-from ..core.long_lived import THRESHOLDS, settle_long_lived
+from ...core.long_lived import THRESHOLDS, settle_long_lived
 
 __all__ = ["SWITCH_INTERVAL", "THRESHOLDS", "collect_everything", "freeze_between_turns",
            "pause_collection", "quick_thread_switches", "settle_long_lived"]

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.tui.commands import COMMANDS, SLASH_COMMANDS
-from agent_tui.tui.slash_registry import WAIT_FOR_TURN
 from agent_tui.tui.widgets.assistant_block import AssistantBlock
 from agent_tui.tui.widgets.conversation import NoticeBlock
 from agent_tui.tui.widgets.prompt import DEFAULT_COMMANDS, PromptInput
+from agent_tui.tui.workbench.commands import COMMANDS, SLASH_COMMANDS
+from agent_tui.tui.workbench.slash_registry import WAIT_FOR_TURN
 from tests.tui.test_app import SIZE, app_for, type_prompt, until
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_every_command_has_a_name_help_summary_and_handler() -> None:
@@ -106,7 +106,7 @@ def test_the_docs_table_of_slash_commands_is_the_registry(doc: str, heading: str
     text = (REPO / doc).read_text(encoding="utf-8")
     assert _table_after(text, heading) == COMMANDS.markdown_table(), (
         f"{doc}'s slash-command table differs from the registry; paste "
-        "agent_tui.tui.commands.COMMANDS.markdown_table() in its place")
+        "agent_tui.tui.workbench.commands.COMMANDS.markdown_table() in its place")
 
 
 async def test_the_palette_shows_argument_syntax_in_help_literally(fake_provider, tmp_path) -> None:

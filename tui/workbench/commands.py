@@ -3,8 +3,8 @@
 The prompt's completion (:data:`SLASH_COMMANDS`), the command palette, ``/help`` and the
 slash-command tables of the README and ``tools/docs/keys.md`` are all made from it. A
 handler gets the app and the text after the command's name; session and change commands
-hand over to the app's :class:`~agent_tui.tui.session_actions.SessionActions` and
-:class:`~agent_tui.tui.change_actions.ChangeActions`.
+hand over to the app's :class:`~agent_tui.tui.workbench.session_actions.SessionActions` and
+:class:`~agent_tui.tui.workbench.change_actions.ChangeActions`.
 """
 
 from __future__ import annotations
@@ -13,17 +13,17 @@ import asyncio
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..core.config import APPROVAL_MODES
-from .outside_text import visible
+from ...core.config import APPROVAL_MODES
+from ..outside_text import visible
+from . import NO_MODEL, Workbench
 from .slash_registry import SlashCommand, SlashRegistry
-from .workbench import NO_MODEL, Workbench
 
 if TYPE_CHECKING:
-    from ..core.agent import Agent
+    from ...core.agent import Agent
+    from ..widgets.conversation import ConversationView
+    from ..widgets.panels import StatusBar
     from .change_actions import ChangeActions
     from .session_actions import SessionActions
-    from .widgets.conversation import ConversationView
-    from .widgets.panels import StatusBar
 
 
 class CommandHost(Workbench, Protocol):
@@ -33,14 +33,14 @@ class CommandHost(Workbench, Protocol):
     changes: ChangeActions
     knowledge: Any
     autonomous: Any
-    """Autonomous mode (:class:`~agent_tui.tui.autonomous_actions.AutonomousActions`)."""
+    """Autonomous mode (:class:`~agent_tui.tui.workbench.autonomous_actions.AutonomousActions`)."""
     background: Any
-    """The background sessions (:class:`~agent_tui.tui.background.BackgroundSessions`)."""
+    """The background sessions (:class:`~agent_tui.tui.workbench.background.BackgroundSessions`)."""
     approver: Any
-    """The approver and its inbox (:class:`~agent_tui.tui.approver.TuiApprover`)."""
+    """The approver and its inbox (:class:`~agent_tui.tui.workbench.approver.TuiApprover`)."""
     outside_tools: Any
-    """MCP servers and discovered tools (:class:`~agent_tui.tui.outside_tools.OutsideTools`)."""
-    """The session's knowledge actions (:class:`~agent_tui.tui.knowledge_actions.KnowledgeActions`)."""
+    """MCP servers and discovered tools (:class:`~agent_tui.tui.workbench.outside_tools.OutsideTools`)."""
+    """The session's knowledge actions (:class:`~agent_tui.tui.workbench.knowledge_actions.KnowledgeActions`)."""
     theme: str
 
     @property
@@ -101,7 +101,7 @@ def help_text() -> str:
 
 
 async def _help(app: CommandHost, arg: str) -> None:
-    from .widgets.assistant_block import AssistantBlock
+    from ..widgets.assistant_block import AssistantBlock
 
     await app.conversation.add(AssistantBlock(help_text()))
 
@@ -111,7 +111,7 @@ async def _quit(app: CommandHost, arg: str) -> None:
 
 
 async def _context(app: CommandHost, arg: str) -> None:
-    from .screens.context_inspector import ContextInspector
+    from ..screens.context_inspector import ContextInspector
 
     if not app.settings.model:
         app.notice(NO_MODEL, error=True)
@@ -121,7 +121,7 @@ async def _context(app: CommandHost, arg: str) -> None:
 
 
 async def _processes(app: CommandHost, arg: str) -> None:
-    from ..tools.background import background_processes
+    from ...tools.background import background_processes
 
     action, _, target = arg.partition(" ")
     if action == "stop":
@@ -186,7 +186,7 @@ async def _theme(app: CommandHost, arg: str) -> None:
         names = ", ".join(sorted(app.available_themes))
         app.notice(f"Usage: /theme NAME, one of: {names}", error=True)
         return
-    from ..core.config import save_user_settings
+    from ...core.config import save_user_settings
 
     app.theme = arg
     app.update_settings(theme=arg)
@@ -194,7 +194,7 @@ async def _theme(app: CommandHost, arg: str) -> None:
 
 
 async def _agent(app: CommandHost, arg: str) -> None:
-    from ..core.personas import persona_changes
+    from ...core.personas import persona_changes
 
     knowledge = await app.knowledge.ready()
     catalog = knowledge.personas
@@ -293,7 +293,7 @@ def _network_choices(app: CommandHost) -> Iterator[tuple[str, str]]:
 
 
 def _theme_choices(app: CommandHost) -> Iterator[tuple[str, str]]:
-    from ..themes import THEMES
+    from ...themes import THEMES
 
     for theme in THEMES:
         yield theme.name, f"Switch to the {theme.name} theme"
@@ -307,8 +307,8 @@ async def _auto(app: CommandHost, arg: str) -> None:
 
 
 async def _init(app: CommandHost, arg: str) -> None:
-    from ..core.prompts import INIT_PROMPT
-    from .widgets.conversation import UserBlock
+    from ...core.prompts import INIT_PROMPT
+    from ..widgets.conversation import UserBlock
 
     if not app.settings.model:
         app.notice(NO_MODEL, error=True)

@@ -16,24 +16,24 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..core import events as ev
-from ..core.sessions.replay import LoggedEvent
-from ..tools.base import EDIT_TIER_NOTES
-from .widgets.conversation import (
+from ...core import events as ev
+from ...core.sessions.replay import LoggedEvent
+from ...tools.base import EDIT_TIER_NOTES
+from ..widgets.conversation import (
     BlockRecord,
     ConversationView,
     ToolBlock,
     UserBlock,
     live_output,
 )
-from .widgets.panels import ContextGauge, StatusBar, TodoPane
-from .widgets.tool_log import ToolCallRecord, ToolLog
-from .widgets.waiting import Awaited, WaitingLine, now, running_words
+from ..widgets.panels import ContextGauge, StatusBar, TodoPane
+from ..widgets.tool_log import ToolCallRecord, ToolLog
+from ..widgets.waiting import Awaited, WaitingLine, now, running_words
 
 if TYPE_CHECKING:
     from textual.widget import Widget
 
-    from .widgets.assistant_block import StreamedAnswer
+    from ..widgets.assistant_block import StreamedAnswer
 
 RESTORED_TOOL_ROWS = 100
 """Calls of a resumed session listed in the tool log (the newest); the transcript has all."""
@@ -383,7 +383,7 @@ class EventView:
         answer, self._assistant = self._assistant, None
         if answer is None:
             if text and text.strip():
-                from .widgets.assistant_block import split_answer
+                from ..widgets.assistant_block import split_answer
 
                 for page in split_answer(text):
                     await self._add(page)
@@ -429,7 +429,7 @@ class EventView:
     @shows(ev.TextDelta)
     async def _text_delta(self, event: ev.TextDelta) -> None:
         if self._assistant is None:
-            from .widgets.assistant_block import StreamedAnswer
+            from ..widgets.assistant_block import StreamedAnswer
 
             # The answer takes the waiting line's place; the status bar goes on counting.
             model = self._waiting_for_model().removeprefix("waiting for ")

@@ -8,7 +8,7 @@ import asyncio
 from importlib import import_module
 from typing import Any
 
-from ..core import paths
+from ...core import paths
 
 MCP_GROUP = "mcp"
 """What the agent calls the MCP servers' tools (see ``Agent.use_external_tools``)."""
@@ -33,7 +33,7 @@ class OutsideTools:
     async def start(self) -> None:
         """Find the project's discovered tools, then start the MCP servers; report what
         fails. Runs in the background: the first frame never waits."""
-        from ..tools.discovered import discover_tools
+        from ...tools.discovered import discover_tools
 
         self.discovered, problems = await discover_tools(self.app.settings, self.app.workdir)
         for problem in problems:
@@ -41,7 +41,7 @@ class OutsideTools:
         await self._start_mcp()
 
     async def _start_mcp(self) -> None:
-        from ..core.mcp import load_mcp_config
+        from ...core.mcp import load_mcp_config
 
         configs, self.warnings = await asyncio.to_thread(load_mcp_config, self.app.workdir)
         for warning in self.warnings:
@@ -56,7 +56,7 @@ class OutsideTools:
 
     def _changed(self) -> None:
         """A server changed state: say when one failed; redraw /mcp if it is open."""
-        from .screens.mcp import McpScreen
+        from ..screens.mcp import McpScreen
 
         for server in self.manager.servers.values():
             key = (server.name, server.error)
@@ -74,7 +74,7 @@ class OutsideTools:
         agent.use_external_tools(DISCOVERED_GROUP, self.discovered)
         if self.manager is None:
             return
-        from ..tools.mcp import mcp_tools
+        from ...tools.mcp import mcp_tools
 
         agent.use_external_tools(MCP_GROUP, mcp_tools(self.manager))
 
@@ -93,7 +93,7 @@ class OutsideTools:
 
     def show_mcp(self) -> None:
         """``/mcp``: the servers, their state and tools; reconnect or disable one."""
-        from .screens.mcp import McpScreen
+        from ..screens.mcp import McpScreen
 
         self.app.push_screen(McpScreen(self.manager, self.warnings))
 

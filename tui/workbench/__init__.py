@@ -1,8 +1,17 @@
-"""What the workbench's actions and commands may use of the app, declared as a protocol.
+"""The Textual workbench's sessions: what the app drives, and what its commands act on.
 
-:class:`~agent_tui.tui.app.AgentApp` satisfies :class:`Workbench`; the session and change
-actions and the slash commands are typed against it, so they never import the app (which
-imports them).
+Entry points: :mod:`.commands` (every slash command, declared once in a
+:mod:`.slash_registry`), :mod:`.event_view` (one handler per engine event, live and resumed),
+:mod:`.bridge` (engine events become Textual messages), :mod:`.approver` (approvals as
+modals, and the inbox), :mod:`.background` (the sessions in the background), the session,
+change, knowledge and autonomous actions, :mod:`.outside_tools` (MCP servers and discovered
+tools), and what keeps the app responsive and lets it leave cleanly: :mod:`.pauses`,
+:mod:`.terminal_watch`, :mod:`.web_driver`.
+
+This file declares what the workbench's actions and commands may use of the app, as a
+protocol: :class:`~agent_tui.tui.app.AgentApp` satisfies :class:`Workbench`; the session and
+change actions and the slash commands are typed against it, so they never import the app
+(which imports them).
 """
 
 from __future__ import annotations
@@ -13,11 +22,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from textual.worker_manager import WorkerManager
 
-    from ..core.agent import Agent
-    from ..core.changes.checkpoints import Checkpoints
-    from ..core.config import Settings
-    from ..core.sessions.log import SessionLog
-    from ..core.sessions.start import OpenedSession
+    from ...core.agent import Agent
+    from ...core.changes.checkpoints import Checkpoints
+    from ...core.config import Settings
+    from ...core.sessions.log import SessionLog
+    from ...core.sessions.start import OpenedSession
 
 NO_MODEL = ("No model is configured. Type /model NAME (e.g. /model openai/gpt-4.1), or quit "
             "and set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or OPENROUTER_API_KEY.")

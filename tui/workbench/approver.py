@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from ..core.approval import (
+from ...core.approval import (
     SCOPE_WORDS,
     Allow,
     ApprovalRequest,
@@ -44,7 +44,7 @@ from ..core.approval import (
 if TYPE_CHECKING:
     from textual.app import App
 
-    from .screens.approval import AnswerInInbox, ApprovalScreen
+    from ..screens.approval import AnswerInInbox, ApprovalScreen
 
 
 class ApprovalNeeded(Message):
@@ -233,7 +233,7 @@ class TuiApprover:
         item = next((i for i in self.pending if i.session_id == front and not i.later), None)
         if item is None or not self.app.is_running:
             return
-        from .screens.approval import ApprovalScreen
+        from ..screens.approval import ApprovalScreen
 
         settings = getattr(self.app, "settings", None)
         guard = float(getattr(settings, "approval_key_guard", 0.0) or 0.0)
@@ -244,7 +244,7 @@ class TuiApprover:
 
     def _modal_closed(self, item: PendingApproval,
                       answer: Decision | AnswerInInbox | None) -> None:
-        from .screens.approval import AnswerInInbox
+        from ..screens.approval import AnswerInInbox
 
         self._screen = None
         self._modal_item = None
@@ -266,7 +266,7 @@ class TuiApprover:
             return
         self._leave_for_later()
         self._close_modal()
-        from .screens.inbox import InboxScreen
+        from ..screens.inbox import InboxScreen
 
         self._inbox = InboxScreen(self)
         self.app.push_screen(self._inbox)
@@ -304,7 +304,7 @@ class TuiApprover:
         settings = getattr(self.app, "settings", None)
         if settings is not None and not settings.review_compaction:
             return summary
-        from .screens.compaction import CompactionScreen
+        from ..screens.compaction import CompactionScreen
 
         async with self._review_lock:
             return await self.app.push_screen_wait(CompactionScreen(summary))

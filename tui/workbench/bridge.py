@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from ..core.events import Event, TextDelta
-from ..core.safety.redaction import RedactingSink, env_secrets
+from ...core.events import Event, TextDelta
+from ...core.safety.redaction import RedactingSink, env_secrets
 
 
 class AgentEvent(Message):

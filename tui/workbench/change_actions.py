@@ -11,10 +11,10 @@ import asyncio
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..core.changes.checkpoints import Checkpoints
-    from .screens.rewind import RewindChoice
+    from ...core.changes.checkpoints import Checkpoints
+    from ..screens.rewind import RewindChoice
+    from . import Workbench
     from .session_actions import SessionActions
-    from .workbench import Workbench
 
 
 class ChangeActions:
@@ -31,7 +31,7 @@ class ChangeActions:
 
     async def undo(self) -> None:
         """``/undo``: put back the files of the last turn that changed some, and say so."""
-        from ..core.changes.checkpoints import CheckpointError, checkpoints_off
+        from ...core.changes.checkpoints import CheckpointError, checkpoints_off
 
         app = self.app
         checkpoints = app.checkpoints()
@@ -56,9 +56,9 @@ class ChangeActions:
 
     async def rewind(self) -> None:
         """``/rewind``: pick a turn; go back to before it in the conversation, files or both."""
-        from ..core.changes.checkpoints import CheckpointError
-        from ..core.sessions.log import SessionError, read_events
-        from .screens.rewind import RewindScreen, turn_rows
+        from ...core.changes.checkpoints import CheckpointError
+        from ...core.sessions.log import SessionError, read_events
+        from ..screens.rewind import RewindScreen, turn_rows
 
         app = self.app
         if app.opened is None:
@@ -75,7 +75,7 @@ class ChangeActions:
         await app.push_screen(screen, self._on_rewind)
 
     async def _on_rewind(self, choice: RewindChoice | None) -> None:
-        from ..core.changes.checkpoints import CheckpointError
+        from ...core.changes.checkpoints import CheckpointError
 
         app = self.app
         if choice is None:
@@ -122,9 +122,9 @@ class ChangeActions:
 
     async def review(self, arg: str = "") -> None:
         """``/diff [TURN]``: every file the session (or turn TURN) changed, hunk by hunk."""
-        from ..core.changes.checkpoints import CheckpointError, checkpoints_off
-        from ..core.changes.file_review import FileReview
-        from .screens.diff_review import DiffReviewScreen
+        from ...core.changes.checkpoints import CheckpointError, checkpoints_off
+        from ...core.changes.file_review import FileReview
+        from ..screens.diff_review import DiffReviewScreen
 
         app = self.app
         if len(app.screen_stack) > 1:
@@ -166,7 +166,7 @@ class ChangeActions:
 
     async def tell_model(self, text: str) -> None:
         """Have the model hear ``text`` with the next prompt (logged in the session now)."""
-        from ..core.events import ModelNote
+        from ...core.events import ModelNote
 
         app = self.app
         opened = app.opened

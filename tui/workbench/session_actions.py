@@ -11,10 +11,10 @@ import asyncio
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..core import paths
+from ...core import paths
 
 if TYPE_CHECKING:
-    from .workbench import Workbench
+    from . import Workbench
 
 
 class SessionActions:
@@ -29,7 +29,7 @@ class SessionActions:
 
     def browse(self) -> None:
         """Ctrl+R or ``/sessions``: the session browser; resume, fork or export from it."""
-        from .screens.session_browser import SessionBrowser
+        from ..screens.session_browser import SessionBrowser
 
         self.app.push_screen(SessionBrowser(project=None), self._on_browser_action)
 
@@ -41,7 +41,7 @@ class SessionActions:
         app.session_source = "clear"  # what the new session's SessionStart hooks are told
         app.close_browser()
         if app.opened is not None:
-            from ..core.sessions.start import close_session, open_session
+            from ...core.sessions.start import close_session, open_session
 
             close_session(app.opened)
             app.opened = open_session(app.workdir, app.settings.model or "")
@@ -92,8 +92,8 @@ class SessionActions:
         working), and the prompt of turn ``turn`` comes back in the prompt box, to edit and
         send again. Returns the new session's id, or None (the person was told why).
         """
-        from ..core.changes.checkpoints import CheckpointError, Checkpoints
-        from ..core.sessions.log import (
+        from ...core.changes.checkpoints import CheckpointError, Checkpoints
+        from ...core.sessions.log import (
             SessionError,
             fork_before_turn,
             read_events,
@@ -128,8 +128,8 @@ class SessionActions:
 
     async def switch(self, session_id: str) -> bool:
         """Leave the current session and go on with ``session_id`` (redrawn from its log)."""
-        from ..core.sessions.log import SessionError
-        from ..core.sessions.start import close_session, open_session
+        from ...core.sessions.log import SessionError
+        from ...core.sessions.start import close_session, open_session
 
         app = self.app
         try:
@@ -147,8 +147,8 @@ class SessionActions:
 
     async def export(self, arg: str = "", session_id: str | None = None) -> None:
         """``/export [FILE]``: a session as Markdown (default: agent-tui-<id>.md here)."""
-        from ..core.sessions.export import to_markdown
-        from ..core.sessions.log import SessionError, read_events
+        from ...core.sessions.export import to_markdown
+        from ...core.sessions.log import SessionError, read_events
 
         app = self.app
         session_id = session_id or app.session_id

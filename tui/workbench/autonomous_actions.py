@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..core.agent import Agent
+    from ...core.agent import Agent
 
 USAGE = ("/auto REQUIREMENT adds a requirement and runs the coach-player loop on all of them "
          "(/auto @FILE reads it from a file); /auto shows them; /auto clear forgets them.")
@@ -40,7 +40,7 @@ class AutonomousActions:
 
     async def command(self, arg: str) -> None:
         """``/auto [REQUIREMENT | @FILE | clear]``."""
-        from .widgets.conversation import UserBlock
+        from ..widgets.conversation import UserBlock
 
         arg = arg.strip()
         if not arg:
@@ -67,8 +67,8 @@ class AutonomousActions:
         self.app.start_work(self._run)
 
     async def _run(self, player: Agent) -> None:
-        from ..core.autonomous import DEFAULT_ROUNDS, coach_player
-        from ..core.safety.redaction import settings_secrets
+        from ...core.autonomous import DEFAULT_ROUNDS, coach_player
+        from ...core.safety.redaction import settings_secrets
         from .bridge import EventBridge
 
         coach = await self._coach(player.session_id)
@@ -87,12 +87,12 @@ class AutonomousActions:
     async def _coach(self, session_id: str) -> Agent:
         """A coach for the player's session: its own context, the coach's role, no session
         log; its calls are asked as the player's are, in that session's name."""
-        from ..core.agent import Agent
-        from ..core.autonomous import coach_persona
-        from ..core.events import ContextUpdated, Event
-        from ..core.safety.redaction import settings_secrets
-        from ..tools.builtin import builtin_tools
-        from ..tools.registry import ToolRegistry
+        from ...core.agent import Agent
+        from ...core.autonomous import coach_persona
+        from ...core.events import ContextUpdated, Event
+        from ...core.safety.redaction import settings_secrets
+        from ...tools.builtin import builtin_tools
+        from ...tools.registry import ToolRegistry
         from .bridge import EventBridge
 
         app = self.app

@@ -445,7 +445,7 @@ def save_user_settings(updates: dict[str, Any], remove: tuple[str, ...] = ()) ->
     """
     import tomli_w
 
-    from .durable import write_atomically
+    from .text.durable import write_atomically
 
     path = paths.user_config_file()
     data = read_toml(path)

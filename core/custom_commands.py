@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import paths
-from .frontmatter import FrontmatterError, read_markdown
+from .text.frontmatter import FrontmatterError, read_markdown
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9])")

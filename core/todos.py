@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from .text_files import atomic_write_text
+from .text.text_files import atomic_write_text
 
 _ITEM = re.compile(r"^\s*[-*] \[(?P<mark>[ xX])\] \S")
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from pydantic import Field
 from tree_sitter import Parser, Query, QueryCursor, QueryError, Tree
 
-from ..core.text_files import BINARY_SAMPLE_BYTES
+from ..core.text.text_files import BINARY_SAMPLE_BYTES
 from .base import Invocation, OutputCallback, Tool, ToolContext, ToolKind, ToolParams, ToolResult
 from .file_walk import SKIP_DIRS, VCS_AND_CACHE_DIRS, git_ls_files, walk_files
 from .files import display_path

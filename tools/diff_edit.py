@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from pydantic import Field
 
-from ..core.text_files import TextFile
+from ..core.text.text_files import TextFile
 from .base import (
     Tool,
     ToolArgumentError,

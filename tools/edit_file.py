@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from pydantic import AliasChoices, Field
 
-from ..core.text_files import TextFile
+from ..core.text.text_files import TextFile
 from .base import Tool, ToolArgumentError, ToolContext, ToolKind
 from .edit_matching import (
     Found,

@@ -20,7 +20,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from ..core.text_files import to_newline
+from ..core.text.text_files import to_newline
 from .fileio import line_starts
 from .indentation import IndentationMismatch, map_indentation
 

@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.glob_patterns import PathMatcher
+from ..core.text.glob_patterns import PathMatcher
 
 SKIP_DIRS = (".git", "node_modules", "__pycache__", ".venv")
 """Names glob_files and grep never list or search, ignored by .gitignore or not. Tools that

@@ -19,8 +19,8 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import AliasChoices, Field
 
-from ..core.durable import write_atomically
-from ..core.text_files import (
+from ..core.text.durable import write_atomically
+from ..core.text.text_files import (
     BINARY_SAMPLE_BYTES,
     TextFile,
     decode_text,

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from ..core.glob_patterns import ripgrep_reads_alike
+from ..core.text.glob_patterns import ripgrep_reads_alike
 from .file_walk import SKIP_DIRS
 
 Backend = Literal["rg", "python"]

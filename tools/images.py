@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import AliasChoices, Field
 
-from ..core.durable import write_atomically
+from ..core.text.durable import write_atomically
 from .base import (
     ImagePart,
     Invocation,

@@ -26,7 +26,7 @@ from typing import BinaryIO
 
 from pydantic import Field
 
-from ..core.text_files import BINARY_SAMPLE_BYTES, is_binary
+from ..core.text.text_files import BINARY_SAMPLE_BYTES, is_binary
 from .base import (
     Invocation,
     OutputCallback,

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pydantic import Field
 
-from ..core.glob_patterns import PathMatcher, glob_regex, has_magic, split_fixed, unescape
-from ..core.text_files import BINARY_SAMPLE_BYTES, decode_text, is_binary
+from ..core.text.glob_patterns import PathMatcher, glob_regex, has_magic, split_fixed, unescape
+from ..core.text.text_files import BINARY_SAMPLE_BYTES, decode_text, is_binary
 from .base import (
     Invocation,
     OutputCallback,

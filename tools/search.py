@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pydantic import AliasChoices, Field
 
-from ..core.counts import counted
+from ..core.text.counts import counted
 from .base import Invocation, OutputCallback, Tool, ToolContext, ToolKind, ToolParams, ToolResult
 from .file_walk import PathGlob, list_files_like_rg
 from .files import display_path

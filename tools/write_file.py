@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pydantic import Field
 
-from ..core.durable import write_atomically
-from ..core.text_files import (
+from ..core.text.durable import write_atomically
+from ..core.text.text_files import (
     BINARY_SAMPLE_BYTES,
     TextFile,
     decode_text,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from ..core.visible_text import visible
+from ..core.text.visible_text import visible
 
 if TYPE_CHECKING:
     from textual.content import Content

@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-from ..durable import write_atomically
+from ..text.durable import write_atomically
 from .shadow_git import SYMLINK_MODE
 
 EXECUTABLE_MODE = 0o100755

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from ..text_files import (
+from ..text.text_files import (
     BINARY_SAMPLE_BYTES,
     atomic_write_text,
     decode_text,

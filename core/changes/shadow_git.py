@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..durable import write_atomically
+from ..text.durable import write_atomically
 from .snapshot_scope import (
     NEVER_TRACKED,
     FolderTooBig,

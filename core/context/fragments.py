@@ -12,7 +12,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..text_files import atomic_write_text
+from ..text.text_files import atomic_write_text
 
 _FRAGMENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import paths
-from ..durable import write_atomically
+from ..text.durable import write_atomically
 
 HEADING = re.compile(r"^#{1,6}\s+\S")
 DEFAULT_HEADING = "### Notes"

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import paths
-from ..frontmatter import FrontmatterError, MarkdownDocument, read_markdown
+from ..text.frontmatter import FrontmatterError, MarkdownDocument, read_markdown
 from .persona import (
     CLAUDE_CODE_MODELS,
     CLAUDE_CODE_MODES,

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from urllib.parse import urlsplit
 
 from ...tools.names import COMMAND_RULE_TOOL
-from ..glob_patterns import (
+from ..text.glob_patterns import (
     crosses_folders,
     escape,
     expand_braces,

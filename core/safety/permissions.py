@@ -28,7 +28,7 @@ from ...tools.names import (
     READ_TOOLS,
     ToolName,
 )
-from ..glob_patterns import fixed_folder, has_magic
+from ..text.glob_patterns import fixed_folder, has_magic
 from .command_names import ANY_NAME, ANY_PROGRAM, could_run
 from .hard_denials import hard_denial
 from .permission_rules import Kind, Rule, RuleSet

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..text_files import decode_text, is_binary
+from ..text.text_files import decode_text, is_binary
 
 MAX_DIFF_CHARS = 20_000
 """A longer diff of one file is cut with a note."""

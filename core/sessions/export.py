@@ -14,7 +14,7 @@ import re
 import time
 from typing import Any
 
-from ..visible_text import visible
+from ..text.visible_text import visible
 from .log import MODEL_CHOSEN, SessionLog
 
 

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths
-from ..durable import sync_folder, write_atomically
 from ..safety.redaction import env_secrets, redact
+from ..text.durable import sync_folder, write_atomically
 
 LOG_NAME = "events.jsonl"
 LOCK_NAME = "lock"

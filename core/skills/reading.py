@@ -6,7 +6,7 @@ import os
 import re
 from pathlib import Path
 
-from ..frontmatter import FrontmatterError, MarkdownDocument, read_markdown
+from ..text.frontmatter import FrontmatterError, MarkdownDocument, read_markdown
 from .catalog import SKIPPED_FOLDERS, Skill
 
 MAX_NAME = 64

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from .. import paths
-from ..durable import write_atomically
+from ..text.durable import write_atomically
 from .catalog import Skill
 
 SCRIPT_MODE = 0o755

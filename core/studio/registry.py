@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths
-from ..text_files import atomic_write_text
+from ..text.text_files import atomic_write_text
 
 
 @dataclass(slots=True)

@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core import durable
 from agent_tui.core.agent import Agent
 from agent_tui.core.approval import Allow, ApprovalRequest, Decision, WriteEdited
-from agent_tui.core.durable import write_atomically
 from agent_tui.core.providers.litellm import LitellmProvider
 from agent_tui.core.sessions.log import SessionStore, read_events
+from agent_tui.core.text import durable
+from agent_tui.core.text.durable import write_atomically
 from agent_tui.tools.base import ToolArgumentError, ToolContext, ToolResult
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.files import MAX_FILE_BYTES

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import Field
 
-from ...core.durable import write_atomically
+from ...core.text.durable import write_atomically
 from ..base import Confirmation, Tool, ToolContext, ToolKind, ToolParams, ToolResult
 from ..files import display_path
 from ..images import image_size, in_temp_folder, saved_screenshot, screenshot_path

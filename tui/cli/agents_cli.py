@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     """Run ``agent-tui agents …``; returns the exit code (2: a usage error)."""
     from ...core.personas import load_personas
-    from ...core.visible_text import visible as shown
+    from ...core.text.visible_text import visible as shown
 
     args = build_parser().parse_args(argv)
     workdir = Path(args.project or Path.cwd()).expanduser().resolve()

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.batch import Task, TasksError, append_result, finished_ids, read_tasks
-from ...core.counts import counted
+from ...core.text.counts import counted
 from .cli_parser import (
     EXIT_FAILURE,
     EXIT_OK,

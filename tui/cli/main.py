@@ -258,7 +258,7 @@ def replay_main(argv: list[str]) -> int:
 
 
 def _list_for_resume(parser: argparse.ArgumentParser, workdir: Path) -> int:
-    from ...core.counts import counted
+    from ...core.text.counts import counted
     from ...core.sessions.index import SessionIndex
 
     with SessionIndex() as index:

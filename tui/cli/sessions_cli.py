@@ -52,11 +52,11 @@ def main(argv: list[str]) -> int:
     """Run ``agent-tui sessions …``; returns the exit code."""
     from pathlib import Path
 
-    from ...core.counts import counted
+    from ...core.text.counts import counted
     from ...core.sessions.export import fork_origin, to_markdown
     from ...core.sessions.index import SessionIndex
     from ...core.sessions.log import SessionError, read_events
-    from ...core.visible_text import visible as shown
+    from ...core.text.visible_text import visible as shown
 
     args = build_parser().parse_args(argv)
     try:

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ...core.counts import counted
+from ...core.text.counts import counted
 from ...core.studio import (
     StudioError,
     StudioSession,

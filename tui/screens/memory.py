@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, TextArea
 
-from ...core.counts import counted
+from ...core.text.counts import counted
 from ..outside_text import outside_text
 from ..widgets.keys_in_order import LineInput, TextEditor
 from ..widgets.measured_table import MeasuredTable

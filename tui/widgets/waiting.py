@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 from textual.widget import Widget
 
-from ...core.visible_text import visible
+from ...core.text.visible_text import visible
 
 if TYPE_CHECKING:
     from ...core.events import StreamRestart

@@ -13,7 +13,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...core.counts import counted
+from ...core.text.counts import counted
 from ..outside_text import visible
 
 if TYPE_CHECKING:

@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from agent_tui.core import durable
 from agent_tui.core.memory.notes import SIZE_WARNING, read_project_notes, remember
+from agent_tui.core.text import durable
 
 
 @pytest.fixture

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.glob_patterns import escape, has_magic
 from agent_tui.core.safety.permission_rules import Rule, RuleSet, parse_rules
 from agent_tui.core.safety.permissions import Verdict, decide
 from agent_tui.core.safety.workspace import Workspace
+from agent_tui.core.text.glob_patterns import escape, has_magic
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.read_many import ReadManyFilesTool

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core import text_files
-from agent_tui.core.text_files import atomic_write_text, decode_text, is_binary, read_text
+from agent_tui.core.text import text_files
+from agent_tui.core.text.text_files import atomic_write_text, decode_text, is_binary, read_text
 
 BOM = codecs.BOM_UTF8
 

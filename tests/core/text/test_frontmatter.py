@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.frontmatter import FrontmatterError, parse_markdown
+from agent_tui.core.text.frontmatter import FrontmatterError, parse_markdown
 
 PATH = Path("skill/SKILL.md")
 

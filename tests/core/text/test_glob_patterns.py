@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.glob_patterns import (
+from agent_tui.core.text.glob_patterns import (
     MAX_ALTERNATIVES,
     PathMatcher,
     crosses_folders,

@@ -1,6 +1,6 @@
 """A count with its noun in the right number."""
 
-from agent_tui.core.counts import counted
+from agent_tui.core.text.counts import counted
 
 
 def test_one_is_singular_and_the_rest_plural() -> None:

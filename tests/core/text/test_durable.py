@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core import durable
-from agent_tui.core.durable import write_atomically
+from agent_tui.core.text import durable
+from agent_tui.core.text.durable import write_atomically
 
 
 def temporaries(folder: Path) -> list[str]:

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ...core.approval import HeadlessApprover
-from ...core.autonomous import Outcome, coach_persona, coach_player
 from ...core.config import Settings
 from ...core.events import SessionStart
+from ...core.modes.autonomous import Outcome, coach_persona, coach_player
 from ...core.safety.redaction import RedactingSink, settings_secrets
 from ...core.sessions.start import OpenedSession
 from ..outside_text import visible

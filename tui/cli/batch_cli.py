@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ...core.batch import Task, TasksError, append_result, finished_ids, read_tasks
+from ...core.modes.batch import Task, TasksError, append_result, finished_ids, read_tasks
 from ...core.text.counts import counted
 from .cli_parser import (
     EXIT_FAILURE,

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from ...core.batch import Task
+from ...core.modes.batch import Task
 
 
 def run_task(task: Task, overrides: dict[str, Any], log: TextIO) -> dict[str, Any]:
@@ -82,9 +82,9 @@ def run_task(task: Task, overrides: dict[str, Any], log: TextIO) -> dict[str, An
 
 def _worktree_for(task: Task) -> Path:
     """A studio worktree for the task (a leftover of an earlier, unfinished try is replaced)."""
-    from ...core.studio import StudioSession, create, project_root, save, worktree_folder
-    from ...core.studio.registry import forget, load
-    from ...core.studio.worktrees import remove
+    from ...core.modes.studio import StudioSession, create, project_root, save, worktree_folder
+    from ...core.modes.studio.registry import forget, load
+    from ...core.modes.studio.worktrees import remove
 
     root = project_root(task.folder)
     name = f"batch-{task.id}"
@@ -99,8 +99,8 @@ def _worktree_for(task: Task) -> Path:
 
 def _worktree_ended(task: Task, result: dict[str, Any]) -> None:
     """Tell the task's studio record how it ended (``agent-tui studio list`` shows it)."""
-    from ...core.studio import project_root, save
-    from ...core.studio.registry import load
+    from ...core.modes.studio import project_root, save
+    from ...core.modes.studio.registry import load
 
     root = project_root(task.folder)
     record = load(root, f"batch-{task.id}")
@@ -116,8 +116,8 @@ def _worktree_ended(task: Task, result: dict[str, Any]) -> None:
 def _changed(task: Task, folder: Path, session_id: str) -> list[str]:
     """What the task changed: the worktree's changes, else the files its file tools wrote."""
     if task.worktree:
-        from ...core.studio import changes, project_root
-        from ...core.studio.registry import load
+        from ...core.modes.studio import changes, project_root
+        from ...core.modes.studio.registry import load
 
         root = project_root(task.folder)
         record = load(root, f"batch-{task.id}")

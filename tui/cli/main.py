@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.autonomous and (problem := _take_requirements(args)):
         return usage_error(parser, problem)
     if args.autonomous or args.planning:
-        from ...core.autonomous import DEFAULT_ROUNDS
+        from ...core.modes.autonomous import DEFAULT_ROUNDS
 
         # --max-turns counts rounds here; each run keeps its configured model-call limit.
         rounds, args.max_turns = args.max_turns or DEFAULT_ROUNDS, None

@@ -28,8 +28,7 @@ from typing import TextIO
 from ...core.agent import Agent
 from ...core.approval import ApprovalRequest, HeadlessApprover
 from ...core.config import Settings
-from ...core.personas import Persona
-from ...core.planning import (
+from ...core.modes.planning import (
     PlanFiles,
     Stage,
     approve,
@@ -54,6 +53,7 @@ from ...core.planning import (
     write_atomic,
     write_template,
 )
+from ...core.personas import Persona
 from ...core.safety.redaction import RedactingSink, settings_secrets
 from ...core.sessions.start import OpenedSession
 from ..outside_text import visible

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.text.counts import counted
-from ...core.studio import (
+from ...core.modes.studio import (
     StudioError,
     StudioSession,
     accept,
@@ -29,7 +29,7 @@ from ...core.studio import (
     sessions,
     worktree_folder,
 )
-from ...core.studio.registry import forget
+from ...core.modes.studio.registry import forget
 from .cli_parser import EXIT_FAILURE, EXIT_OK, CommandParser, say, usage_error
 
 AGENT_TUI = [sys.executable, "-m", "agent_tui.tui.cli.main"]

@@ -30,7 +30,7 @@ class AutonomousActions:
         self.app = app
         self.requirements: list[str] = []
         self.rounds: int | None = None
-        """Rounds each run may take (None: ``core.autonomous.DEFAULT_ROUNDS``)."""
+        """Rounds each run may take (None: ``core.modes.autonomous.DEFAULT_ROUNDS``)."""
 
     def accumulated(self) -> str:
         """The requirements so far, numbered when there are several."""
@@ -67,7 +67,7 @@ class AutonomousActions:
         self.app.start_work(self._run)
 
     async def _run(self, player: Agent) -> None:
-        from ...core.autonomous import DEFAULT_ROUNDS, coach_player
+        from ...core.modes.autonomous import DEFAULT_ROUNDS, coach_player
         from ...core.safety.redaction import settings_secrets
         from .bridge import EventBridge
 
@@ -88,8 +88,8 @@ class AutonomousActions:
         """A coach for the player's session: its own context, the coach's role, no session
         log; its calls are asked as the player's are, in that session's name."""
         from ...core.agent import Agent
-        from ...core.autonomous import coach_persona
         from ...core.events import ContextUpdated, Event
+        from ...core.modes.autonomous import coach_persona
         from ...core.safety.redaction import settings_secrets
         from ...tools.builtin import builtin_tools
         from ...tools.registry import ToolRegistry

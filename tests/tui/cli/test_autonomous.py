@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.autonomous import FOLLOW_UP, approves, approves_in_own_words
+from agent_tui.core.modes.autonomous import FOLLOW_UP, approves, approves_in_own_words
 from tests.fakes.providers import FakeProvider, RecordedRequest, Reply, ToolCall
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..personas import Persona
+from ...personas import Persona
 
 READ_ONLY_TOOLS = ("read_file", "read_many_files", "ls", "glob_files", "grep", "code_search")
 """What the refiner and the commit writer may use: looking at the project, never changing it."""

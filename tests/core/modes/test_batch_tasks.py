@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.batch import TasksError, read_tasks
+from agent_tui.core.modes.batch import TasksError, read_tasks
 
 
 def test_a_number_too_long_to_read_is_a_tasks_error_naming_the_line(tmp_path: Path) -> None:

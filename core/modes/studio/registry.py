@@ -11,8 +11,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .. import paths
-from ..text.text_files import atomic_write_text
+from ... import paths
+from ...text.text_files import atomic_write_text
 
 
 @dataclass(slots=True)

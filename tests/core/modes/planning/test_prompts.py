@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_tui.core.planning import (
+from agent_tui.core.modes.planning import (
     SUBJECT_LIMIT,
     commit_message,
     commit_prompt,

@@ -14,11 +14,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..events import ToolCallStarted, ToolOutput, ToolResultEvent
+from ...events import ToolCallStarted, ToolOutput, ToolResultEvent
 
 if TYPE_CHECKING:
-    from ...tools.base import ToolResult
-    from ..agent import Agent
+    from ....tools.base import ToolResult
+    from ...agent import Agent
 
 COMMIT_CALL_ID = "planning-commit"
 """The id of the commit's tool call in events."""
@@ -113,7 +113,7 @@ def head_commit(project: Path) -> str | None:
 async def run_command(agent: Agent, command: str, call_id: str = COMMIT_CALL_ID) -> ToolResult:
     """Run ``command`` as ``agent``'s ``shell`` tool call, without a model: its events, the
     permission check and the approver (a refusal comes back as a failed result)."""
-    from ...tools.base import ToolArgumentError, ToolResult
+    from ....tools.base import ToolArgumentError, ToolResult
 
     arguments = json.dumps({"command": command})
     try:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent_tui.core.planning import (
+from agent_tui.core.modes.planning import (
     PlanFiles,
     Stage,
     approve,

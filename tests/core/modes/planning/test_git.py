@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from agent_tui.core.planning import (
+from agent_tui.core.modes.planning import (
     changed_since,
     commit_command,
     git_root,

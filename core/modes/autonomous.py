@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .agent import Agent
-from .events import ErrorEvent, Event, LaneStarted, RoundEnded, RunResult
-from .personas import Persona
+from ..agent import Agent
+from ..events import ErrorEvent, Event, LaneStarted, RoundEnded, RunResult
+from ..personas import Persona
 
 APPROVED = "IMPLEMENTATION_APPROVED"
 """What the coach writes, alone on a line, when the work meets the requirements."""

@@ -1,6 +1,6 @@
 """Putting a project's files back as a checkpoint holds them: write, recreate or remove.
 
-Writes are atomic (``core.durable``: temporary sibling, fsync, rename), so a crash leaves a
+Writes are atomic (``core.text.durable``: temporary sibling, fsync, rename), so a crash leaves a
 file either as it was or as restored. Nothing is written through a symlinked folder: a turn that swapped
 a folder for a link out of the project cannot make a restore write outside it.
 """

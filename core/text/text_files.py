@@ -145,7 +145,7 @@ def atomic_write_text(
 ) -> int:
     """Replace a file's content with ``text`` so that a crash never leaves it half-written.
 
-    ``encode_text`` makes the bytes; ``core.durable.write_atomically`` writes them, so an
+    ``encode_text`` makes the bytes; ``core.text.durable.write_atomically`` writes them, so an
     existing file keeps its mode bits and a symlink is followed (its target changes).
 
     Returns:

@@ -258,8 +258,8 @@ def replay_main(argv: list[str]) -> int:
 
 
 def _list_for_resume(parser: argparse.ArgumentParser, workdir: Path) -> int:
-    from ...core.text.counts import counted
     from ...core.sessions.index import SessionIndex
+    from ...core.text.counts import counted
 
     with SessionIndex() as index:
         found = index.list(workdir)

@@ -52,10 +52,10 @@ def main(argv: list[str]) -> int:
     """Run ``agent-tui sessions …``; returns the exit code."""
     from pathlib import Path
 
-    from ...core.text.counts import counted
     from ...core.sessions.export import fork_origin, to_markdown
     from ...core.sessions.index import SessionIndex
     from ...core.sessions.log import SessionError, read_events
+    from ...core.text.counts import counted
     from ...core.text.visible_text import visible as shown
 
     args = build_parser().parse_args(argv)

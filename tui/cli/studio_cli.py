@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ...core.text.counts import counted
 from ...core.modes.studio import (
     StudioError,
     StudioSession,
@@ -30,6 +29,7 @@ from ...core.modes.studio import (
     worktree_folder,
 )
 from ...core.modes.studio.registry import forget
+from ...core.text.counts import counted
 from .cli_parser import EXIT_FAILURE, EXIT_OK, CommandParser, say, usage_error
 
 AGENT_TUI = [sys.executable, "-m", "agent_tui.tui.cli.main"]

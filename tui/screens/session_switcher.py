@@ -11,9 +11,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from ..workbench.background import BackgroundSession
 from ..outside_text import outside_text, visible
 from ..widgets.measured_table import MeasuredTable
+from ..workbench.background import BackgroundSession
 from .key_help import key_help
 
 if TYPE_CHECKING:

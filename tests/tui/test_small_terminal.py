@@ -293,6 +293,9 @@ def test_snapshot_help(snap_compare, fake_provider, project, size):  # noqa: F81
         conversation = pilot.app.query_one(ConversationView)
         await _until(pilot, lambda: pilot.app.query("AssistantBlock") and not pilot.app.busy)
         await pilot.pause(0.3)
+        # The picture is of the answer's end: taken there whether or not a long answer's
+        # last page had been followed yet (following is tested on its own above).
+        conversation.scroll_end(animate=False)
         await _until(pilot, lambda: conversation.is_vertical_scroll_end)
         await pilot.pause(0.3)
 

@@ -23,7 +23,6 @@ import argparse
 import os
 import pty
 import select
-import shutil
 import socket
 import statistics
 import subprocess
@@ -32,18 +31,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from startup import agent_tui_command  # the same lookup of the installed script
+
 GOAL_S = 2.0
-
-
-def agent_tui_command() -> list[str]:
-    """The installed console script, preferably the one beside this interpreter."""
-    beside = Path(sys.executable).with_name("agent-tui")
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return [str(beside)]
-    found = shutil.which("agent-tui")
-    if found:
-        return [found]
-    return [sys.executable, "-m", "agent_tui.tui.cli.main"]
 
 
 def closed_port() -> int:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -52,6 +51,7 @@ from .workbench.pauses import (
     quick_thread_switches,
     settle_long_lived,
 )
+from .workbench.session import InFront, QueuedPrompt, WorkbenchSession
 from .workbench.session_actions import SessionActions
 from .workbench.terminal_watch import CHECK_EVERY_S, terminal_gone, watched_fd
 
@@ -133,6 +133,12 @@ class AgentApp(App[None]):
     last_key_at = 0.0
     """When the person last pressed a key (``time.monotonic()``): a streamed answer waits
     for a quiet moment to draw more."""
+    # The front session's, as the panes show it (``self.front``).
+    session_id = InFront[str]()
+    opened = InFront["OpenedSession | None"]()
+    agent = InFront["Agent | None"]()
+    queue = InFront["deque[QueuedPrompt]"]()
+    busy = InFront[bool]("running")
 
     CSS_PATH = str(STYLESHEET)
     HORIZONTAL_BREAKPOINTS = BREAKPOINTS
@@ -172,7 +178,10 @@ class AgentApp(App[None]):
         """
         super().__init__()
         self._browse_on_start = browse_sessions
-        self.opened = session
+        self.front = WorkbenchSession(
+            session.store.session_id if session else session_id or paths.new_session_id(),
+            session)
+        """The session in front: the one the panes show."""
         self._replay = replay
         self._first_frame_settings = settings
         self._settings: Settings | None = (
@@ -180,14 +189,9 @@ class AgentApp(App[None]):
         self.config_error: str | None = None
         """Why the settings proved invalid after the first frame; the app has exited."""
         self.workdir = workdir
-        self.agent: Agent | None = None
         self.browser: BrowserSession | None = None
         """The session's browser (the browser tools start it); agents share it."""
-        self.session_id = (session.store.session_id if session
-                           else session_id or paths.new_session_id())
         self._approver: TuiApprover | None = None
-        self.queue: deque[tuple[str, UserBlock, tuple[tuple[str, ImagePart], ...]]] = deque()
-        self.busy = False
         self._view: EventView | None = None
         self._wait_timer: Timer | None = None
         """Redraws what the running prompt waits for (paused while none runs)."""
@@ -197,7 +201,6 @@ class AgentApp(App[None]):
         self.outside_tools = OutsideTools(self)
         self.autonomous = AutonomousActions(self)
         self._background: BackgroundSessions | None = None
-        self._front_title = ""
         self.session_source = "startup"
         """What the next agent's ``SessionStart`` hooks are told: ``startup`` or ``clear``."""
         self._session_changes: dict[str, Any] = dict(persona_settings or {})
@@ -522,7 +525,7 @@ class AgentApp(App[None]):
             return
         self.set_busy(True)
         self.view.prompt_shown = True
-        self._front_title = self._front_title or " ".join(text.split())[:48]
+        self.front.title = self.front.title or " ".join(text.split())[:48]
         self.run_turn(text, images)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
@@ -618,10 +621,10 @@ class AgentApp(App[None]):
     def _next_in_queue(self) -> None:
         if self.busy or not self.queue:
             return
-        text, block, images = self.queue.popleft()
-        block.mark_sent()
+        prompt = self.queue.popleft()
+        prompt.block.mark_sent()
         self.status.queued = len(self.queue)
-        self.start_turn(text, images)
+        self.start_turn(prompt.text, prompt.images)
 
     def set_busy(self, busy: bool) -> None:
         """Whether the front session runs a prompt (the status bar says so)."""
@@ -657,14 +660,14 @@ class AgentApp(App[None]):
                           images=tuple(name for name, _ in images))
         await self.conversation.add(block)
         if self.busy:
-            self.queue.append((text, block, images))
+            self.queue.append(QueuedPrompt(text, images, block))
             self.status.queued = len(self.queue)
         else:
             self.start_turn(text, images)
 
     def front_title(self) -> str:
         """The front session's first prompt (or its id), for the session switcher."""
-        return self._front_title or f"session {self.session_id}"
+        return self.front.title or f"session {self.session_id}"
 
     def session_label(self, session_id: str) -> str:
         """How the approval inbox names ``session_id``."""
@@ -676,11 +679,9 @@ class AgentApp(App[None]):
                           opened: OpenedSession | None = _NO_SESSION) -> Agent:
         """An agent with ``settings``: its log, its browser, the project's knowledge and
         memory; of the front session unless ``session_id`` and ``opened`` name another."""
-        from ..core.agent import Agent
         from ..core.providers.litellm import load_litellm
+        from ..core.runtime.assembly import open_agent
         from ..core.safety.redaction import settings_secrets
-        from ..tools.builtin import builtin_tools
-        from ..tools.registry import ToolRegistry
         from .workbench.background import SessionBridge
 
         await asyncio.to_thread(load_litellm)
@@ -688,11 +689,12 @@ class AgentApp(App[None]):
         if opened is self._NO_SESSION:
             opened = self.opened
         session_id = session_id or self.session_id
-        agent = Agent(self.make_provider(settings), ToolRegistry(builtin_tools(settings)),
-                      settings, self.workdir, self.approver.for_session(session_id),
-                      SessionBridge(self, session_id, settings_secrets(settings)),
-                      session_id=session_id, session=opened.store if opened else None,
-                      knowledge=knowledge, memory=self.knowledge.memory)
+        # The workbench read the knowledge (and told its problems); ensure_agent restores.
+        agent = await open_agent(
+            settings, self.workdir, self.approver.for_session(session_id),
+            SessionBridge(self, session_id, settings_secrets(settings)), session=opened,
+            session_id=session_id, resume=False, knowledge=knowledge,
+            memory=self.knowledge.memory, stream_worker=True)
         agent.session_source = self.session_source
         # The browser belongs to the session, not to one agent (/model makes a new one).
         if self.browser is None:
@@ -706,14 +708,9 @@ class AgentApp(App[None]):
         """The provider of an agent with ``settings``: its streams in the shared worker
         process unless ``stream_process`` is off (the workbench's loop draws and answers
         keys; litellm's parsing of a fast stream would take ~40% of it)."""
-        from ..core.providers.litellm import LitellmProvider
+        from ..core.runtime.assembly import make_provider
 
-        provider = LitellmProvider(settings)
-        if not settings.stream_process:
-            return provider
-        from ..core.providers.stream_process import ProcessProvider
-
-        return ProcessProvider(provider)
+        return make_provider(settings, stream_worker=True)
 
     async def ensure_agent(self) -> Agent:
         """The agent of this session, built on first use (from the resumed log, if any)."""
@@ -738,15 +735,8 @@ class AgentApp(App[None]):
     # -- engine events and recorded sessions -------------------------------------------
 
     async def on_agent_event(self, message: AgentEvent) -> None:
-        session_id = message.session_id
-        if session_id is not None and (
-                session_id != self.session_id or message.sequence
-                < (self._background.shown_from.get(session_id, 0) if self._background else 0)):
-            # A background session's, or the front one's from before its redraw (its log
-            # has it): kept for the switcher, not drawn.
-            self.background.record(session_id, message.event)
+        if self.background.keep(message):  # counted for the switcher, not drawn
             return
-        self.background.record_front(message.event)
         try:
             await self.view.show(message.event)
         except NoMatches:
@@ -792,8 +782,9 @@ class AgentApp(App[None]):
 
     async def clear_panes(self, session_id: str) -> None:
         """Empty the panes for ``session_id``, which the front shows from now on."""
-        self.session_id = session_id
-        self._front_title = ""
+        if self.front.session_id != session_id:  # a new, resumed or forked session
+            self.front.start_over(session_id)
+        self.front.title = ""
         self.queue.clear()
         self.status.queued = 0
         self.view.reset()

@@ -13,11 +13,11 @@ from textual.widgets import DataTable, Static
 
 from ..outside_text import outside_text, visible
 from ..widgets.measured_table import MeasuredTable
-from ..workbench.background import BackgroundSession
 from .key_help import key_help
 
 if TYPE_CHECKING:
     from ..workbench.background import BackgroundSessions
+    from ..workbench.session import WorkbenchSession
 
 KEYS = (("j/k", "move"), ("enter", "bring to the front"), ("c", "stop its prompt"),
         ("x", "close it (stays resumable)"), ("i", "approval inbox"), ("esc", "back"))
@@ -35,9 +35,9 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _tally(session: BackgroundSession) -> tuple[str, str, str]:
+def _tally(session: WorkbenchSession) -> tuple[str, str, str]:
     """A session's model calls, cost and changed files, as the table's cells."""
-    cost = session.usage.cost
+    cost = session.usage.cost if session.usage is not None else None
     return (str(session.model_calls), "" if cost is None else f"${cost:.4f}",
             str(len(session.changed)))
 
@@ -102,10 +102,7 @@ class SessionSwitcher(ModalScreen["str | None"]):
         table.clear()
         front_state = ("waiting" if approver and approver.session_waiting(app.session_id)
                        else "running") if app.busy else "idle"
-        front = self.sessions.front
-        if front.session_id != app.session_id:  # nothing counted in front yet
-            front = BackgroundSession(app.session_id, "", None, None)
-        table.add_row(*self._cells(f"▶ {app.session_id}", front_state, front,
+        table.add_row(*self._cells(f"▶ {app.session_id}", front_state, self.sessions.front,
                                    approver.session_waiting(app.session_id) if approver else 0,
                                    app.front_title()))
         for session in self.sessions.sessions.values():
@@ -121,7 +118,7 @@ class SessionSwitcher(ModalScreen["str | None"]):
                  "Open sessions: only this one. /bg PROMPT starts one in the background.")
         self.query_one("#inbox-title", Static).update(outside_text(title))
 
-    def _cells(self, name: str, state: str, session: BackgroundSession, waiting: int,
+    def _cells(self, name: str, state: str, session: WorkbenchSession, waiting: int,
                prompt: str) -> list[str | Text]:
         """One session's row: the prompt last, cut with … where the table ends."""
         calls, cost, files = _tally(session)

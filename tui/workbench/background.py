@@ -7,32 +7,31 @@ one can be brought to the front, running or not, and the one in front goes to th
 background, still running. Calls of background sessions that need approval wait in the
 approval inbox (F8) without interrupting the front.
 
-Every agent of the workbench reports through a :class:`SessionBridge`, whose messages name
-their session and carry a sequence number; the app draws the front session's and hands the
-rest to :meth:`BackgroundSessions.record`, which keeps what the switcher shows. Bringing a
-session to the front redraws it from its log as it was at that moment (the cut), then the
-text it has streamed since its last answer, then its live events from after the cut.
+Every session, front or background, is a :class:`~.session.WorkbenchSession`; switching
+changes which one the app holds in front (``app.front``). Every agent of the workbench reports
+through a :class:`SessionBridge`, whose messages name their session and carry a sequence
+number; the app draws the front session's and :meth:`BackgroundSessions.keep` keeps the rest
+for the switcher. Bringing a session to the front redraws it from its log as it was at that
+moment (the cut), then the text it has streamed since its last answer, then its live events
+from after the cut.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from textual.css.query import NoMatches
 from textual.message_pump import MessagePump
 
 from ...core import events as ev
-from ...tools.names import EDIT_TOOLS
 from .bridge import AgentEvent, EventBridge
+from .session import QueuedPrompt, WorkbenchSession, title_of
 
 if TYPE_CHECKING:
     from ...core.agent import Agent
-    from ...core.sessions.start import OpenedSession
 
 _sequence = itertools.count(1)
 
@@ -46,8 +45,9 @@ class SessionBridge(EventBridge):
     """The event bridge of one session's agents: each message names the session and is
     numbered in posting order (``message.session_id``, ``message.sequence``)."""
 
-    def __init__(self, target: MessagePump, session_id: str,
-                 secrets: Iterable[str] | None = None) -> None:
+    def __init__(
+        self, target: MessagePump, session_id: str, secrets: Iterable[str] | None = None
+    ) -> None:
         super().__init__(target, secrets)
         self.session_id = session_id
 
@@ -59,111 +59,39 @@ class SessionBridge(EventBridge):
         self._pass_text()
 
 
-Queued = tuple[str, tuple[Any, ...]]
-"""A prompt waiting in a session: its text and its images."""
-
-
-@dataclass(eq=False)
-class BackgroundSession:
-    """An open session that is not in front.
-
-    Attributes:
-        session_id: Its id in the session store.
-        title: Its first prompt, for the switcher.
-        opened: Its session log (None: the workbench keeps none).
-        agent: Its agent (None: built from the log when it comes to the front).
-        running: A prompt of it runs now.
-        outcome: How its last prompt ended: ``done``, ``failed``, ``cancelled``, or ``idle``
-            before any.
-        prompts: Prompts waiting for it, run one after another.
-        model_calls: Model calls it made.
-        usage: Its tokens and cost so far.
-        changed: Files its edits changed.
-        last: Its last answer's first line, or its last error.
-        streamed: Text it has streamed since its last answer.
-    """
-
-    session_id: str
-    title: str
-    opened: OpenedSession | None
-    agent: Agent | None
-    running: bool = False
-    outcome: str = "idle"
-    prompts: deque[Queued] = field(default_factory=deque)
-    model_calls: int = 0
-    usage: ev.Usage = field(default_factory=ev.Usage)
-    changed: set[str] = field(default_factory=set)
-    last: str = ""
-    streamed: list[str] = field(default_factory=list)
-    _edits: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def group(self) -> str:
-        """The worker group its prompts run in while it is in the background."""
-        return f"background-{self.session_id}"
-
-    def record(self, event: ev.Event) -> bool:
-        """Keep what the switcher shows of ``event``; True when that changed."""
-        if isinstance(event, ev.TextDelta):
-            self.streamed.append(event.text)
-            return False
-        if isinstance(event, ev.AssistantMessage):
-            self.streamed.clear()
-            if event.text.strip():
-                self.last = event.text.strip().splitlines()[0]
-            return True
-        if isinstance(event, ev.ToolCallStarted):
-            args = event.args if isinstance(event.args, dict) else {}
-            path = args.get("path") or args.get("file_path")
-            if event.name in EDIT_TOOLS and isinstance(path, str):
-                self._edits[event.id] = path
-            return False
-        if isinstance(event, ev.ToolResultEvent):
-            path = self._edits.pop(event.id, None)
-            if event.ok and path is not None and path not in self.changed:
-                self.changed.add(path)
-                return True
-            return False
-        if isinstance(event, ev.TurnUsage):
-            self.model_calls += 1
-            self.usage = self.usage + event.usage
-            return True
-        if isinstance(event, ev.ErrorEvent) and event.fatal:
-            self.last = event.message
-            return True
-        if isinstance(event, ev.RunResult):
-            self.outcome = "done" if event.ok else "failed"
-            return True
-        return False
-
-
 class BackgroundSessions:
     """The workbench's open sessions besides the front one, and moving them to the front.
 
     Args:
-        app: The workbench (:class:`~agent_tui.tui.app.AgentApp`).
+        app: The workbench (:class:`~agent_tui.tui.app.AgentApp`); it holds the front
+            session (``app.front``).
     """
 
     def __init__(self, app: Any) -> None:
         self.app = app
-        self.sessions: dict[str, BackgroundSession] = {}
+        self.sessions: dict[str, WorkbenchSession] = {}
         """The background sessions, oldest first."""
         self.shown_from: dict[str, int] = {}
         """Per session brought to the front: the first message number drawn live (earlier
         ones are in the log it was redrawn from)."""
         self._switcher: Any = None
-        self.front = BackgroundSession("", "", None, None)
-        """The front session's tally (model calls, cost, changed files), kept as each
-        background session keeps its own and handed on when it changes place: the
-        switcher shows every session alike."""
+
+    @property
+    def front(self) -> WorkbenchSession:
+        """The session in front (the app's)."""
+        front: WorkbenchSession = self.app.front
+        return front
 
     # -- the list ------------------------------------------------------------------------
 
-    def state(self, session: BackgroundSession) -> str:
+    def state(self, session: WorkbenchSession) -> str:
         """``waiting`` (a call waits for approval), ``running``, or how it last ended."""
         if session.running:
-            waiting = self.app.approver.session_waiting(session.session_id) \
-                if self.app.has_approver else 0
+            waiting = (
+                self.app.approver.session_waiting(session.session_id)
+                if self.app.has_approver
+                else 0
+            )
             return "waiting" if waiting else "running"
         return session.outcome
 
@@ -191,23 +119,25 @@ class BackgroundSessions:
         if self._switcher is not None:
             self._switcher.show_sessions()
 
-    def record(self, session_id: str, event: ev.Event) -> None:
-        """An event of a session that is not drawn (in the background, or from before its
-        redraw): keep what the switcher shows."""
-        session = self.sessions.get(session_id)
-        if session is not None and session.record(event):
+    def keep(self, message: AgentEvent) -> bool:
+        """Count ``message``'s event for its session; True when it is not to be drawn: a
+        background session's, or the front one's from before its redraw (its log has it)."""
+        session_id = message.session_id
+        if session_id is not None and (
+            session_id != self.app.session_id
+            or message.sequence < self.shown_from.get(session_id, 0)
+        ):
+            session = self.sessions.get(session_id)
+            if session is not None and session.record(message.event):
+                self.changed()
+            return True
+        if self.front.record(message.event):
             self.changed()
-
-    def record_front(self, event: ev.Event) -> None:
-        """An event the front session drew: keep its tally for the switcher too."""
-        if self.front.session_id != self.app.session_id:  # a new or resumed session
-            self.front = BackgroundSession(self.app.session_id, "", None, None)
-        if self.front.record(event):
-            self.changed()
+        return False
 
     # -- starting and ending -------------------------------------------------------------
 
-    async def spawn(self, prompt: str) -> BackgroundSession | None:
+    async def spawn(self, prompt: str) -> WorkbenchSession | None:
         """``/bg PROMPT``: a new session that works on ``prompt`` in the background."""
         app = self.app
         settings = app.settings
@@ -222,29 +152,29 @@ class BackgroundSessions:
 
             session_id = paths.new_session_id()
         agent = await app.build_agent(settings, session_id=session_id, opened=opened)
-        session = BackgroundSession(session_id, _title(prompt), opened, agent)
-        session.prompts.append((prompt, ()))
+        session = WorkbenchSession(session_id, opened, agent, title=title_of(prompt))
+        session.queue.append(QueuedPrompt(prompt))
         self.sessions[session_id] = session
         self.start(session)
         return session
 
-    def start(self, session: BackgroundSession) -> None:
+    def start(self, session: WorkbenchSession) -> None:
         """Run the session's waiting prompts in its worker."""
-        if session.running or not session.prompts or session.agent is None:
+        if session.running or not session.queue or session.agent is None:
             return
         session.running = True
         self.app.run_worker(self._run(session), group=session.group, exit_on_error=False)
         self.changed()
 
-    async def _run(self, session: BackgroundSession) -> None:
+    async def _run(self, session: WorkbenchSession) -> None:
         agent = session.agent
         assert agent is not None
         cancelled = False
         try:
-            while session.prompts and self.sessions.get(session.session_id) is session:
-                text, images = session.prompts.popleft()
+            while session.queue and self.sessions.get(session.session_id) is session:
+                prompt = session.queue.popleft()
                 self.app.outside_tools.offer_tools(agent)
-                await self.app.run_prompt(agent, text, images)
+                await self.app.run_prompt(agent, prompt.text, prompt.images)
         except asyncio.CancelledError:
             cancelled = True
             raise
@@ -263,29 +193,32 @@ class BackgroundSessions:
         session.running = False
         if cancelled:
             session.outcome = "cancelled"
-            session.prompts.clear()
-        if session.prompts:
+            session.queue.clear()
+        if session.queue:
             self.start(session)
             return
         # After the messages the run posted (its result among them) were handled.
         self.app.call_later(self._announce, session)
 
-    def _announce(self, session: BackgroundSession) -> None:
+    def _announce(self, session: WorkbenchSession) -> None:
         self.changed()
         if session.running or self.sessions.get(session.session_id) is not session:
             return
         state = self.state(session)
-        self.app.notify(f"Background session {session.session_id} {state}: "
-                        f"{session.last or session.title} (F9 to switch)",
-                        markup=False, timeout=6, severity="error" if state == "failed"
-                        else "information")
+        self.app.notify(
+            f"Background session {session.session_id} {state}: "
+            f"{session.last or session.title} (F9 to switch)",
+            markup=False,
+            timeout=6,
+            severity="error" if state == "failed" else "information",
+        )
         self.app.ring_if_away(f"Background session {session.session_id} {state}.")
 
     def cancel(self, session_id: str) -> None:
         """Stop the session's running prompt (its stream and tools) and its waiting ones."""
         session = self.sessions.get(session_id)
         if session is not None:
-            session.prompts.clear()
+            session.queue.clear()
             self.app.workers.cancel_group(self.app, session.group)
 
     async def close(self, session_id: str) -> None:
@@ -308,26 +241,25 @@ class BackgroundSessions:
 
     # -- front and back ----------------------------------------------------------------
 
-    def send_front_to_back(self) -> BackgroundSession | None:
+    def send_front_to_back(self) -> WorkbenchSession | None:
         """Move the front session to the background, running or not, with its queued
         prompts; None when it holds nothing to keep (no agent yet, no log)."""
         app = self.app
-        agent: Agent | None = app.agent
-        queued = [(text, images) for text, _block, images in app.queue]
-        if agent is None and not app.busy and (app.opened is None or app.opened.log is None):
-            if app.opened is not None:
+        session = self.front
+        if (
+            session.agent is None
+            and not session.running
+            and (session.opened is None or session.opened.log is None)
+        ):
+            if session.opened is not None:
                 from ...core.sessions.start import close_session
 
-                close_session(app.opened)
+                close_session(session.opened)
             return None
-        front = self.front if self.front.session_id == app.session_id else None
-        session = BackgroundSession(app.session_id, app.front_title(), app.opened, agent,
-                                    running=app.busy)
-        if front is not None:  # its tally goes on in the background
-            session.model_calls, session.usage = front.model_calls, front.usage
-            session.changed, session._edits = front.changed, front._edits
-        session.prompts.extend(queued)
-        session.streamed = [app.view.streamed_text()] if app.busy else []
+        session.title = app.front_title()
+        # In the background it says how its prompts end from now on (the front shows its own).
+        session.outcome, session.last = "idle", ""
+        session.streamed = [app.view.streamed_text()] if session.running else []
         for worker in app.workers:
             if worker.node is app and worker.group == "turn":
                 worker.group = session.group  # it goes on; Esc in front no longer stops it
@@ -344,7 +276,7 @@ class BackgroundSessions:
             app.notice(f"Session {session_id} has nothing to show.", error=True)
             return False
         self.send_front_to_back()
-        app.session_id = session_id  # its events are drawn from now on, the cut's on
+        app.front = session  # its events are drawn from now on, the cut's on
         # The cut: the log as it is now holds every event posted before this number.
         if session.agent is not None and isinstance(session.agent.on_event, SessionBridge):
             session.agent.on_event.flush()
@@ -357,37 +289,28 @@ class BackgroundSessions:
             except SessionError as exc:
                 app.notice(f"Could not read session {session_id}'s log: {exc}", error=True)
         self.shown_from[session_id] = next_sequence()
-        self.front = session  # its tally goes on in front
         for worker in app.workers:
             if worker.node is app and worker.group == session.group:
                 worker.group = "turn"  # Esc stops it now
-        app.agent = session.agent
-        app.opened = session.opened
-        if app.opened is not None and session.agent is None:
-            app.opened.log = log  # the next turn's agent restores it
-        app.queue.clear()
+        if session.opened is not None and session.agent is None:
+            session.opened.log = log  # the next turn's agent restores it
         app.call_later(self._redraw_front, session, log)
         return True
 
-    async def _redraw_front(self, session: BackgroundSession, log: Any) -> None:
+    async def _redraw_front(self, session: WorkbenchSession, log: Any) -> None:
         """Runs after the messages posted before the cut were handled (kept, not drawn)."""
         app = self.app
         # Every message posted before the cut was kept by now (the session was still
         # listed); it leaves the list and the panes show it.
         self.sessions.pop(session.session_id, None)
+        waiting = list(session.queue)  # shown again in the emptied conversation
         await app.clear_panes(session.session_id)
         app.set_busy(session.running)
         if log is not None:
             await app.show_restored(log)
         if streamed := "".join(session.streamed):
             await app.view.show(ev.TextDelta(streamed))
-        for text, images in session.prompts:
-            await app.queue_prompt(text, images)
-        session.prompts.clear()
+        for prompt in waiting:
+            await app.queue_prompt(prompt.text, prompt.images)
         app.approver.refresh()
         self.changed()
-
-
-def _title(prompt: str, width: int = 48) -> str:
-    line = " ".join(prompt.split())
-    return line if len(line) <= width else line[: width - 1] + "…"

@@ -4,7 +4,8 @@ A sub-package missing from ``[tool.setuptools] packages`` or a data file missing
 ``package-data`` passes every other test (they run against the editable install, i.e. the
 repository itself) and only breaks for people who ``pip install`` agent-tui. Here the wheel is
 built, installed into a fresh venv and run there, and its file list is compared with the
-source tree.
+source tree: the package's folders ship whole, and nothing else from the repository root does
+(the root is the package's own folder, and its tests/, benchmarks/ and .ci/ stay behind).
 """
 
 from __future__ import annotations
@@ -27,14 +28,11 @@ import pytest
 from tests.fakes.providers import FakeProvider, Reply
 
 REPO = Path(__file__).resolve().parent.parent
-# Source folder -> the package it installs as (pyproject's package-dir).
-PACKAGE_DIRS = {
-    "core": "agent_tui/core",
-    "tools": "agent_tui/tools",
-    "tui": "agent_tui/tui",
-    "themes": "agent_tui/themes",
-    "skills": "agent_tui/skills",
-}
+# The repository root is the agent_tui package (pyproject's package-dir); these folders of it
+# ship whole, each as agent_tui/<folder>, beside the root's own __init__.py.
+PACKAGE_FOLDERS = ("core", "tools", "tui", "themes", "skills")
+# Folders of the root that are not part of the installed package.
+NOT_SHIPPED = ("tests", "benchmarks", ".ci")
 # Never copied to the build tree: VCS data, caches, earlier build output.
 BUILD_IGNORE = shutil.ignore_patterns(
     ".git",
@@ -122,7 +120,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     # build/ and *.egg-info in it (racing other runs), and a stale build/lib could smuggle a
     # file into the wheel that the configuration no longer packages.
     source = tmp / "source"
-    shutil.copytree(REPO, source, ignore=BUILD_IGNORE)
+    # symlinks=True: .ci/mypy/agent_tui links back to the root, a loop if followed.
+    shutil.copytree(REPO, source, ignore=BUILD_IGNORE, symlinks=True)
     wheels = tmp / "wheels"
     # Offline with the installed setuptools when it can build wheels. Otherwise (older than
     # 70.1 and no `wheel` package, as on a Python 3.11 whose setuptools is the 65.5 from
@@ -197,11 +196,11 @@ def test_wheel_holds_every_source_and_data_file(installed: Installed) -> None:
     # Every file under the package folders: the .py files, and the data beside them (themes/
     # and skills/ are all data, and Textual loads .tcss files from tui/ at run time too).
     expected = {
-        f"{package}/{path.relative_to(installed.source / folder).as_posix()}"
-        for folder, package in PACKAGE_DIRS.items()
+        f"agent_tui/{path.relative_to(installed.source).as_posix()}"
+        for folder in PACKAGE_FOLDERS
         for path in (installed.source / folder).rglob("*")
         if path.is_file() and not path.name.startswith(".")
-    }
+    } | {"agent_tui/__init__.py"}
     names = _wheel_names(installed.wheel)
     missing = sorted(expected - names)
     assert not missing, (
@@ -212,9 +211,26 @@ def test_wheel_holds_every_source_and_data_file(installed: Installed) -> None:
     assert shipped_py == {n for n in expected if n.endswith(".py")}
 
 
+def test_wheel_ships_nothing_else_from_the_repository_root(installed: Installed) -> None:
+    names = _wheel_names(installed.wheel)
+    assert "agent_tui/__init__.py" in names
+    leaked = sorted(
+        name
+        for name in names
+        if not name.startswith("agent_tui-")  # the .dist-info folder
+        and name != "agent_tui/__init__.py"
+        and not name.startswith(tuple(f"agent_tui/{folder}/" for folder in PACKAGE_FOLDERS))
+    )
+    assert leaked == [], f"files from outside the package's folders in the wheel: {leaked}"
+    # The folders the root holds but the package does not, named so a reader sees them.
+    for folder in NOT_SHIPPED:
+        assert (installed.source / folder).is_dir()
+        assert not any(name.startswith(f"agent_tui/{folder}/") for name in names), folder
+
+
 def test_every_packaged_subpackage_imports_from_the_venv(installed: Installed, tmp_path) -> None:
     packages = _record_packages(installed.wheel)
-    assert "agent_tui.core" in packages and "agent_tui.tui" in packages
+    assert {"agent_tui", "agent_tui.core", "agent_tui.tui"} <= set(packages)
     probe = (
         "import importlib, json, sys\n"
         "print(json.dumps({n: importlib.import_module(n).__file__ for n in sys.argv[1:]}))"
@@ -264,3 +280,15 @@ def test_installed_command_runs_headless(
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Packaged and answering.\n"
     assert len(fake_provider.requests) == 1
+
+
+def test_editable_install_is_the_repository_root(tmp_path) -> None:
+    """`pip install -e .` makes the root the agent_tui package, from any working folder."""
+    probe = (
+        "import json, agent_tui, agent_tui.core, agent_tui.tui.cli.main as main\n"
+        "print(json.dumps([agent_tui.__file__, main.__file__]))"
+    )
+    done = _run([sys.executable, "-c", probe], cwd=tmp_path, env=_clean_env(tmp_path / "home"))
+    package, cli = (Path(f).resolve() for f in json.loads(done.stdout.splitlines()[-1]))
+    assert package == REPO / "__init__.py"
+    assert cli == REPO / "tui" / "cli" / "main.py"

@@ -20,7 +20,7 @@ def test_core_and_tools_type_check_clean():
     report = (done.stdout + done.stderr).strip()
     assert done.returncode == 0, (
         f"mypy found errors; run `python3 -m mypy` in {ROOT} to see them:\n{report}")
-    # Every module of core/ and tools/ was checked: the links in .ci/mypy/agent_tui resolve.
+    # Every module of core/ and tools/ was checked: the link .ci/mypy/agent_tui resolves.
     checked = re.search(r"no issues found in (\d+) source files", report)
     assert checked, report
     modules = sum(1 for folder in ("core", "tools") for _ in (ROOT / folder).rglob("*.py"))

@@ -109,3 +109,28 @@ def test_core_reaches_tools_only_through_their_public_face(path: Path):
     tools_modules = {_module_name(p) for p in sources("tools")}
     reached = _package_imports(path) & tools_modules
     assert reached <= TOOLS_PUBLIC_FACE, sorted(reached - TOOLS_PUBLIC_FACE)
+
+
+MAX_MODULE_LINES = 600
+"""A module longer than this holds more than one idea; split it by idea."""
+
+MAX_APP_LINES = 450
+"""tui/app.py is the Textual App only: chrome, start-up, routing, the open sessions."""
+
+
+def _lines(path: Path) -> int:
+    return len(path.read_text().splitlines())
+
+
+def test_no_module_over_600_lines():
+    long = {str(path.relative_to(ROOT)): lines
+            for path in sources("core", "tools", "tui", "skills")
+            if (lines := _lines(path)) > MAX_MODULE_LINES}
+    assert long == {}, f"modules over {MAX_MODULE_LINES} lines; split them by idea"
+
+
+def test_the_textual_app_stays_under_450_lines():
+    lines = _lines(ROOT / "tui" / "app.py")
+    assert lines < MAX_APP_LINES, (
+        f"tui/app.py has {lines} lines; what is not chrome, start-up or routing belongs in "
+        "tui/workbench/ or a screen")

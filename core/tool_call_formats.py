@@ -1,0 +1,196 @@
+"""The tool-call notations models write in plain text, each read from where its marker starts.
+
+* g3's JSON blocks: ``{"tool": "read_file", "args": {"file_path": "a.py"}}``
+* GLTCH's tags: ``[ACTION:read|a.py]``; the positional arguments fill the tool's required
+  parameters in order, and the last one takes the rest of the tag (so it may contain ``|``).
+* Hermes and Qwen 2.5/3: ``<tool_call>{"name": …, "arguments": {…}}</tool_call>``, the
+  arguments an object or a JSON string, one block per call.
+
+The notations are the ones vLLM's tool parsers and llama.cpp's chat parsers read. A call
+with a name no tool has is still a call (the registry tells the model which tools exist).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from ..tools.registry import canonical_name
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """What the parser needs of a tool: its name and its required parameters in order."""
+
+    name: str
+    required: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FoundCall:
+    """One tool call read from text: the tool's name and its arguments as JSON text."""
+
+    name: str
+    arguments: str
+
+
+class Verdict(Enum):
+    """What the text at a marker is, when it is not (yet) a whole call."""
+
+    NOT_A_CALL = "not a call"
+    OPEN = "a call has begun"  # streaming: the rest of the text is the call's
+    UNDECIDED = "not decided yet"  # streaming: more text decides
+
+
+Read = tuple[int, list[FoundCall]]
+"""A whole call group: where it ends, and its calls in order."""
+Specs = Mapping[str, ToolSpec] | None
+"""The registered tools; None takes a bare object of any name for a call."""
+
+_DECODER = json.JSONDecoder()
+
+
+def _decode(text: str, pos: int) -> tuple[Any, int] | None:
+    try:
+        return _DECODER.raw_decode(text, pos)
+    except json.JSONDecodeError:
+        return None
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    return pos
+
+
+def _arguments(value: Any) -> str:
+    """Arguments as JSON text: an object is dumped, a string (JSON already) kept."""
+    if value is None:
+        return "{}"
+    if isinstance(value, str):
+        return value.strip() or "{}"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _named_call(value: Any) -> FoundCall | None:
+    """A ``{"name": …, "arguments"|"parameters": …}`` object as a call."""
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        return None
+    return FoundCall(value["name"], _arguments(value.get("arguments", value.get("parameters"))))
+
+
+def _unfinished(complete: bool) -> Verdict:
+    """A marker without a whole call after it: nothing in a whole message, a call begun
+    while it streams."""
+    return Verdict.NOT_A_CALL if complete else Verdict.OPEN
+
+
+# -- g3 and GLTCH ----------------------------------------------------------------------
+
+
+def _read_g3(text: str, start: int, specs: Specs, complete: bool) -> Read | Verdict:
+    decoded = _decode(text, start)
+    if decoded is None:
+        return _unfinished(complete)
+    value, end = decoded
+    if not isinstance(value, dict) or not isinstance(value.get("tool"), str):
+        return Verdict.NOT_A_CALL  # a whole object, just not a call: {"tool": 3}
+    args = value.get("args", value.get("arguments", {}))
+    raw = json.dumps(args) if isinstance(args, dict) else str(args)
+    return end, [FoundCall(value["tool"], raw)]
+
+
+def _read_action(text: str, start: int, specs: Specs, complete: bool) -> Read | Verdict:
+    depth = 0
+    for index in range(start, len(text)):
+        char = text[index]
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+            if depth == 0:
+                body = text[start + len("[ACTION:") : index]
+                return index + 1, [_action_call(body, specs or {})]
+    return _unfinished(complete)
+
+
+def _action_call(body: str, specs: Mapping[str, ToolSpec]) -> FoundCall:
+    name, _, rest = body.partition("|")
+    name = canonical_name(name.strip())  # GLTCH's short names: run, read, write…
+    spec = specs.get(name)
+    if spec is None or not spec.required:
+        return FoundCall(name, json.dumps({"args": rest.split("|")} if rest else {}))
+    parts = rest.split("|", len(spec.required) - 1) if rest else []
+    return FoundCall(name, json.dumps(dict(zip(spec.required, parts, strict=False))))
+
+
+# -- Hermes / Qwen ---------------------------------------------------------------------
+
+
+def _read_hermes(text: str, start: int, specs: Specs, complete: bool) -> Read | Verdict:
+    """``<tool_call>``, a JSON object, ``</tool_call>``; a message that ends before the
+    closing tag ends the call too, as vLLM reads it."""
+    pos = start + len("<tool_call>")
+    calls: list[FoundCall] = []
+    while True:
+        pos = _skip_space(text, pos)
+        if text.startswith("</tool_call>", pos) and calls:
+            return pos + len("</tool_call>"), calls
+        if pos == len(text) and calls and complete:
+            return pos, calls
+        decoded = _decode(text, pos)
+        call = _named_call(decoded[0]) if decoded else None
+        if decoded is None or call is None:
+            return _after_tag(text, start, "<tool_call>", complete)
+        calls.append(call)
+        pos = decoded[1]
+
+
+def _after_tag(text: str, start: int, tag: str, complete: bool) -> Verdict:
+    """A tag without a whole call after it. While the text streams, the tag begins a call
+    once JSON follows it; words after it mean the model wrote about the tag."""
+    rest = text[start + len(tag) :].lstrip()
+    if complete or (rest and not rest.startswith("{")):
+        return Verdict.NOT_A_CALL
+    return Verdict.OPEN if rest else Verdict.UNDECIDED
+
+
+# -- the notation table ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Notation:
+    start: str  # a regular expression: where a call in this notation starts
+    markers: tuple[str, ...]  # its literal markers, held back while their start streams
+    read: Callable[[str, int, Specs, bool], Read | Verdict]
+
+
+_NOTATIONS = (
+    _Notation(r'\{\s*"tool"\s*:', (), _read_g3),
+    _Notation(r"\[ACTION:", ("[ACTION:",), _read_action),
+    _Notation(r"<tool_call>", ("<tool_call>",), _read_hermes),
+)
+_STARTS = [re.compile(notation.start) for notation in _NOTATIONS]
+
+CALL_START = re.compile("|".join(notation.start for notation in _NOTATIONS))
+"""Where a call may start, in any notation."""
+MARKERS = tuple(marker for notation in _NOTATIONS for marker in notation.markers)
+"""The literal markers, whose beginnings a stream holds back until they are decided."""
+JSON_MARKERS = ('{"tool":',)
+"""The JSON openers, without spaces, held back the same way."""
+
+
+def read_call(text: str, start: int, specs: Specs, complete: bool) -> Read | Verdict:
+    """Read the call group whose marker (a match of ``CALL_START``) is at ``start``.
+
+    ``complete`` says the text is the whole message. While it streams, a call not yet whole
+    is ``Verdict.OPEN`` once its marker commits to it, ``Verdict.UNDECIDED`` before.
+    """
+    for notation, pattern in zip(_NOTATIONS, _STARTS, strict=True):
+        if pattern.match(text, start):
+            return notation.read(text, start, specs, complete)
+    return Verdict.NOT_A_CALL

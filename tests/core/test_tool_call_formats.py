@@ -1,0 +1,157 @@
+"""Local models' own tool-call formats in the text protocol, as those models emit them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent_tui.core.text_protocol import ToolBlockFilter, parse_tool_calls, tool_specs
+from agent_tui.tools.builtin import builtin_tools
+from agent_tui.tools.registry import ToolRegistry
+from tests.core.loop_helpers import run
+from tests.fakes.providers import Reply
+
+SPECS = tool_specs(ToolRegistry(builtin_tools()).schemas())
+
+
+def calls_in(text: str) -> list[tuple[str, dict[str, object]]]:
+    return [(c.name, json.loads(c.arguments)) for c in parse_tool_calls(text, SPECS)[1]]
+
+
+def streamed(text: str, size: int = 1) -> str:
+    """What a person sees of ``text`` streamed in pieces of ``size`` characters."""
+    stream = ToolBlockFilter(SPECS)
+    pieces = [stream.feed(text[i : i + size]) for i in range(0, len(text), size)]
+    return "".join(pieces) + stream.flush()
+
+
+def assert_streams_as(text: str, expected: str) -> None:
+    for size in (1, 2, 3, 5, 8, 1000):
+        assert streamed(text, size) == expected, size
+
+
+# -- Hermes / Qwen ---------------------------------------------------------------------
+
+QWEN3 = (
+    "<think>\nThe user wants the notes and the folder listing. I will call read_file and "
+    "shell.\n</think>\n\n"
+    '<tool_call>\n{"name": "read_file", "arguments": {"file_path": "notes.txt"}}\n</tool_call>\n'
+    '<tool_call>\n{"name": "shell", "arguments": "{\\"command\\": \\"ls -la\\"}"}\n</tool_call>'
+)
+
+
+def test_qwen3_tool_call_blocks_after_thinking_with_string_arguments():
+    visible, calls = parse_tool_calls(QWEN3, SPECS)
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [
+        ("read_file", {"file_path": "notes.txt"}),
+        ("shell", {"command": "ls -la"}),
+    ]
+    assert [c.id for c in calls] == ["call_0", "call_1"]
+    assert "<tool_call>" not in visible and visible.endswith("</think>")
+
+
+def test_qwen25_call_with_text_before_and_no_closing_tag():
+    text = 'I will read it.\n<tool_call>\n{"name": "read_file", "arguments": {"file_path": "a.py"}}'
+    visible, calls = parse_tool_calls(text, SPECS)
+    assert visible == "I will read it."
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [
+        ("read_file", {"file_path": "a.py"})
+    ]
+
+
+def test_stream_shows_the_thinking_and_never_the_tool_call():
+    expected = QWEN3[: QWEN3.index("<tool_call>")]
+    assert_streams_as(QWEN3, expected)
+
+
+def test_stream_holds_a_partial_tool_call_tag_and_releases_it_when_it_is_not_one():
+    stream = ToolBlockFilter(SPECS)
+    assert stream.feed("Done. <tool_c") == "Done. "
+    assert stream.feed("ommand> is not a tag") == "<tool_command> is not a tag"
+    assert_streams_as(
+        "The <tool_call> tag is how I call tools.", "The <tool_call> tag is how I call tools."
+    )
+
+
+def test_unknown_tool_name_is_still_a_call_as_g3_blocks_are():
+    assert calls_in('{"tool": "nope", "args": {}}') == [("nope", {})]
+    assert calls_in('<tool_call>{"name": "nope", "arguments": {}}</tool_call>') == [("nope", {})]
+
+
+# -- quoted calls are never run --------------------------------------------------------
+
+QUOTED = [
+    'To call a tool, Qwen writes:\n```text\n<tool_call>\n{"name": "shell", "arguments": '
+    '{"command": "rm -rf build"}}\n</tool_call>\n```\nThat is all.',
+    'In Python:\n```python\nprompt = \'<tool_call>{"name": "shell", "arguments": {}}</tool_call>\'\n```',
+    'Mistral marks calls with `[TOOL_CALLS][{"name": "shell", "arguments": {}}]` in its output.',
+    'Llama writes `<|python_tag|>{"name": "shell", "parameters": {"command": "ls"}}` then stops.',
+    'A g3 block looks like ``{"tool": "shell", "args": {"command": "ls"}}``, on its own line.',
+    "```\nExample: <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>shell<｜tool▁sep｜>{}"
+    "<｜tool▁call▁end｜><｜tool▁calls▁end｜> and so on\n```",
+    '<think>\nMaybe <tool_call>{"name": "shell", "arguments": {"command": "ls"}}</tool_call>? '
+    "No, I know the answer.\n</think>\n\nThe answer is 4.",
+]
+
+
+@pytest.mark.parametrize("text", QUOTED)
+def test_a_call_the_model_quotes_is_not_run(text):
+    assert parse_tool_calls(text, SPECS) == (text.strip(), [])
+    assert_streams_as(text, text)
+
+
+def test_a_fenced_block_holding_only_calls_is_run():
+    text = (
+        '```json\n<tool_call>\n{"name": "read_file", "arguments": {"file_path": "a.py"}}\n'
+        "</tool_call>\n```\nThen I will summarise."
+    )
+    visible, calls = parse_tool_calls(text, SPECS)
+    assert visible == "Then I will summarise."
+    assert [c.name for c in calls] == ["read_file"]
+    assert_streams_as(text, "")
+
+
+def test_calls_after_quoted_code_still_run():
+    text = (
+        "Run `ls` to see it, or:\n```bash\nls -la\n```\n"
+        '<tool_call>{"name": "shell", "arguments": {"command": "ls -la"}}</tool_call>'
+    )
+    visible, calls = parse_tool_calls(text, SPECS)
+    assert visible == "Run `ls` to see it, or:\n```bash\nls -la\n```"
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [("shell", {"command": "ls -la"})]
+    assert_streams_as(text, text[: text.index("<tool_call>")])
+
+
+def test_the_protocol_modules_stay_small():
+    core = Path(__file__).resolve().parents[2] / "core"
+    for name in ("text_protocol.py", "tool_call_formats.py"):
+        assert len((core / name).read_text().splitlines()) <= 600, name
+
+
+# -- the loop --------------------------------------------------------------------------
+
+
+async def test_qwen_style_reply_runs_the_tool_and_finishes(fake_provider, tmp_path):
+    (tmp_path / "notes.txt").write_text("rotate keys every 90 days\n")
+    fake_provider.script(
+        Reply(
+            text="<think>\nI should read the notes first.\n</think>\n\n<tool_call>\n"
+            '{"name": "read_file", "arguments": {"file_path": "notes.txt"}}\n'
+            "</tool_call>",
+            chunk_size=3,
+        ),
+        Reply(text="Every 90 days."),
+    )
+
+    outcome = await run(fake_provider, tmp_path, tool_protocol="text")
+
+    assert outcome.code == 0
+    assert [c["name"] for c in outcome.of_type("tool_call")] == ["read_file"]
+    assert outcome.of_type("tool_result")[0]["ok"] is True
+    sent_back = fake_provider.requests[1].last_user_text()
+    assert "<tool_result" in sent_back and "rotate keys every 90 days" in sent_back
+    shown = "".join(e["text"] for e in outcome.of_type("text_delta"))
+    assert "<tool_call>" not in shown and "read_file" not in shown
+    assert outcome.result["text"] == "Every 90 days."

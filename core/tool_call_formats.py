@@ -5,6 +5,8 @@
   parameters in order, and the last one takes the rest of the tag (so it may contain ``|``).
 * Hermes and Qwen 2.5/3: ``<tool_call>{"name": …, "arguments": {…}}</tool_call>``, the
   arguments an object or a JSON string, one block per call.
+* Mistral: ``[TOOL_CALLS][{"name": …, "arguments": {…}}, …]`` and the newer
+  ``[TOOL_CALLS]name[ARGS]{…}`` (also ``name{…}``, and ``[CALL_ID]…`` before ``[ARGS]``).
 
 The notations are the ones vLLM's tool parsers and llama.cpp's chat parsers read. A call
 with a name no tool has is still a call (the registry tells the model which tools exist).
@@ -159,6 +161,37 @@ def _after_tag(text: str, start: int, tag: str, complete: bool) -> Verdict:
     return Verdict.OPEN if rest else Verdict.UNDECIDED
 
 
+# -- Mistral ---------------------------------------------------------------------------
+
+_NAME = re.compile(r"[A-Za-z0-9_.:-]+")
+_CALL_ID = re.compile(r"\[CALL_ID\][A-Za-z0-9]*")
+
+
+def _read_mistral(text: str, start: int, specs: Specs, complete: bool) -> Read | Verdict:
+    """``[TOOL_CALLS]`` then a JSON array of named calls, or ``name[ARGS]{…}`` (v11+)."""
+    pos = _skip_space(text, start + len("[TOOL_CALLS]"))
+    if text.startswith(("[", "{"), pos):
+        decoded = _decode(text, pos)
+        if decoded is None:
+            return _unfinished(complete)
+        items = decoded[0] if isinstance(decoded[0], list) else [decoded[0]]
+        calls = [call for item in items if (call := _named_call(item)) is not None]
+        if not calls or len(calls) < len(items):
+            return Verdict.NOT_A_CALL
+        return decoded[1], calls
+    name = _NAME.match(text, pos)
+    if name is None:
+        return _unfinished(complete)
+    pos = name.end()
+    call_id = _CALL_ID.match(text, pos)
+    pos = call_id.end() if call_id else pos
+    pos = pos + len("[ARGS]") if text.startswith("[ARGS]", pos) else pos
+    decoded = _decode(text, pos) if text.startswith("{", pos) else None
+    if decoded is None:
+        return _unfinished(complete)
+    return decoded[1], [FoundCall(name.group(0), _arguments(decoded[0]))]
+
+
 # -- the notation table ----------------------------------------------------------------
 
 
@@ -173,6 +206,7 @@ _NOTATIONS = (
     _Notation(r'\{\s*"tool"\s*:', (), _read_g3),
     _Notation(r"\[ACTION:", ("[ACTION:",), _read_action),
     _Notation(r"<tool_call>", ("<tool_call>",), _read_hermes),
+    _Notation(r"\[TOOL_CALLS\]", ("[TOOL_CALLS]",), _read_mistral),
 )
 _STARTS = [re.compile(notation.start) for notation in _NOTATIONS]
 

@@ -80,6 +80,44 @@ def test_unknown_tool_name_is_still_a_call_as_g3_blocks_are():
     assert calls_in('<tool_call>{"name": "nope", "arguments": {}}</tool_call>') == [("nope", {})]
 
 
+# -- Mistral ---------------------------------------------------------------------------
+
+
+def test_mistral_tool_calls_array_with_several_calls():
+    text = (
+        '[TOOL_CALLS] [{"name": "read_file", "arguments": {"file_path": "a.py"}, '
+        '"id": "a1b2c3d4e"}, {"name": "shell", "arguments": {"command": "pwd"}}]</s>'
+    )
+    visible, calls = parse_tool_calls(text, SPECS)
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [
+        ("read_file", {"file_path": "a.py"}),
+        ("shell", {"command": "pwd"}),
+    ]
+    assert visible == "</s>"
+
+
+def test_mistral_name_args_form_one_marker_per_call():
+    text = (
+        'Reading both.[TOOL_CALLS]read_file[ARGS]{"file_path": "a.py"}'
+        '[TOOL_CALLS]read_file[ARGS]{"file_path": "b.py"}'
+    )
+    visible, calls = parse_tool_calls(text, SPECS)
+    assert visible == "Reading both."
+    assert [json.loads(c.arguments)["file_path"] for c in calls] == ["a.py", "b.py"]
+    assert calls_in('[TOOL_CALLS]shell{"command": "ls"}') == [("shell", {"command": "ls"})]
+    assert calls_in('[TOOL_CALLS]shell[CALL_ID]abc123XYZ[ARGS]{"command": "ls"}') == [
+        ("shell", {"command": "ls"})
+    ]
+
+
+def test_mistral_stream_hides_the_calls_and_holds_a_partial_marker():
+    text = 'Reading.[TOOL_CALLS]read_file[ARGS]{"file_path": "a.py"}'
+    assert_streams_as(text, "Reading.")
+    stream = ToolBlockFilter(SPECS)
+    assert stream.feed("see [TOOL_") == "see "
+    assert stream.feed("BOX]") == "[TOOL_BOX]"
+
+
 # -- quoted calls are never run --------------------------------------------------------
 
 QUOTED = [

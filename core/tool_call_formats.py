@@ -7,9 +7,13 @@
   arguments an object or a JSON string, one block per call.
 * Mistral: ``[TOOL_CALLS][{"name": …, "arguments": {…}}, …]`` and the newer
   ``[TOOL_CALLS]name[ARGS]{…}`` (also ``name{…}``, and ``[CALL_ID]…`` before ``[ARGS]``).
+* Llama 3.x: ``<|python_tag|>{"name": …, "parameters": {…}}``, several separated by ``;``,
+  and the same objects bare, without the tag.
 
 The notations are the ones vLLM's tool parsers and llama.cpp's chat parsers read. A call
-with a name no tool has is still a call (the registry tells the model which tools exist).
+with a name no tool has is still a call (the registry tells the model which tools exist),
+except a bare JSON object: that is a call only when it names a registered tool and has
+nothing but a call's keys.
 """
 
 from __future__ import annotations
@@ -192,6 +196,73 @@ def _read_mistral(text: str, start: int, specs: Specs, complete: bool) -> Read |
     return decoded[1], [FoundCall(name.group(0), _arguments(decoded[0]))]
 
 
+# -- Llama 3.x -------------------------------------------------------------------------
+
+_BARE = r'\{\s*(?:"type"\s*:\s*"function"\s*,\s*)?"name"\s*:'
+_BARE_NAME = re.compile(_BARE + r'\s*"([^"\\]*)"')
+_CALL_KEYS = {"name", "arguments", "parameters", "type", "id"}
+_SEMICOLON = re.compile(r"\s*;\s*(?=\{)")
+_SEMICOLON_AT_END = re.compile(r"\s*;?\s*\Z")
+_END_OF_TURN = re.compile(r"\s*(?:<\|eom_id\|>|<\|eot_id\|>)")
+
+
+def _read_python_tag(text: str, start: int, specs: Specs, complete: bool) -> Read | Verdict:
+    """``<|python_tag|>`` then JSON calls of any name, separated by ``;``."""
+    read = _json_calls(text, start + len("<|python_tag|>"), None, tagged=True)
+    if read is None:
+        return _after_tag(text, start, "<|python_tag|>", complete)
+    end_of_turn = _END_OF_TURN.match(text, read[0])
+    return (end_of_turn.end() if end_of_turn else read[0]), read[1]
+
+
+def _read_bare(text: str, start: int, specs: Specs, complete: bool) -> Read | Verdict:
+    """A bare object is a call only once it is whole; while it streams it is undecided,
+    unless it already names no tool."""
+    read = _json_calls(text, start, specs, tagged=False)
+    if read is not None:
+        if not complete and _SEMICOLON_AT_END.match(text, read[0]):
+            return Verdict.UNDECIDED  # another call may follow a ``;``
+        return read
+    if complete or _decode(text, start) is not None:
+        return Verdict.NOT_A_CALL
+    name = _BARE_NAME.match(text, start)
+    if name is not None and not _is_tool(name.group(1), specs):
+        return Verdict.NOT_A_CALL
+    return Verdict.UNDECIDED
+
+
+def _json_calls(text: str, pos: int, specs: Specs, tagged: bool) -> Read | None:
+    """JSON calls separated by ``;``: after the tag any name, bare only the objects that
+    have a call's keys and name a registered tool."""
+    calls: list[FoundCall] = []
+    end = pos
+    while True:
+        decoded = _decode(text, _skip_space(text, pos))
+        call = _named_call(decoded[0]) if decoded else None
+        if decoded is None or call is None or not (tagged or _names_tool(decoded[0], specs)):
+            break
+        calls.append(call)
+        end = decoded[1]
+        more = _SEMICOLON.match(text, end)
+        if more is None:
+            break
+        pos = more.end()
+    return (end, calls) if calls else None
+
+
+def _is_tool(name: str, specs: Specs) -> bool:
+    return specs is None or name in specs or canonical_name(name) in specs
+
+
+def _names_tool(value: dict[str, Any], specs: Specs) -> bool:
+    """Whether a bare object is a call: a registered tool's name, its arguments, no more."""
+    return (
+        _is_tool(value["name"], specs)
+        and ("arguments" in value or "parameters" in value)
+        and set(value) <= _CALL_KEYS
+    )
+
+
 # -- the notation table ----------------------------------------------------------------
 
 
@@ -207,6 +278,8 @@ _NOTATIONS = (
     _Notation(r"\[ACTION:", ("[ACTION:",), _read_action),
     _Notation(r"<tool_call>", ("<tool_call>",), _read_hermes),
     _Notation(r"\[TOOL_CALLS\]", ("[TOOL_CALLS]",), _read_mistral),
+    _Notation(r"<\|python_tag\|>", ("<|python_tag|>",), _read_python_tag),
+    _Notation(_BARE, (), _read_bare),
 )
 _STARTS = [re.compile(notation.start) for notation in _NOTATIONS]
 
@@ -214,7 +287,7 @@ CALL_START = re.compile("|".join(notation.start for notation in _NOTATIONS))
 """Where a call may start, in any notation."""
 MARKERS = tuple(marker for notation in _NOTATIONS for marker in notation.markers)
 """The literal markers, whose beginnings a stream holds back until they are decided."""
-JSON_MARKERS = ('{"tool":',)
+JSON_MARKERS = ('{"tool":', '{"name":', '{"type":"function","name":')
 """The JSON openers, without spaces, held back the same way."""
 
 

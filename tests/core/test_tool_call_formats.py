@@ -118,6 +118,52 @@ def test_mistral_stream_hides_the_calls_and_holds_a_partial_marker():
     assert stream.feed("BOX]") == "[TOOL_BOX]"
 
 
+# -- Llama 3.x -------------------------------------------------------------------------
+
+
+def test_llama_python_tag_with_calls_separated_by_semicolons():
+    text = (
+        '<|python_tag|>{"name": "read_file", "parameters": {"file_path": "a.py"}}; '
+        '{"name": "shell", "parameters": {"command": "ls"}}<|eom_id|>'
+    )
+    visible, calls = parse_tool_calls(text, SPECS)
+    assert visible == ""
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [
+        ("read_file", {"file_path": "a.py"}),
+        ("shell", {"command": "ls"}),
+    ]
+
+
+def test_llama_bare_json_call_naming_a_registered_tool():
+    assert calls_in('{"name": "read_file", "parameters": {"file_path": "a.py"}}') == [
+        ("read_file", {"file_path": "a.py"})
+    ]
+    assert calls_in('{"type": "function", "name": "shell", "parameters": {"command": "ls"}}') == [
+        ("shell", {"command": "ls"})
+    ]
+    assert calls_in('{"name": "read_file", "arguments": {"file_path": "a.py"}}') == [
+        ("read_file", {"file_path": "a.py"})
+    ]
+
+
+def test_bare_json_that_names_no_tool_or_has_more_keys_is_left_alone():
+    for text in (
+        'The package is {"name": "left-pad", "arguments": {"x": 1}}.',
+        '{"name": "read_file", "description": "Reads a file", "parameters": {}}',
+        '{"name": "read_file"}',
+    ):
+        assert parse_tool_calls(text, SPECS) == (text, [])
+        assert_streams_as(text, text)
+
+
+def test_stream_holds_a_bare_call_until_it_is_whole():
+    text = 'Looking.\n{"name": "read_file", "parameters": {"file_path": "a.py"}}'
+    assert_streams_as(text, "Looking.\n")
+    stream = ToolBlockFilter(SPECS)
+    assert stream.feed('Looking. {"name": "read_file", "param') == "Looking. "
+    assert stream.feed('eters": {"file_path": "a.py"}} and more') == ""
+
+
 # -- quoted calls are never run --------------------------------------------------------
 
 QUOTED = [

@@ -9,6 +9,9 @@
   ``[TOOL_CALLS]name[ARGS]{…}`` (also ``name{…}``, and ``[CALL_ID]…`` before ``[ARGS]``).
 * Llama 3.x: ``<|python_tag|>{"name": …, "parameters": {…}}``, several separated by ``;``,
   and the same objects bare, without the tag.
+* DeepSeek V3/R1: ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME``,
+  the arguments in a fenced ``json`` block, ``<｜tool▁call▁end｜>``; V3.1 writes
+  ``NAME<｜tool▁sep｜>{…}`` instead.
 
 The notations are the ones vLLM's tool parsers and llama.cpp's chat parsers read. A call
 with a name no tool has is still a call (the registry tells the model which tools exist),
@@ -263,6 +266,55 @@ def _names_tool(value: dict[str, Any], specs: Specs) -> bool:
     )
 
 
+# -- DeepSeek --------------------------------------------------------------------------
+
+_DEEPSEEK_BEGIN = (
+    "<｜tool▁calls▁begin｜>",
+    # Variants the R1 distills write, as llama.cpp accepts them.
+    "<｜tool_calls_begin｜>",
+    "<｜tool calls begin｜>",
+    "<｜tool\\_calls\\_begin｜>",
+    "<｜tool▁calls｜>",
+    "<｜tool▁call▁begin｜>",
+)
+_DS_CALL_BEGIN, _DS_SEP = "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>"
+_DS_CALL_END, _DS_CALLS_END = "<｜tool▁call▁end｜>", "<｜tool▁calls▁end｜>"
+_DS_V3_CALL = re.compile(
+    r"(?P<name>[^\n<]+)\n```(?:json)?[ \t]*\n(?P<args>.*?)\n?[ \t]*```\s*"
+    + re.escape(_DS_CALL_END),
+    re.S,
+)
+
+
+def _read_deepseek(text: str, start: int, specs: Specs, complete: bool) -> Read | Verdict:
+    """DeepSeek's markers around each call; the block ends at ``<｜tool▁calls▁end｜>`` (or
+    with the message)."""
+    opener = next(m for m in _DEEPSEEK_BEGIN if text.startswith(m, start))
+    pos = start if opener == _DS_CALL_BEGIN else start + len(opener)
+    calls: list[FoundCall] = []
+    while True:
+        pos = _skip_space(text, pos)
+        if text.startswith(_DS_CALLS_END, pos) and calls:
+            return pos + len(_DS_CALLS_END), calls
+        if text.startswith(_DS_CALL_BEGIN, pos):
+            pos += len(_DS_CALL_BEGIN)
+        elif calls:
+            return (pos, calls) if complete else Verdict.OPEN
+        sep = text.find(_DS_SEP, pos)
+        if sep == -1 or "\n" in text[pos:sep]:
+            return (pos, calls) if calls and complete else _unfinished(complete)
+        v3 = _DS_V3_CALL.match(text, sep + len(_DS_SEP))
+        if v3 is not None:  # function<｜tool▁sep｜>NAME then fenced arguments
+            calls.append(FoundCall(v3.group("name").strip(), _arguments(v3.group("args"))))
+            pos = v3.end()
+            continue
+        end = text.find(_DS_CALL_END, sep)  # V3.1: NAME<｜tool▁sep｜>ARGUMENTS
+        if end == -1:
+            return _unfinished(complete)
+        calls.append(FoundCall(text[pos:sep].strip(), _arguments(text[sep + len(_DS_SEP) : end])))
+        pos = end + len(_DS_CALL_END)
+
+
 # -- the notation table ----------------------------------------------------------------
 
 
@@ -280,6 +332,7 @@ _NOTATIONS = (
     _Notation(r"\[TOOL_CALLS\]", ("[TOOL_CALLS]",), _read_mistral),
     _Notation(r"<\|python_tag\|>", ("<|python_tag|>",), _read_python_tag),
     _Notation(_BARE, (), _read_bare),
+    _Notation("|".join(map(re.escape, _DEEPSEEK_BEGIN)), _DEEPSEEK_BEGIN, _read_deepseek),
 )
 _STARTS = [re.compile(notation.start) for notation in _NOTATIONS]
 

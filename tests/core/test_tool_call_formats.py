@@ -164,6 +164,40 @@ def test_stream_holds_a_bare_call_until_it_is_whole():
     assert stream.feed('eters": {"file_path": "a.py"}} and more') == ""
 
 
+# -- DeepSeek --------------------------------------------------------------------------
+
+DEEPSEEK_R1 = (
+    "<think>\nI need the file, then the listing.\n</think>\n\n"
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>read_file\n"
+    '```json\n{"file_path": "a.py"}\n```<｜tool▁call▁end｜>\n'
+    "<｜tool▁call▁begin｜>function<｜tool▁sep｜>shell\n"
+    '```json\n{"command": "ls"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
+)
+
+
+def test_deepseek_r1_markers_with_fenced_arguments():
+    visible, calls = parse_tool_calls(DEEPSEEK_R1, SPECS)
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [
+        ("read_file", {"file_path": "a.py"}),
+        ("shell", {"command": "ls"}),
+    ]
+    assert visible == "<think>\nI need the file, then the listing.\n</think>"
+
+
+def test_deepseek_v31_markers():
+    text = (
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>read_file<｜tool▁sep｜>"
+        '{"file_path": "a.py"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
+    )
+    assert calls_in(text) == [("read_file", {"file_path": "a.py"})]
+
+
+def test_deepseek_stream_holds_a_partial_marker():
+    assert_streams_as(DEEPSEEK_R1, DEEPSEEK_R1[: DEEPSEEK_R1.index("<｜")])
+    stream = ToolBlockFilter(SPECS)
+    assert stream.feed("ok <｜tool") == "ok "
+
+
 # -- quoted calls are never run --------------------------------------------------------
 
 QUOTED = [

@@ -28,24 +28,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import paths
+from .setting_fields import SETTINGS, SettingKind
 
 if TYPE_CHECKING:
     from .safety.permission_rules import Kind, Scope
     from .settings import Settings
 
-APPROVAL_MODES: tuple[str, ...] = ("default", "auto-edit", "plan", "yolo")
+APPROVAL_MODES: tuple[str, ...] = SETTINGS["approval_mode"].kind.choices
 ENV_PREFIX = "AGENT_TUI_"
 
 # Keys an untrusted project file may not set: each could widen what the agent may do or
 # send the person's API key to a server of the project's choosing.
-TRUST_GATED_KEYS = frozenset(
-    {"approval_mode", "api_base", "api_key", "api_key_env", "trusted_projects", "allow_rules",
-     "escalation_api_base", "escalation_api_key_env",
-     "network", "web_search_url", "web_search_key_env", "sandbox", "bwrap_path",
-     "env_passthrough", "webdriver", "chromium_path", "chromedriver_path", "computer_control", "skill_paths",
-     "embedding_model", "embedding_api_base", "http_allowed_domains", "gif_search_url",
-     "tool_discovery_command", "tool_call_command", "agent"}
-)
+TRUST_GATED_KEYS = frozenset(name for name, spec in SETTINGS.items() if spec.trust_gated)
 
 
 class ConfigError(Exception):
@@ -64,97 +58,9 @@ def __getattr__(name: str) -> Any:
 # ------------------------------------------------------------------------- the cheap check
 
 
-@dataclass(frozen=True, slots=True)
-class SettingKind:
-    """What one setting accepts, as :class:`Settings` declares it, for the cheap check.
-
-    Attributes:
-        type: ``str``, ``int``, ``float``, ``bool``, ``list`` (of strings) or ``choice``.
-        default: The value when no layer sets it.
-        optional: ``None`` is allowed too (it is the default).
-        choices: The allowed strings of a ``choice``.
-        ge, gt, le: Bounds of a number.
-        rules: A list of permission rules (each must parse).
-    """
-
-    type: str
-    default: Any = None
-    optional: bool = False
-    choices: tuple[str, ...] = ()
-    ge: float | None = None
-    gt: float | None = None
-    le: float | None = None
-    rules: bool = False
-
-
-def _str(default: str | None = None) -> SettingKind:
-    return SettingKind("str", default, optional=default is None)
-
-
-def _choice(*choices: str, default: str | None) -> SettingKind:
-    return SettingKind("choice", default, optional=default is None, choices=choices)
-
-
-SETTING_KINDS: dict[str, SettingKind] = {
-    "model": _str(),
-    "api_base": _str(),
-    "api_key": _str(),
-    "api_key_env": _str(),
-    "escalation_model": _str(),
-    "escalation_api_base": _str(),
-    "escalation_api_key_env": _str(),
-    "approval_mode": _choice(*APPROVAL_MODES, default="default"),
-    "max_turns": SettingKind("int", 100, ge=1),
-    "context_window": SettingKind("int", None, optional=True, ge=1024),
-    "max_output_tokens": SettingKind("int", None, optional=True, ge=1),
-    "temperature": SettingKind("float", None, optional=True, ge=0, le=2),
-    "tool_protocol": _choice("auto", "native", "text", default="auto"),
-    "request_timeout": SettingKind("float", 600.0, gt=0),
-    "stream_idle_timeout": SettingKind("float", 120.0, gt=0),
-    "stream_process": SettingKind("bool", True),
-    "max_retries": SettingKind("int", 5, ge=0),
-    "retry_base_delay": SettingKind("float", 1.0, ge=0),
-    "retry_max_delay": SettingKind("float", 60.0, ge=0),
-    "shell_timeout_ms": SettingKind("int", 120_000, ge=1),
-    "tool_output_limit": SettingKind("int", 30_000, ge=1000),
-    "trusted_projects": SettingKind("list", ()),
-    "allow_rules": SettingKind("list", (), rules=True),
-    "ask_rules": SettingKind("list", (), rules=True),
-    "deny_rules": SettingKind("list", (), rules=True),
-    "theme": _str("agent-tui-dark"),
-    "notify_bell": SettingKind("bool", True),
-    "network": SettingKind("bool", False),
-    "web_search_backend": _choice("searxng", "brave", "tavily", default=None),
-    "web_search_url": _str(),
-    "web_search_key_env": _str(),
-    "webdriver": SettingKind("bool", False),
-    "chrome_headless": SettingKind("bool", True),
-    "chromium_path": _str(),
-    "chromedriver_path": _str(),
-    "computer_control": SettingKind("bool", False),
-    "keep_background_processes": SettingKind("bool", False),
-    "sandbox": _choice("none", "bwrap", default="none"),
-    "bwrap_path": _str(),
-    "preview_timeout": SettingKind("float", 10.0, gt=0),
-    "approval_key_guard": SettingKind("float", 0.5, ge=0, le=60),
-    "env_passthrough": SettingKind("list", ()),
-    "edit_syntax_guard": _choice("warn", "refuse", "off", default="warn"),
-    "edit_correction": _choice("off", "model", default="off"),
-    "checkpoint_max_files": SettingKind("int", 50_000, ge=1),
-    "checkpoint_max_file_mb": SettingKind("float", 5.0, gt=0),
-    "checkpoint_timeout": SettingKind("float", 5.0, gt=0),
-    "review_compaction": SettingKind("bool", True),
-    "skill_paths": SettingKind("list", ()),
-    "embedding_model": _str(),
-    "embedding_api_base": _str(),
-    "http_allowed_domains": SettingKind("list", ()),
-    "tool_discovery_command": _str(),
-    "tool_call_command": _str(),
-    "gif_search_url": _str("https://api.giphy.com/v1/gifs/search"),
-    "agent": _str(),
-}
-"""Every setting of :class:`Settings`, in its order, with its type, bounds and default
-(``tests/core/test_config.py`` keeps the two equal)."""
+SETTING_KINDS: dict[str, SettingKind] = {name: spec.kind for name, spec in SETTINGS.items()}
+"""Every setting of :class:`Settings`, in its order, with its type, bounds and default, for
+the cheap check (both come from :class:`~agent_tui.core.setting_fields.SettingFields`)."""
 
 _UNCHECKED = object()
 _ENV_TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})

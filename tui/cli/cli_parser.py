@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core import __version__
+from ...core.setting_fields import SETTINGS
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
@@ -90,47 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="text",
         help="headless output (default: text)",
     )
-    parser.add_argument(
-        "--model",
-        "-m",
-        help="litellm model, e.g. openai/gpt-4.1, "
-        "anthropic/claude-sonnet-4-20250514, ollama_chat/qwen2.5-coder",
-    )
-    parser.add_argument(
-        "--escalation-model",
-        metavar="MODEL",
-        help="a stronger litellm model that takes over the rest of a run when a tool suggests "
-        "it (an edit whose text is not in the file) or the model says it cannot proceed",
-    )
-    parser.add_argument(
-        "--api-base",
-        metavar="URL",
-        help="provider base URL (OpenAI-compatible servers, Ollama, vLLM)",
-    )
-    parser.add_argument(
-        "--api-key",
-        metavar="KEY",
-        help="API key (default: the provider's usual environment variable)",
-    )
-    parser.add_argument(
-        "--approval-mode",
-        choices=("default", "auto-edit", "plan", "yolo"),
-        help="what may run without asking (default: default)",
-    )
-    parser.add_argument(
-        "--agent",
-        metavar="NAME",
-        help="take on the persona NAME: its prompt, model, tools and approval mode "
-        "(bundled: reviewer, architect, test-writer; agent-tui agents list shows them all)",
-    )
-    parser.add_argument(
-        "--max-turns",
-        type=_positive_int,
-        metavar="N",
-        help="model calls allowed for one prompt, a call after each round of tool calls "
-        "(default: 100; the run stops there and says so); with --autonomous or --planning, "
-        "the player-coach rounds instead (default: 5)",
-    )
+    add_setting_flags(parser, "model", "escalation_model", "api_base", "api_key",
+                      "approval_mode", "agent", "max_turns")
     parser.add_argument(
         "--autonomous",
         action="store_true",
@@ -160,33 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --planning: approve the refined requirements without asking",
     )
-    parser.add_argument(
-        "--context-window",
-        type=_positive_int,
-        metavar="N",
-        help="the model's context window in tokens (for models litellm "
-        "does not know, e.g. local ones)",
-    )
-    parser.add_argument(
-        "--tool-protocol",
-        choices=("auto", "native", "text"),
-        help="native function calling or the text protocol (default: auto)",
-    )
-    parser.add_argument("--net", action="store_true", default=None,
-                        help="let tools reach the network (web_fetch, web_search, research); "
-                        "off by default")
-    parser.add_argument("--webdriver", action="store_true", default=None,
-                        help="offer the webdriver_* browser tools (Chromium through Selenium; "
-                        "headless unless chrome_headless = false in config.toml)")
-    parser.add_argument("--chrome-headless", action="store_true", default=None,
-                        help="offer the browser tools with a headless Chromium")
-    parser.add_argument("--computer-control", action="store_true", default=None,
-                        help="offer the desktop tools that act on the screen (list_windows, "
-                        "mouse_click, type_text, find_element); each asks first")
-    parser.add_argument("--sandbox", choices=("none", "bwrap"),
-                        help="run shell and background commands under bubblewrap: read-only "
-                        "system, the project and a private /tmp writable, no network unless "
-                        "it is on (default: none, or sandbox in config.toml)")
+    add_setting_flags(parser, "context_window", "tool_protocol", "network", "webdriver",
+                      "chrome_headless", "computer_control", "sandbox")
     parser.add_argument("--preview", action="store_true",
                         help="with -p: before refusing a shell or background command that "
                         "needs approval, run it in a sandbox over a scratch copy of the "
@@ -238,21 +175,38 @@ def default_model() -> str | None:
     return None
 
 
+def add_setting_flags(parser: argparse.ArgumentParser, *names: str) -> None:
+    """Add the flags of the settings ``names`` to ``parser``, as their declaration
+    (:class:`~agent_tui.core.setting_fields.SettingFields`) gives them; ``--help`` lists them
+    in this order."""
+    for name in names:
+        spec = SETTINGS[name]
+        flag = spec.flag
+        if flag is None:
+            raise ValueError(f"the setting {name} declares no command-line flag")
+        options: dict[str, Any] = {"help": flag.help}
+        if flag.metavar is not None:
+            options["metavar"] = flag.metavar
+        if spec.kind.type == "bool":
+            options.update(action="store_true", default=None)
+        elif spec.kind.type == "choice":
+            options["choices"] = spec.kind.choices
+        elif spec.kind.type == "int":
+            options["type"] = _positive_int
+        parser.add_argument(*flag.names, **options)
+
+
 def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The settings the command line's flags give (None: the flag was not given)."""
-    return {
-        "model": args.model,
-        "escalation_model": getattr(args, "escalation_model", None),
-        "api_base": args.api_base,
-        "api_key": args.api_key,
-        "approval_mode": args.approval_mode,
-        "agent": getattr(args, "agent", None),
-        "max_turns": args.max_turns,
-        "context_window": args.context_window,
-        "tool_protocol": args.tool_protocol,
-        "network": args.net,
-        "sandbox": args.sandbox,
-        "webdriver": True if args.webdriver or args.chrome_headless else None,
-        "chrome_headless": True if args.chrome_headless else None,
-        "computer_control": args.computer_control,
-    }
+    overrides: dict[str, Any] = {}
+    for name, spec in SETTINGS.items():
+        if spec.flag is None:
+            continue
+        overrides.setdefault(name, None)
+        value = getattr(args, spec.flag.dest, None)
+        if value is None or value is False:
+            continue
+        overrides[name] = value
+        for implied in spec.flag.implies:
+            overrides[implied] = True
+    return overrides

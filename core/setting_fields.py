@@ -1,0 +1,517 @@
+"""Every setting, declared once: its type, bounds, default, meaning, whether an untrusted
+project may set it, and its command-line flag if it has one.
+
+:class:`SettingFields` is the one declaration. From it come the pydantic model
+(:class:`~agent_tui.core.settings.Settings`, built after the workbench's first frame), the
+cheap check the first frame is drawn from (:data:`~agent_tui.core.config.SETTING_KINDS`), the
+keys an untrusted project may not set, the ``agent-tui`` flags that set settings, and the
+settings tables of the README and the configuration doc (:mod:`.setting_docs`).
+
+Only the standard library: the workbench reads this before its first frame.
+"""
+
+import typing
+from dataclasses import dataclass
+from types import NoneType, UnionType
+from typing import Any, Literal
+
+ApprovalMode = Literal["default", "auto-edit", "plan", "yolo"]
+ToolProtocol = Literal["auto", "native", "text"]
+SandboxMode = Literal["none", "bwrap"]
+SyntaxGuard = Literal["warn", "refuse", "off"]
+EditCorrection = Literal["off", "model"]
+SearchBackend = Literal["searxng", "brave", "tavily"]
+
+
+@dataclass(frozen=True, slots=True)
+class CliFlag:
+    """The ``agent-tui`` flag that sets a setting.
+
+    Attributes:
+        names: The option strings, as ``argparse`` takes them (``"--model", "-m"``).
+        help: Its line in ``--help``.
+        metavar: The value's name in ``--help`` (None: argparse's own).
+        implies: More settings a given flag turns on (``--chrome-headless`` offers the
+            browser tools: ``webdriver``).
+    """
+
+    names: tuple[str, ...]
+    help: str
+    metavar: str | None = None
+    implies: tuple[str, ...] = ()
+
+    @property
+    def dest(self) -> str:
+        """The attribute ``argparse`` stores the flag's value under."""
+        long = next(name for name in self.names if name.startswith("--"))
+        return long[2:].replace("-", "_")
+
+
+@dataclass(frozen=True, slots=True)
+class SettingKind:
+    """What one setting accepts, for the cheap check.
+
+    Attributes:
+        type: ``str``, ``int``, ``float``, ``bool``, ``list`` (of strings) or ``choice``.
+        default: The value when no layer sets it (a list's is a tuple).
+        optional: ``None`` is allowed too (it is the default).
+        choices: The allowed strings of a ``choice``.
+        ge, gt, le: Bounds of a number.
+        rules: A list of permission rules (each must parse).
+    """
+
+    type: str
+    default: Any = None
+    optional: bool = False
+    choices: tuple[str, ...] = ()
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+    rules: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SettingSpec:
+    """One setting as :class:`SettingFields` declares it.
+
+    Attributes:
+        name: The key in ``config.toml`` (and ``AGENT_TUI_<NAME>``).
+        annotation: Its Python type, as the pydantic model holds it.
+        kind: What it accepts, for the cheap check.
+        description: What it means (the model's field description, the tables' text).
+        trust_gated: An untrusted project's own file may not set it: it could widen what
+            the agent may do or send the person's key elsewhere.
+        secret: Left out of the model's ``repr``.
+        flag: Its command-line flag, if it has one.
+    """
+
+    name: str
+    annotation: Any
+    kind: SettingKind
+    description: str
+    trust_gated: bool = False
+    secret: bool = False
+    flag: CliFlag | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Declared:
+    default: Any
+    description: str
+    ge: float | None
+    gt: float | None
+    le: float | None
+    rules: bool
+    trust_gated: bool
+    secret: bool
+    flag: CliFlag | None
+
+
+def setting(
+    default: Any,
+    *,
+    description: str,
+    ge: float | None = None,
+    gt: float | None = None,
+    le: float | None = None,
+    rules: bool = False,
+    trust_gated: bool = False,
+    repr: bool = True,  # noqa: A002 - pydantic's name
+    flag: CliFlag | None = None,
+) -> Any:
+    """Declare a setting in :class:`SettingFields` (the field's type is its annotation).
+
+    Args:
+        default: The value when nothing sets it (``[]`` for a list: each model gets its own).
+        description: What it means.
+        ge, gt, le: Bounds of a number.
+        rules: Each item must parse as a permission rule.
+        trust_gated: An untrusted project's own file may not set it.
+        repr: False keeps the value out of the model's ``repr`` (keys).
+        flag: The ``agent-tui`` flag that sets it.
+    """
+    return _Declared(default, description, ge, gt, le, rules, trust_gated, not repr, flag)
+
+
+class SettingFields:
+    """Everything agent-tui can be configured with."""
+
+    model: str | None = setting(
+        None,
+        description="litellm model name, e.g. 'anthropic/claude-sonnet-4-20250514', "
+        "'openai/gpt-4.1', 'gemini/gemini-2.5-pro', 'ollama_chat/qwen2.5-coder'.",
+        flag=CliFlag(
+            ("--model", "-m"),
+            "litellm model, e.g. openai/gpt-4.1, "
+            "anthropic/claude-sonnet-4-20250514, ollama_chat/qwen2.5-coder",
+        ),
+    )
+    api_base: str | None = setting(
+        None,
+        description="Base URL of the provider (OpenAI-compatible servers, Ollama, vLLM).",
+        trust_gated=True,
+        flag=CliFlag(
+            ("--api-base",), "provider base URL (OpenAI-compatible servers, Ollama, vLLM)", "URL"
+        ),
+    )
+    api_key: str | None = setting(
+        None,
+        repr=False,
+        description="API key; by default litellm reads the provider's usual "
+        "environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, …).",
+        trust_gated=True,
+        flag=CliFlag(
+            ("--api-key",), "API key (default: the provider's usual environment variable)", "KEY"
+        ),
+    )
+    api_key_env: str | None = setting(
+        None,
+        description="Name of the environment variable that holds the API key.",
+        trust_gated=True,
+    )
+    escalation_model: str | None = setting(
+        None,
+        description="A stronger litellm model that takes over the rest of a run when a "
+        "tool suggests it (an edit whose text is not in the file) or the model says it cannot "
+        "proceed; unset: no escalation.",
+        flag=CliFlag(
+            ("--escalation-model",),
+            "a stronger litellm model that takes over the rest of a run when a tool suggests "
+            "it (an edit whose text is not in the file) or the model says it cannot proceed",
+            "MODEL",
+        ),
+    )
+    escalation_api_base: str | None = setting(
+        None,
+        description="Base URL of the escalation model's provider; unset: model's "
+        "api_base when both models name the same provider, else that provider's own endpoint.",
+        trust_gated=True,
+    )
+    escalation_api_key_env: str | None = setting(
+        None,
+        description="Name of the environment variable that holds the escalation "
+        "model's API key; unset: as for escalation_api_base, model's key or the provider's "
+        "usual variable.",
+        trust_gated=True,
+    )
+    approval_mode: ApprovalMode = setting(
+        "default",
+        description="default | auto-edit | plan | yolo.",
+        trust_gated=True,
+        flag=CliFlag(("--approval-mode",), "what may run without asking (default: default)"),
+    )
+    max_turns: int = setting(
+        100,
+        ge=1,
+        description="Model calls allowed for one prompt.",
+        flag=CliFlag(
+            ("--max-turns",),
+            "model calls allowed for one prompt, a call after each round of tool calls "
+            "(default: 100; the run stops there and says so); with --autonomous or --planning, "
+            "the player-coach rounds instead (default: 5)",
+            "N",
+        ),
+    )
+    context_window: int | None = setting(
+        None,
+        ge=1024,
+        description="Tokens the model accepts; overrides litellm's figure.",
+        flag=CliFlag(
+            ("--context-window",),
+            "the model's context window in tokens (for models litellm "
+            "does not know, e.g. local ones)",
+            "N",
+        ),
+    )
+    max_output_tokens: int | None = setting(None, ge=1, description="Cap on tokens per response.")
+    temperature: float | None = setting(None, ge=0, le=2, description="Sampling temperature.")
+    tool_protocol: ToolProtocol = setting(
+        "auto",
+        description="native function calling, a text protocol, or auto-detect.",
+        flag=CliFlag(
+            ("--tool-protocol",), "native function calling or the text protocol (default: auto)"
+        ),
+    )
+    request_timeout: float = setting(600.0, gt=0, description="Seconds for one model request.")
+    stream_idle_timeout: float = setting(
+        120.0, gt=0, description="Seconds a stream may stay silent before it is retried."
+    )
+    stream_process: bool = setting(
+        True,
+        description="The workbench streams the model's answers in a worker process "
+        "(litellm's parsing of a fast stream then never delays a key or a frame); false: "
+        "in the workbench's own process, ~230 MB less memory.",
+    )
+    max_retries: int = setting(5, ge=0, description="Retries of a failing model call.")
+    retry_base_delay: float = setting(1.0, ge=0, description="First backoff delay in seconds.")
+    retry_max_delay: float = setting(60.0, ge=0, description="Longest backoff delay in seconds.")
+    shell_timeout_ms: int = setting(120_000, ge=1, description="Default shell command timeout.")
+    tool_output_limit: int = setting(
+        30_000, ge=1000, description="Characters of tool output the model receives."
+    )
+    trusted_projects: list[str] = setting(
+        [],
+        description="Project folders whose own config is trusted.",
+        trust_gated=True,
+    )
+
+    allow_rules: list[str] = setting(
+        [],
+        rules=True,
+        description="Calls that never ask, e.g. 'shell(git status)', 'shell(npm run test:*)', "
+        "'edit_file(src/**)'.",
+        trust_gated=True,
+    )
+    ask_rules: list[str] = setting(
+        [],
+        rules=True,
+        description="Calls that always ask, yolo mode included, e.g. 'shell(git push *)'.",
+    )
+    deny_rules: list[str] = setting(
+        [],
+        rules=True,
+        description="Calls that are always refused, e.g. 'shell(rm *)', 'read_file(.env)'.",
+    )
+
+    theme: str = setting("agent-tui-dark", description="The workbench's Textual theme.")
+    notify_bell: bool = setting(
+        True,
+        description="Ring the terminal bell when the agent waits or finishes while the "
+        "terminal is not focused.",
+    )
+
+    network: bool = setting(
+        False,
+        description="Whether tools may reach the network (web_fetch, web_search, "
+        "research); off until the person turns it on.",
+        trust_gated=True,
+        flag=CliFlag(
+            ("--net",),
+            "let tools reach the network (web_fetch, web_search, research); off by default",
+        ),
+    )
+    web_search_backend: SearchBackend | None = setting(
+        None, description="Which search service web_search uses."
+    )
+    web_search_url: str | None = setting(
+        None,
+        description="Base URL of the search service (SearXNG: your instance).",
+        trust_gated=True,
+    )
+    web_search_key_env: str | None = setting(
+        None,
+        description="Environment variable holding the search service's API key.",
+        trust_gated=True,
+    )
+    webdriver: bool = setting(
+        False,
+        description="Offer the webdriver_* browser tools (Chromium through Selenium; "
+        "--webdriver or --chrome-headless).",
+        trust_gated=True,
+        flag=CliFlag(
+            ("--webdriver",),
+            "offer the webdriver_* browser tools (Chromium through Selenium; "
+            "headless unless chrome_headless = false in config.toml)",
+        ),
+    )
+    chrome_headless: bool = setting(
+        True,
+        description="Run the browser without a window; false shows it where a display exists.",
+        flag=CliFlag(
+            ("--chrome-headless",),
+            "offer the browser tools with a headless Chromium",
+            implies=("webdriver",),
+        ),
+    )
+    chromium_path: str | None = setting(
+        None,
+        description="The Chromium or Chrome program (default: chromium on PATH).",
+        trust_gated=True,
+    )
+    chromedriver_path: str | None = setting(
+        None,
+        description="The chromedriver program (default: chromedriver on PATH).",
+        trust_gated=True,
+    )
+    computer_control: bool = setting(
+        False,
+        description="Offer the desktop tools that act on the screen: list_windows, "
+        "mouse_click, type_text, find_element (each asks first in default mode).",
+        trust_gated=True,
+        flag=CliFlag(
+            ("--computer-control",),
+            "offer the desktop tools that act on the screen (list_windows, "
+            "mouse_click, type_text, find_element); each asks first",
+        ),
+    )
+    keep_background_processes: bool = setting(
+        False, description="Leave background_process processes running when agent-tui exits."
+    )
+    sandbox: SandboxMode = setting(
+        "none",
+        description="Run shell and background commands under bubblewrap ('bwrap': "
+        "read-only root, the project and a private /tmp writable, no network unless it is "
+        "on) or not at all ('none').",
+        trust_gated=True,
+        flag=CliFlag(
+            ("--sandbox",),
+            "run shell and background commands under bubblewrap: read-only "
+            "system, the project and a private /tmp writable, no network unless "
+            "it is on (default: none, or sandbox in config.toml)",
+        ),
+    )
+    bwrap_path: str | None = setting(
+        None,
+        description="The bubblewrap binary (default: bwrap on PATH).",
+        trust_gated=True,
+    )
+    preview_timeout: float = setting(
+        10.0,
+        gt=0,
+        description="Seconds a previewed command may run (p in the approval "
+        "modal, --preview headless) before it is killed.",
+    )
+    approval_key_guard: float = setting(
+        0.5,
+        ge=0,
+        le=60,
+        description="Seconds the approval modal ignores its keys after it "
+        "opens by itself, so a key typed for the prompt cannot answer it; 0: none.",
+    )
+    env_passthrough: list[str] = setting(
+        [],
+        description="Environment variables (names or globs, e.g. 'GITHUB_TOKEN', 'NPM_*') "
+        "that commands receive although they look like secrets.",
+        trust_gated=True,
+    )
+
+    edit_syntax_guard: SyntaxGuard = setting(
+        "warn",
+        description="After each edit of a file in a language tree-sitter knows: "
+        "'warn' reports a syntax error the edit adds (line and node) to the model and on the "
+        "approval, 'refuse' does not write such an edit, 'off' skips the check.",
+    )
+    edit_correction: EditCorrection = setting(
+        "off",
+        description="When edit_file's text matches nowhere, even ignoring whitespace "
+        "and over-escaping: 'model' asks the model once to correct it against the nearest "
+        "candidate regions of the file; 'off' fails with those candidates shown.",
+    )
+    checkpoint_max_files: int = setting(
+        50_000,
+        ge=1,
+        description="More files than this to snapshot (after .gitignore, "
+        "virtual environments, node_modules and caches are left out) and checkpoints are off "
+        "for the folder, said once.",
+    )
+    checkpoint_max_file_mb: float = setting(
+        5.0,
+        gt=0,
+        description="Files larger than this many MB are left out of checkpoints "
+        "(/undo cannot restore them).",
+    )
+    checkpoint_timeout: float = setting(
+        5.0,
+        gt=0,
+        description="Seconds a turn waits for its checkpoint; past that the turn "
+        "goes on without it (hashing goes on in the background).",
+    )
+
+    review_compaction: bool = setting(
+        True,
+        description="In the workbench, show the compaction summary for editing before "
+        "it replaces the history (headless runs always apply it).",
+    )
+    skill_paths: list[str] = setting(
+        [],
+        description="More folders of skills (each holding "
+        "<name>/SKILL.md), between your own skills and the project's.",
+        trust_gated=True,
+    )
+    embedding_model: str | None = setting(
+        None,
+        description="litellm embedding model for memory_search (e.g. "
+        "'openai/text-embedding-3-small'); unset: the local model when installed, else "
+        "keyword search alone.",
+        trust_gated=True,
+    )
+    embedding_api_base: str | None = setting(
+        None,
+        description="Base URL of the embedding model's server, when not the provider's.",
+        trust_gated=True,
+    )
+    http_allowed_domains: list[str] = setting(
+        [],
+        description="Domains (and their subdomains) http_request and "
+        "gif_search may GET without asking.",
+        trust_gated=True,
+    )
+    tool_discovery_command: str | None = setting(
+        None,
+        description="A command printing the project's tool declarations as JSON "
+        "(gemini-cli's discovered tools).",
+        trust_gated=True,
+    )
+    tool_call_command: str | None = setting(
+        None,
+        description="A command that runs one discovered tool: NAME is appended, the "
+        "arguments come as JSON on stdin.",
+        trust_gated=True,
+    )
+    gif_search_url: str = setting(
+        "https://api.giphy.com/v1/gifs/search",
+        description="The Giphy-compatible search endpoint gif_search asks (key: GIPHY_API_KEY).",
+        trust_gated=True,
+    )
+    agent: str | None = setting(
+        None,
+        description="The persona the session takes on (--agent NAME): a Markdown file "
+        "in the agents/ folder of the config folder or of the project's .agent-tui, or a "
+        "bundled one (reviewer, architect, test-writer).",
+        trust_gated=True,
+        flag=CliFlag(
+            ("--agent",),
+            "take on the persona NAME: its prompt, model, tools and approval mode "
+            "(bundled: reviewer, architect, test-writer; agent-tui agents list shows them all)",
+            "NAME",
+        ),
+    )
+
+
+def _kind(annotation: Any, declared: _Declared) -> SettingKind:
+    """``annotation`` and the declared bounds in the cheap check's terms."""
+    optional = False
+    if isinstance(annotation, UnionType) or typing.get_origin(annotation) is typing.Union:
+        args = [arg for arg in typing.get_args(annotation) if arg is not NoneType]
+        optional = len(args) < len(typing.get_args(annotation))
+        (annotation,) = args
+    default = tuple(declared.default) if isinstance(declared.default, list) else declared.default
+    choices: tuple[str, ...] = ()
+    if typing.get_origin(annotation) is Literal:
+        type_, choices = "choice", typing.get_args(annotation)
+    elif typing.get_origin(annotation) is list:
+        type_ = "list"
+    else:
+        type_ = {str: "str", int: "int", float: "float", bool: "bool"}[annotation]
+    return SettingKind(type_, default, optional, choices, declared.ge, declared.gt, declared.le,
+                       declared.rules)
+
+
+def _specs() -> dict[str, SettingSpec]:
+    specs: dict[str, SettingSpec] = {}
+    for name, annotation in SettingFields.__annotations__.items():
+        declared = getattr(SettingFields, name)
+        specs[name] = SettingSpec(
+            name,
+            annotation,
+            _kind(annotation, declared),
+            declared.description,
+            declared.trust_gated,
+            declared.secret,
+            declared.flag,
+        )
+    return specs
+
+
+SETTINGS: dict[str, SettingSpec] = _specs()
+"""Every setting, in its declared order."""

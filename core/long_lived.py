@@ -3,8 +3,8 @@ OpenAI SDK: about 1.5 million): what exists once they are loaded is frozen, and 
 collections are made rare.
 
 Python's full (oldest-generation) collection walks every tracked object; a stream's
-allocations set one off about once a second, a 250-450 ms pause each time, in which the
-workbench answered no key and the stream worker sent no text. The workbench
+allocations set one off again and again, each a pause in which the workbench answered no
+key and the stream worker sent no text. The workbench
 (:mod:`agent_tui.tui.workbench.pauses`) and the stream worker
 (:mod:`agent_tui.core.providers.stream_worker`) both settle this way.
 """
@@ -14,10 +14,10 @@ from __future__ import annotations
 import gc
 
 THRESHOLDS = (700, 10, 10_000)
-"""Python's young and middle generations as they are (their pauses stay within a few ms),
-and an automatic full collection only after 10,000 middle ones. At 1,000 a 5 MB tool
-output set one off: 340 ms with the keys waiting, late in a long session. Full
-collections run between turns instead, once the person has stopped typing."""
+"""Python's young and middle generations as they are (their pauses stay short), and an
+automatic full collection only after 10,000 middle ones: at 1,000, a big tool output set
+one off late in a long session, with the keys waiting for it. Full collections run between
+turns instead, once the person has stopped typing."""
 
 
 def settle_long_lived() -> None:

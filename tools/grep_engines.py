@@ -27,7 +27,7 @@ Backend = Literal["rg", "python"]
 
 MAX_SEARCH_BYTES = 64 * 1024 * 1024
 """The Python fallback skips files larger than this. rg searches them (its
-``--max-filesize`` costs a stat per file, ~10% of a search)."""
+``--max-filesize`` costs a stat per file, a cost on every search for the rare huge file)."""
 RG_COMMON_ARGS = ("--no-config", "--hidden", "--no-ignore-dot", "--no-messages",
                   *(f"--glob=!{name}" for name in SKIP_DIRS))
 """rg options every search passes: list what ``list_files_like_rg`` lists."""
@@ -50,7 +50,7 @@ async def run_process(cmd: list[str], cwd: Path, env: Mapping[str, str] | None) 
 
     Returns:
         The exit code, stdout and stderr. The output is collected in a worker thread: for
-        rg's short runs that costs ~4 ms less than asyncio's subprocess transport.
+        rg's short runs that is quicker than asyncio's subprocess transport.
     """
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,

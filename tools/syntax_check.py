@@ -5,8 +5,8 @@ an edit; an ERROR or MISSING node in the new tree that the old tree did not have
 place, once the edit's shift is taken into account) is an error the edit added. Errors the
 file already had are not blamed on the edit.
 
-A full parse of a 5,000-line Python file costs about 17 ms, an incremental re-parse about
-1.5 ms. So the tree of each file is kept (a few files, least recently used go), keyed by the
+An incremental re-parse costs a small part of a full parse of a long file. So the tree of
+each file is kept (a few files, least recently used go), keyed by the
 hash of its bytes: it is parsed in the background when a read tool reads the file, the tree
 after an edit comes from an incremental re-parse of the tree before it, and that tree serves
 the next edit of the file. The approval's check and the write's check of one call share one

@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from .results import McpCallResult, McpToolInfo
     from .server import McpServer, ServerState
 
-# The SDK costs ~0.7 s to import: only what talks to servers loads it, on first use (reading
-# the config does not, so a workbench without servers never pays it).
+# The SDK is slow to import: only what talks to servers loads it, on first use (reading the
+# config does not, so a workbench without servers never pays it).
 _LAZY = {
     "McpCallResult": ".results", "McpToolInfo": ".results", "McpManager": ".manager",
     "McpPromptInfo": ".prompts", "McpServer": ".server", "ServerState": ".server",

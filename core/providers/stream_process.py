@@ -2,8 +2,8 @@
 event loop a line of JSON every few milliseconds instead of litellm's work on each chunk.
 
 litellm's parsing of a streamed chunk (the OpenAI SDK's model of the event, then litellm's
-own) costs ~0.4 ms of the GIL; at 1,000 tokens a second that was ~40% of the loop that also
-draws the screen and answers keys. :class:`StreamProcess` runs the calls in a
+own) holds the GIL; a fast stream's chunks took a large share of the loop that also draws
+the screen and answers keys. :class:`StreamProcess` runs the calls in a
 :mod:`~agent_tui.core.providers.stream_worker` process (on another core, with its own GIL)
 and hands each call's text to the caller's loop as it arrives; :class:`ProcessProvider` is a
 :class:`~agent_tui.core.providers.litellm.LitellmProvider` whose calls go there (what it

@@ -199,7 +199,7 @@ async def serve(source: BinaryIO, out: BinaryIO) -> None:
     if early is None:
         return
     # What the imports made lives as long as the process: never walked again (a full
-    # collection mid-stream froze the answer for 250-450 ms).
+    # collection mid-stream walks all of it, and the answer stops while it does).
     gc.collect()
     settle_long_lived()
     worker = Worker(LineWriter(out, loop))

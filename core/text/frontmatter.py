@@ -128,7 +128,7 @@ def parse_markdown(path: Path, text: str) -> MarkdownDocument:
 
 def _load_yaml(yaml: Any, block: str) -> Any:
     """The block's value: libyaml's loader when it is there (discovery reads every skill at
-    start-up; the pure-Python parser takes ~0.3 ms a file), the pure-Python one when libyaml
+    start-up, where the pure-Python parser's cost adds up), the pure-Python one when libyaml
     rejects it, whose error says where."""
     fast = getattr(yaml, "CSafeLoader", None)
     if fast is not None:

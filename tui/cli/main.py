@@ -71,9 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.planning:
         prompt = ""  # headless: the plan's files are the prompt
     else:
-        # The workbench's start-up makes ~100,000 objects (Textual, the panes) and a full
-        # collection over them costs 20-40 ms before the first frame; the app freezes what
-        # start-up made and turns collections back on right after that frame.
+        # The workbench's start-up makes many objects (Textual, the panes), and a full
+        # collection over them would delay the first frame; the app freezes what start-up
+        # made and turns collections back on right after that frame.
         gc.disable()
 
     from ...core.config import ConfigError, read_settings
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         sources = read_settings(workdir, overrides)
         # The workbench draws its first frame from settings a cheap check vouches for, and
-        # validates them with pydantic (~100 ms of imports) right after; headless runs and
+        # validates them with pydantic (slow to import) right after; headless runs and
         # values only pydantic can judge are validated now.
         checked = sources.checked() if prompt is None else None
         settings: Settings | CheckedSettings = (checked if checked is not None

@@ -46,9 +46,9 @@ OPENED_SCHEMES = frozenset({"http", "https"})
 
 FLUSH_INTERVAL = 0.03
 """Seconds streamed text waits to be shown, and the least time between two flushes: at
-most ~33 appends (and layouts) a second, whatever the rate, and text on screen well within
-~100 ms of its arrival. (40 ms, before the stream left the workbench's loop, left display
-lag p95 at 1,000 words/s ~115 ms; 70 ms, bigger and fewer flushes, 740.)"""
+most ~33 appends (and layouts) a second, whatever the rate, and text on screen soon after
+its arrival. (Longer intervals, bigger and fewer flushes, made the display lag worse, not
+better: benchmarks/responsiveness.py.)"""
 
 KEY_QUIET = 0.02
 """After a key, a flush waits this long, so the key's frame draws the key alone."""

@@ -39,8 +39,8 @@ def language_for(path: str) -> str:
     """The pygments lexer alias for ``path``'s file name, or ``"text"`` when none fits.
 
     Matches pygments' own file name patterns without loading plugin lexers: pygments'
-    ``get_lexer_for_filename`` scans every installed package's entry points, which took
-    0.6 s on first use here.
+    ``get_lexer_for_filename`` scans every installed package's entry points on first use,
+    a pause long enough to see.
     """
     name = PurePath(path).name
     for _, aliases, patterns, _ in get_all_lexers(plugins=False):

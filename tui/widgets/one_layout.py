@@ -3,8 +3,7 @@
 When a layout pass gives a widget a new size, Textual records it by setting the widget's
 ``virtual_size``, a reactive that asks for a layout: every pass that grows a streamed
 answer (the run, its page, the conversation) was followed by a second pass, in the next
-frame, that found nothing to change — 4 ms at 1,000 words a second, after every 14 ms one,
-and a key typed meanwhile waited for both. The pass that measured the size has already
+frame, that found nothing to change, and a key typed meanwhile waited for both. The pass that measured the size has already
 placed the widget and its children at it, so widgets that mix :class:`SizedInOnePass` in
 record their new size without asking for another.
 """

@@ -2,7 +2,7 @@
 
 The conversation's scroll bar changes with every frame that follows a streamed answer (the
 answer grows, the thumb moves), and Textual draws it as a Rich renderable through Rich's
-console: ~1 ms a frame at 1,000 words a second, a tenth of the frame. :class:`ScrollBarVisual`
+console, a noticeable share of each frame of a fast stream. :class:`ScrollBarVisual`
 draws the same cells — Textual's own segments, from ``ScrollBarRender.render_bar`` — as a
 Textual Visual, straight into strips, and keeps the last few bars it drew.
 """

@@ -3,8 +3,8 @@
 Textual's Markdown appends by parsing from the start of its last block and handing the
 first new block to the last one (``_update_from_block``). A paragraph takes its new text,
 but with a layout of the whole screen even when the paragraph keeps its height; a list is
-removed and mounted again, every item of it (four widgets an item, each styled anew): a
-flush into a list of a few items cost 13 ms at 50 words a second, one into a paragraph 2.
+removed and mounted again, every item of it (four widgets an item, each styled anew), so a
+flush into a list cost several times what one into a paragraph did.
 
 Here a paragraph asks for a layout only when its height changes, and a list whose items
 hold more than paragraphs (a code block, a quote) has its last item updated in place and

@@ -3,9 +3,9 @@
 Each image is drawn here in half cells with Pillow: a cell is "▀" with the upper pixel as
 its colour and the lower as its background, so a picture is the same on every terminal, under
 ``App.run_test()`` and in snapshots. textual-image is not used: importing it asks the
-terminal which graphics it has (writing to stdout, reading stdin with 0.1 s timeouts) and
+terminal which graphics it has (writing to stdout, reading stdin with timeouts) and
 cannot do that once Textual owns stdin. Imported lazily in a running workbench it stalled
-the loop 0.34 s and the terminal's answer arrived as keys typed into the app; under pilot it
+the loop and the terminal's answer arrived as keys typed into the app; under pilot it
 picks a grey shade-character renderer, so a snapshot would not show what a person sees.
 
 Pillow is imported, and a file decoded, only when a block with an image is shown; decoding

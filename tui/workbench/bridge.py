@@ -40,8 +40,8 @@ class AgentEvent(Message):
 
 TEXT_GATHER_S = 0.004
 """Seconds streamed text is gathered before it is redacted and posted: a few hundred
-messages a second at most, and a few ms of the ~100 ms the text may take to the screen
-(10 ms here added ~8 ms to the display lag at 50 words/s)."""
+messages a second at most, and a small part of the time the text may take to the screen
+(a longer gathering added to the display lag about as much as it waited)."""
 
 
 class EventBridge(RedactingSink):

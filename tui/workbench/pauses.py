@@ -5,8 +5,9 @@ Once litellm is loaded, what exists is frozen and full collections are made rare
 frozen when it ends, and everything is collected once the person has been away a while.
 
 Keys are read by Textual's input thread, frames written by its output thread; each waits
-for the GIL while the event loop runs Python. At the default switch interval (5 ms) a key
-took 20-30 ms to reach the loop while an answer streamed; at 1 ms it takes a few.
+for the GIL while the event loop runs Python. At Python's default switch interval a key
+waited several intervals for the loop while an answer streamed; at the shorter
+``SWITCH_INTERVAL`` each of those waits is shorter.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ def pause_collection() -> None:
 def freeze_between_turns() -> None:
     """Freeze what a turn left (a turn has ended): later collections do not walk it.
 
-    No collection here: the first one after a 10,000-word answer walked everything the turn
-    made, 520 ms, and a key pressed then waited for it. The young generations have freed the
+    No collection here: the first one after a long answer walked everything the turn made,
+    and a key pressed then waited for it. The young generations have freed the
     turn's short-lived cycles already; what else died in cycles is freed by
     :func:`collect_everything` once the person is away.
     """

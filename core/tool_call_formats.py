@@ -4,7 +4,9 @@
 * GLTCH's tags: ``[ACTION:read|a.py]``; the positional arguments fill the tool's required
   parameters in order, and the last one takes the rest of the tag (so it may contain ``|``).
 * Hermes and Qwen 2.5/3: ``<tool_call>{"name": …, "arguments": {…}}</tool_call>``, the
-  arguments an object or a JSON string, one block per call.
+  arguments an object or a JSON string, one block per call; Qwen3-Coder writes
+  ``<tool_call><function=NAME><parameter=KEY>VALUE</parameter>…</function></tool_call>``,
+  and ``<function=NAME>{…}</function>`` also comes alone (Functionary, as llama.cpp reads).
 * Mistral: ``[TOOL_CALLS][{"name": …, "arguments": {…}}, …]`` and the newer
   ``[TOOL_CALLS]name[ARGS]{…}`` (also ``name{…}``, and ``[CALL_ID]…`` before ``[ARGS]``).
 * Llama 3.x: ``<|python_tag|>{"name": …, "parameters": {…}}``, several separated by ``;``,
@@ -151,6 +153,13 @@ def _read_hermes(text: str, start: int, specs: Specs, complete: bool) -> Read | 
             return pos + len("</tool_call>"), calls
         if pos == len(text) and calls and complete:
             return pos, calls
+        if text.startswith("<function=", pos):
+            function = _function_call(text, pos)
+            if function is None:
+                return _unfinished(complete)
+            pos = function[0]
+            calls.append(function[1])
+            continue
         decoded = _decode(text, pos)
         call = _named_call(decoded[0]) if decoded else None
         if decoded is None or call is None:
@@ -161,11 +170,47 @@ def _read_hermes(text: str, start: int, specs: Specs, complete: bool) -> Read | 
 
 def _after_tag(text: str, start: int, tag: str, complete: bool) -> Verdict:
     """A tag without a whole call after it. While the text streams, the tag begins a call
-    once JSON follows it; words after it mean the model wrote about the tag."""
+    once a call's JSON or ``<function=`` follows it; words after it mean the model wrote
+    about the tag."""
     rest = text[start + len(tag) :].lstrip()
-    if complete or (rest and not rest.startswith("{")):
+    if complete:
         return Verdict.NOT_A_CALL
-    return Verdict.OPEN if rest else Verdict.UNDECIDED
+    if rest.startswith(("{", "<function=")):
+        return Verdict.OPEN
+    return Verdict.UNDECIDED if "<function=".startswith(rest) else Verdict.NOT_A_CALL
+
+
+_FUNCTION_TAG = re.compile(r"<function=([^>\n]+)>")
+_PARAMETER = re.compile(r"\s*<parameter=([^>\n]+)>\n?(.*?)\n?</parameter>", re.S)
+
+
+def _function_call(text: str, pos: int) -> tuple[int, FoundCall] | None:
+    """``<function=NAME>``, then JSON arguments or Qwen3-Coder's
+    ``<parameter=KEY>VALUE</parameter>`` (values are text), then ``</function>``."""
+    tag = _FUNCTION_TAG.match(text, pos)
+    if tag is None:
+        return None
+    pos = _skip_space(text, tag.end())
+    decoded = _decode(text, pos) if text.startswith("{", pos) else None
+    if decoded is not None:
+        arguments, pos = _arguments(decoded[0]), decoded[1]
+    else:
+        values = {}
+        while (parameter := _PARAMETER.match(text, pos)) is not None:
+            values[parameter.group(1).strip()] = parameter.group(2)
+            pos = parameter.end()
+        arguments = json.dumps(values, ensure_ascii=False)
+    pos = _skip_space(text, pos)
+    if not text.startswith("</function>", pos):
+        return None
+    return pos + len("</function>"), FoundCall(tag.group(1).strip(), arguments)
+
+
+def _read_function(text: str, start: int, specs: Specs, complete: bool) -> Read | Verdict:
+    function = _function_call(text, start)
+    if function is None:
+        return _unfinished(complete)
+    return function[0], [function[1]]
 
 
 # -- Mistral ---------------------------------------------------------------------------
@@ -329,6 +374,7 @@ _NOTATIONS = (
     _Notation(r'\{\s*"tool"\s*:', (), _read_g3),
     _Notation(r"\[ACTION:", ("[ACTION:",), _read_action),
     _Notation(r"<tool_call>", ("<tool_call>",), _read_hermes),
+    _Notation(r"<function=", ("<function=",), _read_function),
     _Notation(r"\[TOOL_CALLS\]", ("[TOOL_CALLS]",), _read_mistral),
     _Notation(r"<\|python_tag\|>", ("<|python_tag|>",), _read_python_tag),
     _Notation(_BARE, (), _read_bare),

@@ -61,6 +61,23 @@ def test_qwen25_call_with_text_before_and_no_closing_tag():
     ]
 
 
+def test_qwen3_coder_xml_parameters_inside_tool_call():
+    text = (
+        "I'll write the file.\n<tool_call>\n<function=write_file>\n<parameter=file_path>\n"
+        "out.py\n</parameter>\n<parameter=content>\nprint('hi')\nprint('bye')\n</parameter>\n"
+        "</function>\n</tool_call>"
+    )
+    visible, calls = parse_tool_calls(text, SPECS)
+    assert visible == "I'll write the file."
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [
+        ("write_file", {"file_path": "out.py", "content": "print('hi')\nprint('bye')"})
+    ]
+    assert_streams_as(text, "I'll write the file.\n")
+    assert calls_in('<function=shell>{"command": "ls"}</function>') == [
+        ("shell", {"command": "ls"})
+    ]
+
+
 def test_stream_shows_the_thinking_and_never_the_tool_call():
     expected = QWEN3[: QWEN3.index("<tool_call>")]
     assert_streams_as(QWEN3, expected)

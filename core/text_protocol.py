@@ -36,10 +36,10 @@ __all__ = [
 ]
 
 _TOKEN = re.compile(
-    r"(?P<ticks>`+)|(?P<think><think>|\[THINK\])|(?P<call>" + CALL_START.pattern + ")"
+    r"(?P<ticks>`+)|(?P<think><think>|\[THINK\])|(?P<unthink></think>|\[/THINK\])|"
+    r"(?P<call>" + CALL_START.pattern + ")"
 )
 _THINK_END = {"<think>": "</think>", "[THINK]": "[/THINK]"}
-_FORCED_THINK = re.compile(r"</think>|\[/THINK\]")
 _CALLABLE_FENCES = {"", "json", "tool", "xml"}
 _HELD_PREFIXES = {m[:size] for m in (*MARKERS, *_THINK_END) for size in range(1, len(m))}
 _LONGEST_HELD = max(map(len, _HELD_PREFIXES))
@@ -93,12 +93,19 @@ def _scan(
     ``begin``: a ``resume`` of an earlier scan of the same stream; text before it is decided.
     """
     scan = _Scan()
-    pos = _after_forced_reasoning(text) if begin is None else begin
+    pos = begin or 0
+    opened = False  # a <think> of this text was seen
     while (match := _TOKEN.search(text, pos)) is not None:
         start = scan.resume = match.start()
         if match.group("ticks"):
             next_pos = _past_code(text, match, specs, complete, scan)
+        elif match.group("unthink"):
+            if not opened and not begin:
+                # The chat template opened <think> itself: what came before was reasoning.
+                scan.spans.clear()
+            next_pos = match.end()
         elif match.group("think"):
+            opened = True
             closer = _THINK_END[match.group("think")]
             close = text.find(closer, match.end())
             if close == -1 and not complete:
@@ -127,15 +134,6 @@ def _scan(
     return scan
 
 
-def _after_forced_reasoning(text: str) -> int:
-    """Where the answer starts when the chat template opened ``<think>`` itself and the
-    text only closes it."""
-    close = _FORCED_THINK.search(text)
-    if close is None or "<think>" in text[: close.start()] or "[THINK]" in text[: close.start()]:
-        return 0
-    return close.end()
-
-
 def _past_code(
     text: str,
     ticks: re.Match[str],
@@ -157,8 +155,8 @@ def _past_code(
     closer = re.compile(rf"(?<!`)`{{{size}}}(?!`)").search(
         text, after, len(text) if line_end == -1 else line_end
     )
-    if closer is not None:
-        return closer.end()
+    if closer is not None and (complete or closer.end() < len(text)):
+        return closer.end()  # (a run at the very end of a stream may still grow)
     if line_end == -1 and not complete:
         # The span may still close on this line: a call marker after it is undecided.
         marker = CALL_START.search(text, after)
@@ -260,9 +258,9 @@ class ToolBlockFilter:
 
     def feed(self, text: str) -> str:
         """Take a streamed piece; return what may be shown now."""
+        self._text += text
         if self._hiding:
             return ""
-        self._text += text
         scan = _scan(self._text, self._specs, complete=False, begin=self._resume)
         self._resume = scan.resume
         if scan.spans or scan.call_begins is not None:
@@ -273,9 +271,8 @@ class ToolBlockFilter:
         return self._show_until(stop or 0)
 
     def flush(self) -> str:
-        """The held-back text that is not a call, once the stream ended."""
-        if self._hiding:
-            return ""
+        """The held-back text that is not a call, once the stream ended (also text hidden
+        after a marker that, whole, turned out not to begin a call)."""
         spans = _scan(self._text, self._specs, complete=True).spans
         self._hiding = True
         return self._show_until(spans[0][0] if spans else len(self._text))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import random
+import re
 from pathlib import Path
 
 import pytest
@@ -228,6 +230,9 @@ QUOTED = [
     "<｜tool▁call▁end｜><｜tool▁calls▁end｜> and so on\n```",
     '<think>\nMaybe <tool_call>{"name": "shell", "arguments": {"command": "ls"}}</tool_call>? '
     "No, I know the answer.\n</think>\n\nThe answer is 4.",
+    # A chat template that opens <think> itself: the text only closes it.
+    'I could run <tool_call>{"name": "shell", "arguments": {"command": "ls"}}</tool_call>, '
+    "but I know it.\n</think>\n\nIt is 4.",
 ]
 
 
@@ -235,6 +240,59 @@ QUOTED = [
 def test_a_call_the_model_quotes_is_not_run(text):
     assert parse_tool_calls(text, SPECS) == (text.strip(), [])
     assert_streams_as(text, text)
+
+
+def test_text_hidden_after_a_marker_that_was_no_call_shows_when_the_stream_ends():
+    text = "[TOOL_CALLS] is the token Mistral writes before its calls."
+    stream = ToolBlockFilter(SPECS)
+    assert stream.feed(text) == ""
+    assert stream.flush() == text
+
+
+FRAGMENTS = [
+    "Hello ",
+    "`ls`",
+    "`",
+    "``",
+    "```python\nx = 1\n```\n",
+    "```json\n",
+    "```\n",
+    "\n",
+    "<think>",
+    "</think>",
+    "{",
+    "}",
+    "[",
+    "<",
+    ";",
+    "the <tool_call> tag ",
+    '<tool_call>{"name": "shell", "arguments": {"command": "ls"}}</tool_call>',
+    '[TOOL_CALLS]shell[ARGS]{"command": "ls"}',
+    "[TOOL_CALLS]",
+    '{"name": "read_file", "parameters": {"file_path": "a"}}',
+    '{"name": "x", "y": 1}',
+    '<|python_tag|>{"name": "shell", "parameters": {"command": "ls"}}',
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>shell<｜tool▁sep｜>{}<｜tool▁call▁end｜>"
+    "<｜tool▁calls▁end｜>",
+    '{"tool": "shell", "args": {}}',
+    "[ACTION:run|ls]",
+    "<function=shell>{}</function>",
+]
+
+
+def test_the_stream_never_shows_a_call_and_shows_everything_else():
+    rng = random.Random(31)
+    for _ in range(300):
+        text = "".join(rng.choice(FRAGMENTS) for _ in range(rng.randint(1, 7)))
+        visible, calls = parse_tool_calls(text, SPECS)
+        for size in (1, 3, 1000):
+            shown = streamed(text, size)
+            assert text.startswith(shown), (text, size)
+            if not calls:
+                assert shown == text, (text, size)
+            else:
+                assert parse_tool_calls(shown, SPECS)[1] == [], (text, size)
+                assert visible.startswith(re.sub(r"\n{3,}", "\n\n", shown).strip()), (text, size)
 
 
 def test_a_fenced_block_holding_only_calls_is_run():

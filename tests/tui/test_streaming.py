@@ -21,14 +21,10 @@ from textual.widgets.markdown import MarkdownFence
 
 from agent_tui.core import events as ev
 from agent_tui.tui.widgets.assistant_block import FLUSH_INTERVAL, AssistantBlock
-from agent_tui.tui.widgets.conversation import (
-    SHOWN_OUTPUT,
-    ConversationView,
-    ToolBlock,
-    live_output,
-)
+from agent_tui.tui.widgets.conversation import ConversationView, ToolBlock
 from agent_tui.tui.widgets.markdown_run import RunMarkdown, StreamedRun
 from agent_tui.tui.widgets.streamed_markdown import StreamedList
+from agent_tui.tui.widgets.tool_block import SHOWN_OUTPUT, live_output
 from agent_tui.tui.widgets.tool_log import ToolLog
 from agent_tui.tui.workbench.bridge import AgentEvent
 from tests.fakes.providers import Reply, ToolCall

@@ -16,8 +16,8 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Static
 
 from ..outside_text import outside_content, outside_text
-from .conversation import EDITED_MARK, live_output, tool_output_content
 from .measured_table import MeasuredTable
+from .tool_block import EDITED_MARK, live_output, tool_output_content
 
 LIVE_DETAIL_INTERVAL = 0.2
 """Seconds between two redraws of the selected call's detail while its output streams."""

@@ -11,7 +11,7 @@ from textual.content import Content
 
 from ..outside_text import visible
 from ..screens.key_help import KEY_STYLE
-from .conversation import Block
+from .blocks import Block
 
 
 def welcome_text(model: str, folder: str, mode: str, keys_key: str) -> Content:

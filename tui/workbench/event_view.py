@@ -19,14 +19,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...core import events as ev
 from ...core.sessions.replay import LoggedEvent
 from ...tools.base import EDIT_TIER_NOTES
-from ..widgets.conversation import (
-    BlockRecord,
-    ConversationView,
-    ToolBlock,
-    UserBlock,
-    live_output,
-)
+from ..widgets.conversation import BlockRecord, ConversationView, ToolBlock, UserBlock
 from ..widgets.panels import ContextGauge, StatusBar, TodoPane
+from ..widgets.tool_block import live_output
 from ..widgets.tool_log import ToolCallRecord, ToolLog
 from ..widgets.waiting import Awaited, WaitingLine, now, running_words
 

@@ -7,45 +7,33 @@ the headless printer) consume nothing else.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..tools.base import (
-    CURRENT_CALL_ID,
-    ImagePart,
-    Invocation,
-    Tool,
-    ToolArgumentError,
-    ToolContext,
-    ToolResult,
-)
+from ..tools.base import ImagePart, Tool, ToolContext
 from ..tools.registry import ToolRegistry
 from . import paths, text_protocol
 from .approval import Approver
-from .approval_gate import ApprovalGate, HookAnswer
-from .changes.checkpoints import (
-    CheckpointError,
-    Checkpoints,
-    CheckpointsTooBig,
-    CheckpointTimedOut,
-    checkpoints_off,
+from .approval_gate import ApprovalGate
+from .calls import (
+    HookStopped,
+    ResponseCalls,
+    ToolCalls,
+    TurnCheckpoints,
+    fit_results,
+    result_messages,
 )
+from .changes.checkpoints import Checkpoints, checkpoints_off
 from .changes.snapshot_scope import SnapshotLimits
 from .config import Settings
-from .context.oversized import cut_to_fit
+from .context.compaction import compact, fit_context
 from .context.window import CompactionLoop, ContextManager
 from .escalation import Escalation, cannot_proceed, takeover_note
 from .events import (
     ApprovalDecided,
     AssistantMessage,
-    Checkpoint,
-    Compacted,
-    ContextThinned,
     ContextUpdated,
     ErrorEvent,
     Event,
@@ -63,6 +51,7 @@ from .events import (
     UserMessage,
 )
 from .hooks import HookRunner
+from .hooks.turn import before_prompt, stop_go_on
 from .knowledge import Knowledge
 from .prompts import system_prompt
 from .providers.base import Message, ModelReply, Provider, ProviderError, ToolCallRequest
@@ -81,35 +70,9 @@ if TYPE_CHECKING:
 MULTIMODAL_MODELS = "anthropic/claude-sonnet-4-20250514, openai/gpt-4o or gemini/gemini-2.5-flash"
 """Models to suggest to a person who attached an image to a model that takes none."""
 
-REPEATED_CALL = (
-    "this call is the same as the call just before it (same tool, same arguments, nothing "
-    "said between) and was not run again: its result is above. Use that result, or change "
-    "the arguments if you need something else.")
-"""What the model is told of a call that repeats the one before it (g3's duplicate check)."""
-
-CANCELLED_CALL = "Error: the person cancelled this call before it finished."
-"""The result of a call that a cancel stopped (or that never started), as a failure reads."""
-
 
 class LimitsExceeded(Exception):
     """The run used all the model calls it was allowed (``max_turns``)."""
-
-
-class HookStopped(Exception):
-    """A hook answered ``"continue": false``: the turn ends, with its message."""
-
-
-@dataclass(slots=True)
-class _PreparedCall:
-    call: ToolCallRequest
-    invocation: Invocation[Any] | None
-    error: str | None
-    signature: tuple[str, str] | None = None
-    started: float | None = None
-    """When it began waiting for approval or running (``time.monotonic()``)."""
-    ended: bool = False
-    """Its ``ToolResultEvent`` was emitted."""
-
 
 
 class Agent:
@@ -187,25 +150,28 @@ class Agent:
         self._rewrite_system_prompt()
         self._calls_made = 0
         self._external: dict[str, list[str]] = {}  # tools from outside, by group
-        self._last_call: tuple[str, str] | None = None  # the last call run: name, arguments
         self._notes: list[str] = []
-        self._escalations: list[str] = []  # why tools suggested a stronger model, this run
         self.escalation = Escalation()
         """Whether ``escalation_model`` has taken the current run over."""
         self.gate = ApprovalGate(approver, registry, self.tool_ctx, workdir, self.emit)
         """Decides whether each call runs; keeps the rules the person gave."""
-        self.checkpoints: Checkpoints | None = (
-            Checkpoints(workdir, self.session_id, SnapshotLimits.of(settings))
-            if checkpoints_off(workdir) is None else None)
-        """Snapshots of the project around each turn that changes it; None when they are off."""
+        checkpoints = (Checkpoints(workdir, self.session_id, SnapshotLimits.of(settings))
+                       if checkpoints_off(workdir) is None else None)
+        self.calls = ToolCalls(self, registry, self.tool_ctx, self.gate, TurnCheckpoints(
+            workdir, checkpoints, self.emit, lambda: self.settings.checkpoint_timeout))
+        """Runs each tool call through the hooks, the gate and the turn's checkpoints."""
         # Turn N is the N-th prompt of the session log; None: count them at the next prompt.
         self._next_turn: int | None = None if session is not None else 0
-        self._turn = 0
-        self._turn_snapshot = ""  # "", "taken" or "failed": the turn's before-snapshot
-        self._told_no_checkpoints = False
-        self._checkpoints_off: str | None = None  # why: the folder proved too big to snapshot
-        self._reply_calls: list[ToolCallRequest] = []  # the last response's tool calls
-        self._ended_calls: dict[str, tuple[str, bool]] = {}  # their logged results: output, ok
+        self._response_calls = ResponseCalls()  # to answer what a cancel leaves unanswered
+
+    @property
+    def checkpoints(self) -> Checkpoints | None:
+        """Snapshots of the project around each turn that changes it; None when they are off."""
+        return self.calls.checkpoints.checkpoints
+
+    @checkpoints.setter
+    def checkpoints(self, checkpoints: Checkpoints | None) -> None:
+        self.calls.checkpoints.checkpoints = checkpoints
 
     @property
     def session_rules(self) -> list[str]:
@@ -226,8 +192,7 @@ class Agent:
         """Record the event in the session log (fsync'd), then hand it to the front end."""
         if self.session is not None and event.type not in TRANSIENT_EVENTS:
             self.session.append(event.to_dict())
-        if isinstance(event, ToolResultEvent):
-            self._ended_calls[event.id] = (event.output, event.ok)
+        self._response_calls.saw(event)
         self.on_event(event)
 
     def restore(self, log: SessionLog) -> RestoredSession:
@@ -351,9 +316,8 @@ class Agent:
         self._notes.clear()
         self.emit(UserMessage(prompt, tuple(name for name, _part in images)))
         self.gate.turn_rules = list(allowed_rules)
-        self._escalations = []
+        self.calls.start_run()
         self.escalation.start_run()
-        self._last_call = None
         self._stop_hook_active = False
         model_calls = 0
         usage = Usage()
@@ -375,31 +339,33 @@ class Agent:
                         continue
                     break
                 if reply.text.strip():
-                    self._last_call = None  # text between two same calls: not a blind repeat
-                suggested = len(self._escalations)
+                    self.calls.last_call = None  # text between two same calls: no blind repeat
+                suggested = len(self.calls.escalations)
                 await self._run_tools(reply.tool_calls)
-                if len(self._escalations) > suggested:
-                    self._escalate(self._escalations[suggested], "tool")
+                if len(self.calls.escalations) > suggested:
+                    self._escalate(self.calls.escalations[suggested], "tool")
         except asyncio.CancelledError:
             self.gate.turn_rules = []
-            self._close_dangling_calls()
-            await self._end_turn_checkpoint()
+            self._response_calls.answer_all(self.messages, self.native_tools, self.emit)
+            await self.calls.checkpoints.end_turn()
             raise
         except (ProviderError, LimitsExceeded, CompactionLoop, HookStopped) as exc:
             if isinstance(exc, HookStopped):
-                self._close_dangling_calls("a hook stopped the work before this call finished")
+                self._response_calls.answer_all(
+                    self.messages, self.native_tools, self.emit,
+                    "a hook stopped the work before this call finished")
             message = exc.message if isinstance(exc, ProviderError) else str(exc)
             self.emit(ErrorEvent(message, fatal=True))
             result = RunResult(text, model_calls, usage, self.session_id, ok=False, error=message)
         else:
             result = RunResult(text, model_calls, usage, self.session_id)
         self.gate.turn_rules = []
-        if self._escalations:
+        if self.calls.escalations:
             result = replace(result, suggest_escalation=True,
-                             escalation_reasons=list(self._escalations))
+                             escalation_reasons=list(self.calls.escalations))
         if self.escalation.active is not None:
             result = replace(result, escalated_to=self.escalation.active.model)
-        await self._end_turn_checkpoint()
+        await self.calls.checkpoints.end_turn()
         self.emit(result)
         return result
 
@@ -427,47 +393,31 @@ class Agent:
 
     # -- hooks -------------------------------------------------------------------------
 
-    def _hook_failures(self, failures: Sequence[str]) -> None:
-        """A hook that failed is shown, never silent; what it guarded goes on."""
-        for failure in failures:
-            self.emit(ErrorEvent(failure))
-
     async def _prompt_hooks(self, prompt: str) -> str | None:
         """``SessionStart`` (once) and ``UserPromptSubmit``: what they add reaches the model
         with the prompt; returns why the prompt is blocked, or None."""
         if self.subagent:
             return None
-        if not self._session_started:
-            self._session_started = True
-            started = await self.hooks.session_start(self.session_source)
-            self._hook_failures(started.failures)
-            if started.context:
-                self._notes.append(f"SessionStart hook context:\n{started.context}")
-        verdict = await self.hooks.user_prompt_submit(prompt)
-        self._hook_failures(verdict.failures)
-        if verdict.blocked or verdict.stop:
-            why = verdict.reason or verdict.stop or "no reason given"
-            return (f"A UserPromptSubmit hook blocked this prompt: {why}. The prompt was not "
-                    "sent; change it, or the hook (config.toml [hooks]).")
-        if verdict.context:
-            self._notes.append(f"UserPromptSubmit hook context:\n{verdict.context}")
-        return None
+        started_by = None if self._session_started else self.session_source
+        self._session_started = True
+        said = await before_prompt(self.hooks, self.emit, prompt, started_by)
+        self._notes.extend(said.notes)
+        return said.blocked
 
     async def _stop_hooks_go_on(self, answer: str) -> bool:
-        """``Stop`` hooks may send the model back to work with a reason (as Claude Code's
-        do); the turn limit still bounds it."""
+        """``Stop`` hooks may send the model back to work with a reason; the turn limit
+        still bounds it."""
         if self.subagent:
             return False
-        outcome = await self.hooks.stop(answer, self._stop_hook_active)
-        self._hook_failures(outcome.failures)
-        if outcome.stop or not outcome.go_on_reason:
+        reason = await stop_go_on(self.hooks, self.emit, answer, self._stop_hook_active)
+        if reason is None:
             return False
         self._stop_hook_active = True
         self.messages.append({"role": "user", "content": (
-            f"A Stop hook says the work is not finished: {outcome.go_on_reason}")})
+            f"A Stop hook says the work is not finished: {reason}")})
         return True
 
-    # -- checkpoints -------------------------------------------------------------------
+    # -- turns -------------------------------------------------------------------------
 
     async def _start_turn(self) -> None:
         """Number the turn a new prompt starts (the count of earlier prompts in the log)."""
@@ -475,106 +425,19 @@ class Agent:
             assert self.session is not None
             log = await asyncio.to_thread(self.session.read)
             self._next_turn = len(turn_starts(log.events))
-        self._turn = self._next_turn
+        self.calls.checkpoints.start(self._next_turn)
         self._next_turn += 1
-        self._turn_snapshot = ""
-
-    async def _before_change(self, invocation: Invocation[Any]) -> None:
-        """Snapshot the project ahead of the turn's first call that may change it."""
-        if invocation.tool.read_only or self._turn_snapshot:
-            return
-        self._turn_snapshot = "taken" if await self._checkpoint("before") else "failed"
-
-    async def _end_turn_checkpoint(self) -> None:
-        """Snapshot the project at the end of a turn that took a before-snapshot."""
-        if self._turn_snapshot == "taken":
-            self._turn_snapshot = ""
-            await self._checkpoint("after")
-
-    async def _checkpoint(self, phase: str) -> bool:
-        """Take one snapshot and log it; failures are reported, never raised."""
-        if self.checkpoints is None or self._checkpoints_off is not None:
-            message = self._checkpoints_off or checkpoints_off(self.workdir)
-            if message and not self._told_no_checkpoints:
-                self._told_no_checkpoints = True
-                self.emit(ErrorEvent(message))
-            return False
-        try:
-            commit = await asyncio.to_thread(self.checkpoints.snapshot, self._turn, phase)
-        except CheckpointsTooBig as exc:
-            self._checkpoints_off = str(exc)  # listing it again each turn would cost as much
-            return await self._checkpoint(phase)
-        except CheckpointTimedOut as exc:
-            what = ("/undo and /rewind cannot restore this turn's files" if phase == "before"
-                    else "what changes until the next checkpoint counts as this turn's")
-            self.emit(ErrorEvent(
-                f"No {phase}-checkpoint of turn {self._turn}: {exc}, so the turn went on "
-                f"without it after checkpoint_timeout ({self.settings.checkpoint_timeout:g} s); "
-                f"{what}. Raise checkpoint_timeout to wait longer."))
-            return False
-        except CheckpointError as exc:
-            self.emit(ErrorEvent(f"No {phase}-checkpoint of turn {self._turn}: {exc}. /undo "
-                                 "and /rewind cannot restore this turn's files."))
-            return False
-        if commit is None:
-            return False
-        self.emit(Checkpoint(self._turn, phase, commit))
-        return True
 
     async def _fit_context(self) -> None:
         """Before a model call: thin old tool results, and compact when past the mark."""
         tools = self.registry.schemas() if self.native_tools else None
-        report = await asyncio.to_thread(self.context.after_turn, self.messages, tools)
-        if report.thinned:
-            self.emit(ContextThinned(report.level, list(report.thinned), report.tokens_before,
-                                     report.tokens))
-        if report.error:
-            self.emit(ErrorEvent(report.error))
-        if report.needs_compaction:
-            if report.tokens < self.context.window and not await asyncio.to_thread(
-                    self.context.can_compact, self.messages):
-                return  # nothing older to summarize, and the step still fits: go on
-            await self._compact()
+        await fit_context(self.context, self.messages, tools, self.emit, self._compact)
 
     async def _compact(self) -> None:
         """Replace the history by a summary the model writes (and the person may edit)."""
-        before = self.context.ledger.count(self.messages)
         todos = self.tool_ctx.todos.read() if self.tool_ctx.todos else None
-        request = self.context.build_compaction_request(self.messages, todos=todos)
-        reply = await self.provider.complete(request, None, lambda _text: None)
-        summary = await self.approver.review_summary(reply.text)
-        self.messages[:] = self.context.apply_compaction(self.messages, summary)
-        if self.session is not None:
-            # A resumed session starts from the compacted history, not the whole log.
-            self.session.append({"type": "history", "messages": self.messages[1:]})
-        after = self.context.ledger.count(self.messages)
-        self.emit(Compacted(before, after, summary))
-        level = self.context.last_report.level if self.context.last_report else 0
-        self.emit(ContextUpdated(after, self.provider.context_window(), level))
-
-    def _close_dangling_calls(self, why: str | None = None) -> None:
-        """After a cancel (or a hook's stop), answer every call of the last response that has
-        no result, in the history and in the session log alike: providers reject a history
-        with a call left unanswered, now and when the session is resumed. A call no front
-        end saw end is shown ended, as failed. ``why``: what stopped it (None: a cancel)."""
-        calls = self._reply_calls
-        last_assistant = next((i for i in range(len(self.messages) - 1, -1, -1)
-                               if self.messages[i]["role"] == "assistant"), None)
-        if not calls or last_assistant is None:
-            return
-        cancelled = CANCELLED_CALL if why is None else f"Error: {why}."
-        for call in calls:
-            if call.id not in self._ended_calls:
-                self.emit(ToolResultEvent(call.id, call.name, False, cancelled))
-        answered = {m.get("tool_call_id") for m in self.messages[last_assistant + 1:]}
-        if self.native_tools:
-            for call in calls:
-                if call.id not in answered:
-                    self.messages.append({"role": "tool", "tool_call_id": call.id,
-                                          "content": self._ended_calls[call.id][0]})
-        elif last_assistant == len(self.messages) - 1:
-            self.messages.append(text_protocol.results_message(
-                [(call, *self._ended_calls[call.id]) for call in calls]))
+        await compact(self.context, self.messages, self.provider, self.approver, self.session,
+                      todos, self.emit)
 
     async def _ask_model(self) -> ModelReply:
         """One model call with retries; appends the assistant message and reports usage."""
@@ -582,7 +445,8 @@ class Agent:
         retries = 0
         compacted = False
         while True:
-            stream_filter = None if self.native_tools else text_protocol.ToolBlockFilter()
+            stream_filter = (
+                None if self.native_tools else text_protocol.ToolBlockFilter(self._specs))
 
             def on_text(piece: str, stream_filter: Any = stream_filter) -> None:
                 shown = stream_filter.feed(piece) if stream_filter else piece
@@ -633,8 +497,7 @@ class Agent:
             )
             shown = ModelReply(visible, calls, reply.usage, reply.finish_reason)
         self.messages.append(message)
-        self._reply_calls = list(shown.tool_calls)
-        self._ended_calls = {}
+        self._response_calls.expect(list(shown.tool_calls))
         self.emit(
             AssistantMessage(
                 shown.text,
@@ -646,70 +509,14 @@ class Agent:
     # -- tools -------------------------------------------------------------------------
 
     async def _run_tools(self, calls: list[ToolCallRequest]) -> None:
-        """Run one response's tool calls (concurrently when all are read-only)."""
+        """Run one response's tool calls and add their results to the conversation."""
         self._calls_made += len(calls)
-        # The person may have changed the mode or switched the network on since last time.
-        self.tool_ctx.settings = self.settings
-        self.tool_ctx.network_enabled = self.settings.network
-        prepared = [self._prepare(call) for call in calls]
-        all_read_only = all(
-            p.invocation is not None and p.invocation.tool.read_only for p in prepared
-        )
-        try:
-            if all_read_only and len(prepared) > 1:
-                results = list(await asyncio.gather(*(self._run_one(p) for p in prepared)))
-            else:
-                results = [await self._run_one(p) for p in prepared]
-        except asyncio.CancelledError:
-            self._end_cancelled(prepared)
-            raise
-        contents = await self._fit_results(prepared, results)
-        if self.native_tools:
-            for p, content in zip(prepared, contents, strict=True):
-                self.messages.append(
-                    {"role": "tool", "tool_call_id": p.call.id, "content": content}
-                )
-        else:
-            self.messages.append(
-                text_protocol.results_message(
-                    [(p.call, content, r.ok)
-                     for p, r, content in zip(prepared, results, contents, strict=True)]
-                )
-            )
-        images = [image for result in results for image in result.images]
-        if images:
-            # Tool messages cannot carry images in every provider's API; a user message can.
-            self.messages.append({"role": "user", "content": [
-                {"type": "text", "text": "The images returned by the tool calls above:"},
-                *({"type": "image_url",
-                   "image_url": {"url": f"data:{i.media_type};base64,{i.data_base64}"}}
-                  for i in images),
-            ]})
-
-    async def _fit_results(self, prepared: list[_PreparedCall],
-                           results: list[ToolResult]) -> list[str]:
-        """The results' texts as they go into the context: one too large for the room left
-        in the window is cut to fit, its whole text kept as a fragment ``rehydrate`` pages
-        through (the session log keeps the whole text too)."""
+        results = await self.calls.run(calls)
         tools = self.registry.schemas() if self.native_tools else None
-        window = self.context.window
-        answer = self.settings.max_output_tokens or min(2048, window // 8)
-        budget = await asyncio.to_thread(self.context.result_budget, self.messages, tools,
-                                         len(results), answer)
-
-        def tokens(text: str) -> int:
-            return self.context.ledger.tokens({"role": "tool", "content": text})
-
-        contents: list[str] = []
-        for p, result in zip(prepared, results, strict=True):
-            if len(result.llm_content) < budget:  # a token is at least a character
-                contents.append(result.llm_content)
-                continue
-            cut = await asyncio.to_thread(
-                cut_to_fit, result.llm_content, budget, tokens, self.context.fragments,
-                call_id=p.call.id, tool_name=p.call.name)
-            contents.append(cut.content)
-        return contents
+        contents = await fit_results(self.context, self.messages, tools,
+                                     self.settings.max_output_tokens,
+                                     list(zip(calls, results, strict=True)))
+        self.messages.extend(result_messages(self.native_tools, calls, results, contents))
 
     async def _run_subagent(self, prompt: str, tool_names: list[str]) -> str:
         """Run a sub-agent with only ``tool_names``; its tool calls show in the tool log.
@@ -736,117 +543,3 @@ class Agent:
         if not result.ok:
             raise RuntimeError(result.error or "the sub-agent failed")
         return result.text
-
-    def _prepare(self, call: ToolCallRequest) -> _PreparedCall:
-        try:
-            invocation = self.registry.build(call.name, call.arguments, self.tool_ctx)
-        except ToolArgumentError as exc:
-            self.emit(ToolCallStarted(call.id, call.name, _loads(call.arguments), "invalid"))
-            return _PreparedCall(call, None, str(exc))
-        name = invocation.tool.name
-        self.emit(ToolCallStarted(call.id, name, _loads(call.arguments), invocation.describe(),
-                                  called_as=call.name if call.name != name else None))
-        signature = (name, _canonical(call.arguments))
-        repeated = signature == self._last_call and not invocation.tool.repeatable
-        self._last_call = signature
-        if repeated:
-            return _PreparedCall(call, None, REPEATED_CALL)
-        return _PreparedCall(call, invocation, None, signature)
-
-    def _end_cancelled(self, prepared: list[_PreparedCall]) -> None:
-        """Tell the front ends that each call of a cancelled response without a result
-        ended cancelled (none is left shown as waiting or running)."""
-        now = time.monotonic()
-        for p in prepared:
-            if p.ended:
-                continue
-            p.ended = True
-            name = p.invocation.tool.name if p.invocation is not None else p.call.name
-            took = round(now - p.started, 3) if p.started is not None else 0.0
-            self.emit(ToolResultEvent(p.call.id, name, False, CANCELLED_CALL, duration=took,
-                                      cancelled=True))
-
-    async def _run_one(self, prepared: _PreparedCall) -> ToolResult:
-        call, invocation = prepared.call, prepared.invocation
-        started = prepared.started = time.monotonic()
-        if invocation is None:
-            result = ToolResult.failure(prepared.error or "invalid tool call")
-        else:
-            result = await self._approve_and_execute(call, invocation)
-            if not result.ok and self._last_call == prepared.signature:
-                self._last_call = None  # a failure may be passing (a timeout): a retry runs
-        if result.suggest_escalation:
-            self._escalations.append(
-                result.escalation_reason or f"{call.name} suggested a stronger model")
-        name = invocation.tool.name if invocation is not None else call.name
-        self.emit(
-            ToolResultEvent(
-                call.id,
-                name,
-                result.ok,
-                result.llm_content,
-                result.display,
-                round(time.monotonic() - started, 3),
-                edit_tier=result.edit_tier,
-                suggest_escalation=result.suggest_escalation,
-                escalation_reason=result.escalation_reason,
-                warnings=list(result.warnings),
-                image_files=list(result.image_files),
-            )
-        )
-        prepared.ended = True
-        return result
-
-    async def _approve_and_execute(
-        self, call: ToolCallRequest, invocation: Invocation[Any]
-    ) -> ToolResult:
-        with contextlib.suppress(Exception):  # best effort: execute reports what fails
-            await invocation.prepare()
-        arguments = _loads(call.arguments)
-        verdict = await self.hooks.pre_tool_use(invocation.tool.name, arguments, call.id)
-        self._hook_failures(verdict.failures)
-        if verdict.stop:
-            raise HookStopped(f"A PreToolUse hook stopped the work: {verdict.stop}")
-        hook = HookAnswer(verdict.decision, verdict.reason) if verdict.decision else None
-        cleared = await self.gate.clear(call.id, invocation, self.settings, hook)
-        if isinstance(cleared, ToolResult):
-            return cleared
-        await self._before_change(cleared.invocation)
-        running = CURRENT_CALL_ID.set(call.id)
-        try:
-            result = await cleared.invocation.execute(
-                on_output=lambda text: self.emit(ToolOutput(call.id, text))
-            )
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # a tool bug must not end the run
-            return ToolResult.failure(
-                f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}"
-            )
-        finally:
-            CURRENT_CALL_ID.reset(running)
-        if cleared.note:
-            result.llm_content = cleared.note + result.llm_content
-        after = await self.hooks.post_tool_use(invocation.tool.name, arguments, call.id,
-                                               result.ok, result.llm_content)
-        self._hook_failures(after.failures)
-        if after.stop:
-            raise HookStopped(f"A PostToolUse hook stopped the work: {after.stop}")
-        if after.feedback:
-            result.llm_content += f"\n\nPostToolUse hook: {after.feedback}"
-        return result
-
-
-def _canonical(arguments: str) -> str:
-    """The arguments in one spelling, so that key order and spacing make no new call."""
-    try:
-        return json.dumps(json.loads(arguments or "{}"), sort_keys=True)
-    except json.JSONDecodeError:
-        return arguments
-
-
-def _loads(arguments: str) -> Any:
-    try:
-        return json.loads(arguments) if arguments else {}
-    except json.JSONDecodeError:
-        return arguments

@@ -1,7 +1,8 @@
 """The plan's commit: which files the plan changed, and the commit command run as the
-agent's ``shell`` tool call, so the permission check and the approver decide on it as on any
-command the model runs (``git add``/``git commit`` write to ``.git``: asked in ``default``
-mode, refused in ``plan`` mode, allowed in ``yolo``)."""
+agent's ``shell`` tool call through the pipeline every tool call takes
+(:mod:`agent_tui.core.calls`), so the hooks, the permission check, the approver and the
+checkpoints treat it as any command the model runs (``git add``/``git commit`` write to
+``.git``: asked in ``default`` mode, refused in ``plan`` mode, allowed in ``yolo``)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,10 @@ import json
 import os
 import shlex
 import subprocess
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...events import ToolCallStarted, ToolOutput, ToolResultEvent
+from ...providers.base import ToolCallRequest
 
 if TYPE_CHECKING:
     from ....tools.base import ToolResult
@@ -111,24 +111,10 @@ def head_commit(project: Path) -> str | None:
 
 
 async def run_command(agent: Agent, command: str, call_id: str = COMMIT_CALL_ID) -> ToolResult:
-    """Run ``command`` as ``agent``'s ``shell`` tool call, without a model: its events, the
-    permission check and the approver (a refusal comes back as a failed result)."""
-    from ....tools.base import ToolArgumentError, ToolResult
-
-    arguments = json.dumps({"command": command})
-    try:
-        invocation = agent.registry.build("shell", arguments, agent.tool_ctx)
-    except ToolArgumentError as exc:  # e.g. a persona that hides the shell
-        return ToolResult.failure(str(exc))
-    agent.emit(ToolCallStarted(call_id, invocation.tool.name, {"command": command},
-                               invocation.describe()))
-    started = time.monotonic()
-    cleared = await agent.gate.clear(call_id, invocation, agent.settings)
-    if isinstance(cleared, ToolResult):
-        result = cleared
-    else:
-        result = await cleared.invocation.execute(
-            on_output=lambda text: agent.emit(ToolOutput(call_id, text)))
-    agent.emit(ToolResultEvent(call_id, invocation.tool.name, result.ok, result.llm_content,
-                               result.display, round(time.monotonic() - started, 3)))
-    return result
+    """Run ``command`` as ``agent``'s ``shell`` tool call, without a model, as every tool call
+    runs: its events, the ``PreToolUse``/``PostToolUse`` hooks, the permission check and the
+    approver (a refusal, or a hook that stops the work, comes back as a failed result), and
+    a checkpoint of the project before it changes anything (it counts as the agent's last
+    turn's)."""
+    call = ToolCallRequest(call_id, "shell", json.dumps({"command": command}))
+    return await agent.calls.run_own(call)

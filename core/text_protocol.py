@@ -287,11 +287,12 @@ def _undecided_tail(buffer: str) -> int:
     """Length of the longest suffix of ``buffer`` that could still grow into a marker (or
     into a token that decides whether a marker after it is quoted)."""
     best = _partial_ticks(buffer)
-    brace = buffer.rfind("{", max(0, len(buffer) - _LONGEST_JSON_MARKER))
-    if brace != -1:
-        compact = re.sub(r"\s+", "", buffer[brace:])
-        if any(marker.startswith(compact) for marker in JSON_MARKERS):
-            best = max(best, len(buffer) - brace)
+    for opener in "[{":
+        brace = buffer.rfind(opener, max(0, len(buffer) - _LONGEST_JSON_MARKER))
+        if brace != -1:
+            compact = re.sub(r"\s+", "", buffer[brace:])
+            if any(marker.startswith(compact) for marker in JSON_MARKERS):
+                best = max(best, len(buffer) - brace)
     window = buffer[-_LONGEST_HELD:]
     for index, char in enumerate(window):
         if char in "[<" and window[index:] in _HELD_PREFIXES:

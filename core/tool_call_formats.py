@@ -8,7 +8,8 @@
   ``<tool_call><function=NAME><parameter=KEY>VALUE</parameter>…</function></tool_call>``,
   and ``<function=NAME>{…}</function>`` also comes alone (Functionary, as llama.cpp reads).
 * Mistral: ``[TOOL_CALLS][{"name": …, "arguments": {…}}, …]`` and the newer
-  ``[TOOL_CALLS]name[ARGS]{…}`` (also ``name{…}``, and ``[CALL_ID]…`` before ``[ARGS]``).
+  ``[TOOL_CALLS]name[ARGS]{…}`` (also ``name{…}``, and ``[CALL_ID]…`` before ``[ARGS]``);
+  the array also comes bare, when the server drops the special token.
 * Llama 3.x: ``<|python_tag|>{"name": …, "parameters": {…}}``, several separated by ``;``,
   and the same objects bare, without the tag.
 * DeepSeek V3/R1: ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME``,
@@ -244,10 +245,33 @@ def _read_mistral(text: str, start: int, specs: Specs, complete: bool) -> Read |
     return decoded[1], [FoundCall(name.group(0), _arguments(decoded[0]))]
 
 
-# -- Llama 3.x -------------------------------------------------------------------------
-
 _BARE = r'\{\s*(?:"type"\s*:\s*"function"\s*,\s*)?"name"\s*:'
 _BARE_NAME = re.compile(_BARE + r'\s*"([^"\\]*)"')
+_BARE_ARRAY = r"\[\s*(?=" + _BARE + ")"
+
+
+def _read_bare_array(text: str, start: int, specs: Specs, complete: bool) -> Read | Verdict:
+    """A bare array of calls is one only once it is whole, and only when every item is a
+    bare call (as ``_read_bare`` takes them)."""
+    decoded = _decode(text, start)
+    if decoded is None:
+        if complete:
+            return Verdict.NOT_A_CALL
+        name = _BARE_NAME.match(text, _skip_space(text, start + 1))
+        return (
+            Verdict.NOT_A_CALL
+            if name and not _is_tool(name.group(1), specs)
+            else (Verdict.UNDECIDED)
+        )
+    items = decoded[0] if isinstance(decoded[0], list) else []
+    calls = [call for item in items if (call := _named_call(item)) is not None]
+    if not calls or len(calls) < len(items) or not all(_names_tool(i, specs) for i in items):
+        return Verdict.NOT_A_CALL
+    return decoded[1], calls
+
+
+# -- Llama 3.x -------------------------------------------------------------------------
+
 _CALL_KEYS = {"name", "arguments", "parameters", "type", "id"}
 _SEMICOLON = re.compile(r"\s*;\s*(?=\{)")
 _SEMICOLON_AT_END = re.compile(r"\s*;?\s*\Z")
@@ -378,6 +402,7 @@ _NOTATIONS = (
     _Notation(r"\[TOOL_CALLS\]", ("[TOOL_CALLS]",), _read_mistral),
     _Notation(r"<\|python_tag\|>", ("<|python_tag|>",), _read_python_tag),
     _Notation(_BARE, (), _read_bare),
+    _Notation(_BARE_ARRAY, (), _read_bare_array),
     _Notation("|".join(map(re.escape, _DEEPSEEK_BEGIN)), _DEEPSEEK_BEGIN, _read_deepseek),
 )
 _STARTS = [re.compile(notation.start) for notation in _NOTATIONS]
@@ -386,7 +411,13 @@ CALL_START = re.compile("|".join(notation.start for notation in _NOTATIONS))
 """Where a call may start, in any notation."""
 MARKERS = tuple(marker for notation in _NOTATIONS for marker in notation.markers)
 """The literal markers, whose beginnings a stream holds back until they are decided."""
-JSON_MARKERS = ('{"tool":', '{"name":', '{"type":"function","name":')
+JSON_MARKERS = (
+    '{"tool":',
+    '{"name":',
+    '{"type":"function","name":',
+    '[{"name":',
+    '[{"type":"function","name":',
+)
 """The JSON openers, without spaces, held back the same way."""
 
 

@@ -129,6 +129,18 @@ def test_mistral_name_args_form_one_marker_per_call():
     ]
 
 
+def test_mistral_array_without_its_token_when_every_item_names_a_tool():
+    text = (
+        '[{"name": "read_file", "arguments": {"file_path": "a.py"}}, '
+        '{"name": "shell", "arguments": {"command": "ls"}}]'
+    )
+    assert calls_in(text) == [("read_file", {"file_path": "a.py"}), ("shell", {"command": "ls"})]
+    assert_streams_as("Both:\n" + text, "Both:\n")
+    data = 'People: [{"name": "Ada", "born": 1815}, {"name": "Grace", "born": 1906}]'
+    assert parse_tool_calls(data, SPECS) == (data, [])
+    assert_streams_as(data, data)
+
+
 def test_mistral_stream_hides_the_calls_and_holds_a_partial_marker():
     text = 'Reading.[TOOL_CALLS]read_file[ARGS]{"file_path": "a.py"}'
     assert_streams_as(text, "Reading.")

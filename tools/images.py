@@ -340,7 +340,7 @@ def prompt_images(text: str, workdir: Path) -> tuple[list[LoadedImage], list[str
 def prompt_image_parts(text: str, workdir: Path
                        ) -> tuple[list[tuple[str, ImagePart]], list[str]]:
     """:func:`prompt_images` as a model is sent them: each image's name and part, and why
-    any could not be attached (``core.prompt_resolution.ImageReader``)."""
+    any could not be attached (``core.runtime.prompt_resolution.ImageReader``)."""
     loaded, problems = prompt_images(text, workdir)
     return list(zip((image.shown for image in loaded), image_parts(loaded), strict=True)), problems
 

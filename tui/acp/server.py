@@ -43,13 +43,13 @@ from acp.schema import (
 
 from ...core import __version__
 from ...core.config import APPROVAL_MODES, ConfigError, Settings
-from ...core.prompt_resolution import PromptFailed, resolve_prompt, run_resolved
+from ...core.runtime.outside_tools import MCP_GROUP
+from ...core.runtime.prompt_resolution import PromptFailed, resolve_prompt, run_resolved
 from ...core.sessions.log import SessionError
 from ...core.sessions.replay import event_from_record
 from ...core.sessions.start import open_session
 from ...tools.base import ImagePart
 from ...tools.images import prompt_image_parts
-from ..workbench.outside_tools import MCP_GROUP
 from .session import AcpSession, open_acp_session
 from .updates import UpdateTranslator
 

@@ -37,7 +37,7 @@ from ...core.events import (
 )
 from ...core.knowledge import load_knowledge
 from ...core.memory import open_project_memory
-from ...core.prompt_resolution import PromptFailed, resolve_prompt, run_resolved
+from ...core.runtime.prompt_resolution import PromptFailed, resolve_prompt, run_resolved
 from ...core.providers.litellm import LitellmProvider
 from ...core.safety.redaction import RedactingSink, settings_secrets
 from ...core.sessions.start import OpenedSession

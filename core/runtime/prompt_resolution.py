@@ -23,19 +23,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..tools.base import ImagePart
-from .custom_commands import CustomCommands
+from ...tools.base import ImagePart
+from ..custom_commands import CustomCommands
+from .assembly import make_provider as litellm_provider
 
 ImageReader = Callable[[str, Path], tuple[list[tuple[str, ImagePart]], list[str]]]
 """Reads the images a prompt's text names (``@shot.png``) relative to a folder: the images
 (name shown, part) and why any could not be read (``tools.images.prompt_image_parts``)."""
 
 if TYPE_CHECKING:
-    from .agent import Agent
-    from .config import Settings
-    from .events import RunResult
-    from .mcp import McpManager
-    from .providers.base import Provider
+    from ..agent import Agent
+    from ..config import Settings
+    from ..events import RunResult
+    from ..mcp import McpManager
+    from ..providers.base import Provider
 
 RESOURCE = re.compile(r"(?:^|\s)@([A-Za-z0-9_-]+):(\S+)")
 """``@server:uri``: an MCP server's resource attached to a prompt."""
@@ -104,7 +105,7 @@ async def _expand(prompt: str, commands: CustomCommands, mcp: McpManager | None
     if mcp is not None and name.startswith("/mcp__"):
         found = next((p for p in mcp.prompts() if p.command == name), None)
         if found is not None:
-            from .mcp import McpError
+            from ..mcp import McpError
 
             try:
                 text = await mcp.get_prompt(found.server, found.name, found.bind(arguments))
@@ -127,7 +128,7 @@ async def _attach_resources(text: str, mcp: McpManager | None, warnings: list[st
     it; what cannot be read is added to ``warnings`` and left out."""
     if mcp is None:
         return text
-    from .mcp import McpError
+    from ..mcp import McpError
 
     attached = []
     for match in RESOURCE.finditer(text):
@@ -143,14 +144,8 @@ async def _attach_resources(text: str, mcp: McpManager | None, warnings: list[st
     return "\n\n".join([text, *attached]) if attached else text
 
 
-def _litellm_provider(settings: Settings) -> Provider:
-    from .providers.litellm import LitellmProvider
-
-    return LitellmProvider(settings)
-
-
 async def run_resolved(agent: Agent, prompt: ResolvedPrompt,
-                       make_provider: Callable[[Settings], Provider] = _litellm_provider
+                       make_provider: Callable[[Settings], Provider] = litellm_provider
                        ) -> RunResult:
     """Run ``prompt`` with ``agent`` to the end of its turn, on the prompt's model when it
     names another: a helper agent on that model (its provider from ``make_provider``) takes
@@ -159,7 +154,7 @@ async def run_resolved(agent: Agent, prompt: ResolvedPrompt,
     if not prompt.model or prompt.model == agent.provider.model:
         return await agent.run(prompt.text, allowed_rules=prompt.allowed_rules,
                                images=prompt.images)
-    from .agent import Agent
+    from ..agent import Agent
 
     settings = agent.settings.model_copy(update={"model": prompt.model})
     helper = Agent(make_provider(settings), agent.registry, settings, agent.workdir,

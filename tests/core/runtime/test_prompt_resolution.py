@@ -13,7 +13,7 @@ from pathlib import Path
 from acp import text_block
 
 from agent_tui.core.custom_commands import load_custom_commands
-from agent_tui.core.prompt_resolution import resolve_prompt
+from agent_tui.core.runtime.prompt_resolution import resolve_prompt
 from agent_tui.tui.cli.headless import run_headless
 from tests.core.loop_helpers import settings_for
 from tests.fakes.providers import Reply

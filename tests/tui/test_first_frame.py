@@ -149,12 +149,12 @@ async def test_start_up_builds_the_settings_and_imports_in_its_thread_then_loads
         tmp_path, monkeypatch):
     import threading
 
-    from agent_tui.tui import app as app_module
+    from agent_tui.tui.workbench import start_up as start_up_module
 
     (tmp_path / "AGENTS.md").write_text("Answer in haiku.\n")
     where: dict[str, threading.Thread] = {}
     build = CheckedSettings.build
-    preload = app_module.preload_start_up
+    preload = start_up_module.preload_start_up
 
     def building(self):
         where["settings"] = threading.current_thread()
@@ -165,7 +165,7 @@ async def test_start_up_builds_the_settings_and_imports_in_its_thread_then_loads
         preload()
 
     monkeypatch.setattr(CheckedSettings, "build", building)
-    monkeypatch.setattr(app_module, "preload_start_up", preloading)
+    monkeypatch.setattr(start_up_module, "preload_start_up", preloading)
     checked = read_settings(tmp_path, {"model": "openai/flag"}).checked()
     app = make_app(checked, tmp_path, load_litellm=False)
     async with app.run_test(size=SIZE) as pilot:

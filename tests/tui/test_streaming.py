@@ -200,7 +200,7 @@ def test_a_turn_is_frozen_without_a_pause_and_everything_collected_when_away() -
 
 def test_highlighting_a_half_streamed_or_unnamed_fence_imports_nothing_once_preloaded() -> None:
     script = ("import sys\n"
-              "from agent_tui.tui.app import preload_highlighting\n"
+              "from agent_tui.tui.workbench.start_up import preload_highlighting\n"
               "from textual.highlight import highlight\n"
               "preload_highlighting()\n"
               "loaded = set(sys.modules)\n"

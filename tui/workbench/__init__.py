@@ -1,12 +1,17 @@
 """The Textual workbench's sessions: what the app drives, and what its commands act on.
 
-Entry points: :mod:`.commands` (every slash command, declared once in a
+Entry points: :mod:`.session` (:class:`~.session.WorkbenchSession`, one open session, front
+and background alike), :mod:`.background` (the open sessions besides the front one, and
+switching which one is in front), :mod:`.turns` (the front session's prompts and turns),
+:mod:`.agents` (each session's agent), :mod:`.front_panes` (a new, resumed or replayed
+session in the panes), :mod:`.commands` (every slash command, declared once in a
 :mod:`.slash_registry`), :mod:`.event_view` (one handler per engine event, live and resumed),
 :mod:`.bridge` (engine events become Textual messages), :mod:`.approver` (approvals as
-modals, and the inbox), :mod:`.background` (the sessions in the background), the session,
-change, knowledge and autonomous actions, :mod:`.outside_tools` (MCP servers and discovered
-tools), and what keeps the app responsive and lets it leave cleanly: :mod:`.pauses`,
-:mod:`.terminal_watch`, :mod:`.web_driver`.
+modals, and the inbox), the session, change, settings, knowledge and autonomous actions,
+:mod:`.key_actions` (what the keys do), :mod:`.palette`, :mod:`.outside_tools` (MCP servers
+and discovered tools), :mod:`.start_up` (after the first frame), and what keeps the app
+responsive and lets it leave cleanly: :mod:`.pauses`, :mod:`.terminal_watch`,
+:mod:`.web_driver`.
 
 This file declares what the workbench's actions and commands may use of the app, as a
 protocol: :class:`~agent_tui.tui.app.AgentApp` satisfies :class:`Workbench`; the session and

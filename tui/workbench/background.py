@@ -151,7 +151,7 @@ class BackgroundSessions:
             from ...core import paths
 
             session_id = paths.new_session_id()
-        agent = await app.build_agent(settings, session_id=session_id, opened=opened)
+        agent = await app.agents.build(settings, session_id=session_id, opened=opened)
         session = WorkbenchSession(session_id, opened, agent, title=title_of(prompt))
         session.queue.append(QueuedPrompt(prompt))
         self.sessions[session_id] = session
@@ -174,7 +174,7 @@ class BackgroundSessions:
             while session.queue and self.sessions.get(session.session_id) is session:
                 prompt = session.queue.popleft()
                 self.app.outside_tools.offer_tools(agent)
-                await self.app.run_prompt(agent, prompt.text, prompt.images)
+                await self.app.turns.run_prompt(agent, prompt.text, prompt.images)
         except asyncio.CancelledError:
             cancelled = True
             raise
@@ -182,7 +182,7 @@ class BackgroundSessions:
             session.outcome = "failed"
             session.last = f"Unexpected error: {type(exc).__name__}: {exc}"
         finally:
-            self.app.work_ended(agent, cancelled=cancelled)
+            self.app.turns.work_ended(agent, cancelled=cancelled)
 
     def ended(self, agent: Agent, *, cancelled: bool = False) -> None:
         """A prompt of a background session (or of one sent there) ended: run its next
@@ -304,13 +304,13 @@ class BackgroundSessions:
         # listed); it leaves the list and the panes show it.
         self.sessions.pop(session.session_id, None)
         waiting = list(session.queue)  # shown again in the emptied conversation
-        await app.clear_panes(session.session_id)
-        app.set_busy(session.running)
+        await app.panes.clear(session.session_id)
+        app.turns.set_busy(session.running)
         if log is not None:
             await app.show_restored(log)
         if streamed := "".join(session.streamed):
             await app.view.show(ev.TextDelta(streamed))
         for prompt in waiting:
-            await app.queue_prompt(prompt.text, prompt.images)
+            await app.turns.queue_prompt(prompt.text, prompt.images)
         app.approver.refresh()
         self.changed()

@@ -172,7 +172,7 @@ class InFront(Generic[T]):
 
     def __get__(self, app: Any, owner: type | None = None) -> T:
         if app is None:
-            return self  # type: ignore[return-value]  (the class's own attribute)
+            return self  # type: ignore[return-value]  # the class's own attribute
         value: T = getattr(app.front, self.field)
         return value
 

@@ -161,10 +161,10 @@ class FrontTurns:
 
     async def run_prompt(self, agent: Agent, text: str, images: Images = ()) -> None:
         """Run a typed prompt with ``agent`` as every front end does
-        (:func:`~agent_tui.core.prompt_resolution.resolve_prompt`): a custom command's
+        (:func:`~agent_tui.core.runtime.prompt_resolution.resolve_prompt`): a custom command's
         prompt with its allowed tools and on its model, the MCP resources it names attached;
         ``images`` are those read when it was typed."""
-        from ...core.prompt_resolution import PromptFailed, resolve_prompt, run_resolved
+        from ...core.runtime.prompt_resolution import PromptFailed, resolve_prompt, run_resolved
 
         app = self.app
         knowledge = await app.knowledge.ready()

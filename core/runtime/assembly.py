@@ -85,12 +85,16 @@ async def open_agent(
         persona: Replaces the persona the settings name (the autonomous coach's).
         stream_worker: Parse the model's streams in the shared worker process (see
             :func:`make_provider`).
-        warn: Hears what is wrong with the knowledge and the session, one sentence each.
+        warn: Hears what is wrong with the session, then with the knowledge, one sentence
+            each.
     """
     from ...tools.builtin import builtin_tools
     from ...tools.registry import ToolRegistry
     from ..agent import Agent
 
+    if session is not None and resume:
+        for warning in session.warnings:
+            warn(warning)
     if knowledge is None:
         from ..knowledge import load_knowledge
         from ..safety.redaction import settings_secrets
@@ -109,9 +113,6 @@ async def open_agent(
                   ToolRegistry(builtin_tools(settings)), settings, workdir, approver, on_event,
                   session_id=session_id, session=session.store if session else None,
                   knowledge=knowledge, memory=memory)
-    if session is not None and resume:
-        for warning in session.warnings:
-            warn(warning)
-        if session.log is not None:
-            agent.restore(session.log)
+    if session is not None and resume and session.log is not None:
+        agent.restore(session.log)
     return agent

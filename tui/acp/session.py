@@ -21,15 +21,11 @@ from acp.schema import (
 from ...core.agent import Agent
 from ...core.config import Settings
 from ...core.events import Event
-from ...core.knowledge import load_knowledge
-from ...core.memory import open_project_memory
-from ...core.providers.litellm import LitellmProvider
+from ...core.runtime.assembly import open_agent
+from ...core.runtime.outside_tools import lend_outside_tools
 from ...core.safety.redaction import RedactingSink, settings_secrets
 from ...core.sessions.start import OpenedSession, close_session
-from ...tools.builtin import builtin_tools
-from ...tools.registry import ToolRegistry
 from ..workbench.commands import COMMANDS
-from ..workbench.outside_tools import DISCOVERED_GROUP, MCP_GROUP
 from .approver import AcpApprover
 from .client_side import ClientFiles, ClientTerminals
 from .updates import UpdateTranslator
@@ -143,14 +139,7 @@ async def open_acp_session(
     Updates are queued from the start; the caller starts sending them once the client
     knows the session (after its reply to ``session/new`` or with ``session/load``).
     """
-    from ...tools.discovered import discover_tools
-    from ..cli.headless import start_mcp_servers
-
-    warnings: list[str] = list(opened.warnings)
-    knowledge = await asyncio.to_thread(load_knowledge, workdir, settings, COMMANDS.names,
-                                        settings_secrets(settings))
-    memory = await asyncio.to_thread(open_project_memory, workdir, settings)
-    warnings += knowledge.problems
+    warnings: list[str] = []
     terminal_calls: set[str] = set()
     translator = UpdateTranslator(workdir, terminal_calls=terminal_calls)
     holder: list[AcpSession] = []
@@ -169,10 +158,9 @@ async def open_acp_session(
             return None
         return answer.outcome
 
-    agent = Agent(LitellmProvider(settings), ToolRegistry(builtin_tools(settings)), settings,
-                  workdir, AcpApprover(ask_client, workdir),
-                  RedactingSink(show, settings_secrets(settings)), session=opened.store,
-                  knowledge=knowledge, memory=memory)
+    agent = await open_agent(settings, workdir, AcpApprover(ask_client, workdir),
+                             RedactingSink(show, settings_secrets(settings)), session=opened,
+                             command_names=COMMANDS.names, warn=warnings.append)
     session = AcpSession(agent, opened, warnings=warnings)
     holder.append(session)
     if editor_files:
@@ -182,17 +170,8 @@ async def open_acp_session(
         terminals = ClientTerminals(client, agent.session_id, session.queue)
         terminals.calls = terminal_calls
         agent.tool_ctx.command_runner = terminals
-    if opened.log is not None:
-        agent.restore(opened.log)
-    discovered, problems = await discover_tools(settings, workdir)
-    warnings += problems
-    agent.use_external_tools(DISCOVERED_GROUP, discovered)
-    session.mcp = await start_mcp_servers(workdir, warnings.append, extra=mcp_servers,
-                                          wait_s=MCP_START_S)
-    if session.mcp is not None:
-        from ...tools.mcp import mcp_tools
-
-        agent.use_external_tools(MCP_GROUP, mcp_tools(session.mcp))
+    session.mcp = await lend_outside_tools(agent, settings, workdir, warnings.append,
+                                           extra=mcp_servers, wait_s=MCP_START_S)
     return session
 
 

@@ -9,13 +9,11 @@ are written as visible pictures (``␛``), never raw. JSON escapes control chara
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import sys
 from collections.abc import Callable, Sequence
-from importlib import import_module
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ...core.agent import Agent
 from ...core.approval import ApprovalRequest, HeadlessApprover
@@ -35,19 +33,19 @@ from ...core.events import (
     ToolCallStarted,
     ToolResultEvent,
 )
-from ...core.knowledge import load_knowledge
-from ...core.memory import open_project_memory
+from ...core.runtime.assembly import open_agent
+from ...core.runtime.outside_tools import lend_outside_tools as lend_tools
 from ...core.runtime.prompt_resolution import PromptFailed, resolve_prompt, run_resolved
-from ...core.providers.litellm import LitellmProvider
 from ...core.safety.redaction import RedactingSink, settings_secrets
 from ...core.sessions.start import OpenedSession
 from ...tools.base import EDIT_TIER_NOTES
-from ...tools.builtin import builtin_tools
 from ...tools.images import image_parts, load_image, prompt_image_parts
-from ...tools.registry import ToolRegistry
 from ..outside_text import visible
 from ..workbench.commands import COMMANDS
-from ..workbench.outside_tools import DISCOVERED_GROUP, MCP_GROUP
+
+if TYPE_CHECKING:
+    from ...core.mcp import McpManager
+    from ...core.personas import Persona
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -232,74 +230,27 @@ async def run_headless(
 async def headless_agent(settings: Settings, workdir: Path, sink: EventSink,
                          approver: HeadlessApprover, err: TextIO, *,
                          session: OpenedSession | None = None,
-                         persona: Any = None) -> Agent:
+                         persona: Persona | None = None) -> Agent:
     """An agent for a run without a workbench: the project's knowledge and memory, the
     session's history when it goes on from one; what is wrong with them said on ``err``.
-    ``persona`` (a ``core.personas.Persona``) replaces the one the settings name."""
-    knowledge = await asyncio.to_thread(load_knowledge, workdir, settings, COMMANDS.names,
-                                        settings_secrets(settings))
-    if persona is not None:
-        knowledge = dataclasses.replace(knowledge, persona=persona)
-    memory = await asyncio.to_thread(open_project_memory, workdir, settings)
-    for problem in knowledge.problems:
-        err.write(f"agent-tui: warning: {visible(problem)}\n")
-    agent = Agent(LitellmProvider(settings), ToolRegistry(builtin_tools(settings)), settings,
-                  workdir, approver, sink, session=session.store if session else None,
-                  knowledge=knowledge, memory=memory)
+    ``persona`` replaces the one the settings name."""
+    agent = await open_agent(settings, workdir, approver, sink, session=session,
+                             command_names=COMMANDS.names, persona=persona,
+                             warn=_warner(err))
     approver.emit = agent.emit
-    if session is not None:
-        for warning in session.warnings:
-            err.write(f"agent-tui: warning: {visible(warning)}\n")
-        if session.log is not None:
-            agent.restore(session.log)
     return agent
 
 
 async def lend_outside_tools(agent: Agent, settings: Settings, workdir: Path,
-                             err: TextIO) -> Any:
+                             err: TextIO) -> McpManager | None:
     """Give ``agent`` the project's discovered tools and its MCP servers' tools; returns the
-    servers (``core.mcp.McpManager``, to close after the run) or None."""
-    from ...tools.discovered import discover_tools
-
-    discovered, problems = await discover_tools(settings, workdir)
-    for problem in problems:
-        err.write(f"agent-tui: warning: {visible(problem)}\n")
-    agent.use_external_tools(DISCOVERED_GROUP, discovered)
-    mcp = await start_mcp_servers(
-        workdir, lambda warning: err.write(f"agent-tui: warning: {visible(warning)}\n"))
-    if mcp is not None:
-        from ...tools.mcp import mcp_tools
-
-        agent.use_external_tools(MCP_GROUP, mcp_tools(mcp))
-    return mcp
+    servers (to close after the run) or None. What fails is said on ``err``."""
+    return await lend_tools(agent, settings, workdir, _warner(err))
 
 
-MCP_START_S = 30.0
-"""How long a headless run waits for its MCP servers before it starts without the slow ones."""
+def _warner(err: TextIO) -> Callable[[str], None]:
+    """What says each warning on ``err``, a line each."""
+    def warn(warning: str) -> None:
+        err.write(f"agent-tui: warning: {visible(warning)}\n")
 
-
-async def start_mcp_servers(workdir: Path, warn: Callable[[str], None], *,
-                            extra: Sequence[Any] = (), wait_s: float = MCP_START_S) -> Any:
-    """The project's MCP servers and ``extra`` ones (``core.mcp.McpServerConfig``, e.g. an
-    ACP client's; they replace configured ones of the same name), started and (within
-    ``wait_s``) ready; None when there are none. ``warn`` hears what fails, in a sentence
-    each; the run goes on without it."""
-    from ...core import paths
-    from ...core.mcp import load_mcp_config
-
-    configs, warnings = await asyncio.to_thread(load_mcp_config, workdir)
-    for warning in warnings:
-        warn(warning)
-    names = {config.name for config in extra}
-    configs = [config for config in configs if config.name not in names] + list(extra)
-    if not configs:
-        return None
-    manager_module = await asyncio.to_thread(import_module, "agent_tui.core.mcp.manager")
-    manager = manager_module.McpManager(configs, paths.data_dir() / "mcp-logs")
-    await manager.start()
-    await manager.wait_ready(wait_s)
-    for server in manager.servers.values():
-        if server.state != "ready":
-            why = server.error or f"not ready after {wait_s:.0f} s"
-            warn(f"MCP server {server.name}: {why}; its log: {server.log_path}")
-    return manager
+    return warn

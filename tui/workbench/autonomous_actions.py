@@ -8,7 +8,6 @@ under its own lane marker; the coach's calls ask for approval like any other.
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -87,23 +86,21 @@ class AutonomousActions:
     async def _coach(self, session_id: str) -> Agent:
         """A coach for the player's session: its own context, the coach's role, no session
         log; its calls are asked as the player's are, in that session's name."""
-        from ...core.agent import Agent
         from ...core.events import ContextUpdated, Event
         from ...core.modes.autonomous import coach_persona
+        from ...core.runtime.assembly import open_agent
         from ...core.safety.redaction import settings_secrets
-        from ...tools.builtin import builtin_tools
-        from ...tools.registry import ToolRegistry
         from .bridge import EventBridge
 
         app = self.app
         settings = app.settings
-        knowledge = dataclasses.replace(await app.knowledge.ready(), persona=coach_persona())
         bridge = EventBridge(app, settings_secrets(settings))
 
         def show(event: Event) -> None:
             if not isinstance(event, ContextUpdated):  # the gauge is the player's context
                 bridge(event)
 
-        return Agent(app.make_provider(settings), ToolRegistry(builtin_tools(settings)),
-                     settings, app.workdir, app.approver.for_session(session_id), show,
-                     knowledge=knowledge, memory=app.knowledge.memory)
+        return await open_agent(settings, app.workdir, app.approver.for_session(session_id),
+                                show, knowledge=await app.knowledge.ready(),
+                                memory=app.knowledge.memory, persona=coach_persona(),
+                                stream_worker=True)

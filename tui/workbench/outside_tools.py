@@ -4,16 +4,9 @@ servers' state on the ``/mcp`` screen."""
 
 from __future__ import annotations
 
-import asyncio
-from importlib import import_module
 from typing import Any
 
-from ...core import paths
-
-MCP_GROUP = "mcp"
-"""What the agent calls the MCP servers' tools (see ``Agent.use_external_tools``)."""
-DISCOVERED_GROUP = "discovered"
-"""What the agent calls the tools ``tool_discovery_command`` declares."""
+from ...core.runtime.outside_tools import lend_tools, mcp_servers
 
 
 class OutsideTools:
@@ -41,18 +34,14 @@ class OutsideTools:
         await self._start_mcp()
 
     async def _start_mcp(self) -> None:
-        from ...core.mcp import load_mcp_config
+        self.warnings = []
+        self.manager = await mcp_servers(self.app.workdir, self._warn, on_change=self._changed)
+        if self.manager is not None:
+            await self.manager.start()
 
-        configs, self.warnings = await asyncio.to_thread(load_mcp_config, self.app.workdir)
-        for warning in self.warnings:
-            self.app.notice(warning, error=True)
-        if not configs:
-            return
-        # The SDK's import (~0.7 s) in a thread, not on the loop that draws the keys.
-        manager = await asyncio.to_thread(import_module, "agent_tui.core.mcp.manager")
-        self.manager = manager.McpManager(configs, paths.data_dir() / "mcp-logs",
-                                          on_change=self._changed)
-        await self.manager.start()
+    def _warn(self, warning: str) -> None:
+        self.warnings.append(warning)
+        self.app.notice(warning, error=True)
 
     def _changed(self) -> None:
         """A server changed state: say when one failed; redraw /mcp if it is open."""
@@ -71,12 +60,7 @@ class OutsideTools:
     def offer_tools(self, agent: Any) -> None:
         """Give ``agent`` the discovered tools and those of the servers ready now (before
         each turn)."""
-        agent.use_external_tools(DISCOVERED_GROUP, self.discovered)
-        if self.manager is None:
-            return
-        from ...tools.mcp import mcp_tools
-
-        agent.use_external_tools(MCP_GROUP, mcp_tools(self.manager))
+        lend_tools(agent, self.discovered, self.manager)
 
     def prompt_commands(self) -> dict[str, str]:
         """The MCP servers' prompts as slash commands: name to one-line help."""

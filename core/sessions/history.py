@@ -81,7 +81,7 @@ def _tool_calls(messages: list[Message]) -> Iterable[tuple[str, dict[str, Any]]]
         calls = [(c.get("function", {}).get("name", ""), c.get("function", {}).get("arguments"))
                  for c in message.get("tool_calls") or []]
         text = message.get("content")
-        if not calls and isinstance(text, str) and '"tool"' in text:
+        if not calls and isinstance(text, str):
             calls = [(c.name, c.arguments) for c in parse_tool_calls(text, {})[1]]
         for name, raw in calls:
             try:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.core.sessions.history import last_todo_list
 from agent_tui.core.text_protocol import ToolBlockFilter, parse_tool_calls, tool_specs
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.registry import ToolRegistry
@@ -327,6 +328,16 @@ def test_calls_after_quoted_code_still_run():
     assert visible == "Run `ls` to see it, or:\n```bash\nls -la\n```"
     assert [(c.name, json.loads(c.arguments)) for c in calls] == [("shell", {"command": "ls -la"})]
     assert_streams_as(text, text[: text.index("<tool_call>")])
+
+
+def test_a_resumed_text_protocol_session_finds_its_todo_list_in_any_format():
+    todo = "- [ ] read\n- [x] plan\n"
+    call = json.dumps({"name": "todo_write", "arguments": {"content": todo}})
+    messages = [
+        {"role": "user", "content": "plan it"},
+        {"role": "assistant", "content": f"Planning.\n<tool_call>\n{call}\n</tool_call>"},
+    ]
+    assert last_todo_list(messages) == todo
 
 
 def test_the_protocol_modules_stay_small():

@@ -250,7 +250,7 @@ class ToolContext:
 
 
 OutputCallback = Callable[[str], None]
-P = TypeVar("P", bound=ToolParams)
+P = TypeVar("P", bound=ToolParams, covariant=True)
 
 
 class Invocation(ABC, Generic[P]):
@@ -333,7 +333,7 @@ class Tool(ABC):
             },
         }
 
-    def build(self, args: Mapping[str, Any], ctx: ToolContext) -> Invocation[Any]:
+    def build(self, args: Mapping[str, Any], ctx: ToolContext) -> Invocation[ToolParams]:
         """Validate ``args`` and return an invocation.
 
         Raises:
@@ -357,7 +357,7 @@ class Tool(ABC):
         """Checks beyond the schema; raise ``ToolArgumentError`` to reject the call."""
 
     @abstractmethod
-    def create_invocation(self, params: Any, ctx: ToolContext) -> Invocation[Any]:
+    def create_invocation(self, params: Any, ctx: ToolContext) -> Invocation[ToolParams]:
         """Make the invocation of validated ``params``."""
 
 

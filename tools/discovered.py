@@ -75,7 +75,7 @@ class DiscoveredTool(Tool):
     def parameters_schema(self) -> dict[str, Any]:
         return _simplify_schema(self._schema)
 
-    def build(self, args: Mapping[str, Any], ctx: ToolContext) -> Invocation[Any]:
+    def build(self, args: Mapping[str, Any], ctx: ToolContext) -> Invocation[OpenArguments]:
         missing = [key for key in self._schema.get("required", []) if key not in args]
         if missing:
             raise ToolArgumentError(
@@ -83,7 +83,7 @@ class DiscoveredTool(Tool):
                 f"parameters (JSON schema): {json.dumps(self.parameters_schema())}")
         return DiscoveredInvocation(self, OpenArguments(**args), ctx)
 
-    def create_invocation(self, params: Any, ctx: ToolContext) -> Invocation[Any]:
+    def create_invocation(self, params: Any, ctx: ToolContext) -> Invocation[OpenArguments]:
         return DiscoveredInvocation(self, params, ctx)
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-from typing import Any
 
 import httpx
 from pydantic import Field
@@ -93,7 +92,7 @@ class GifSearchInvocation(Invocation[GifSearchParams]):
         return result
 
 
-def _gifs(payload: Any) -> list[dict[str, str]]:
+def _gifs(payload: object) -> list[dict[str, str]]:
     """Title, GIF link, still image and page of each result of a Giphy search answer."""
     found = []
     items = payload.get("data") if isinstance(payload, dict) else None

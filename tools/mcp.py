@@ -80,7 +80,7 @@ class McpTool(Tool):
             schema.setdefault("properties", {})
         return schema
 
-    def build(self, args: Mapping[str, Any], ctx: ToolContext) -> Invocation[Any]:
+    def build(self, args: Mapping[str, Any], ctx: ToolContext) -> Invocation[OpenArguments]:
         """Check that ``args`` is an object with the keys the schema requires.
 
         Raises:
@@ -101,7 +101,7 @@ class McpTool(Tool):
         # approves what the call sends.
         return McpInvocation(self, OpenArguments(**args), ctx, dict(args))
 
-    def create_invocation(self, params: Any, ctx: ToolContext) -> Invocation[Any]:
+    def create_invocation(self, params: Any, ctx: ToolContext) -> Invocation[OpenArguments]:
         """Make an invocation of already checked arguments (a pydantic model or a dict)."""
         arguments = params if isinstance(params, dict) else dict(params.model_extra or {})
         return McpInvocation(self, OpenArguments(**arguments), ctx, arguments)

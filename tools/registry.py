@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .aliases import BY_NAME, canonical_name
-from .base import Invocation, Tool, ToolArgumentError, ToolContext
+from .base import Invocation, Tool, ToolArgumentError, ToolContext, ToolParams
 
 __all__ = ["ToolRegistry", "canonical_name", "parse_arguments"]
 
@@ -87,7 +87,7 @@ class ToolRegistry:
 
     def build(
         self, name: str, arguments: str | Mapping[str, Any] | None, ctx: ToolContext
-    ) -> Invocation[Any]:
+    ) -> Invocation[ToolParams]:
         """Turn a model's tool call into an invocation.
 
         ``arguments`` may be the raw JSON text the model produced or a parsed mapping. A

@@ -11,7 +11,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Generic, TypeVar
 
 from tree_sitter import Tree
 
@@ -46,7 +46,19 @@ class CacheStats:
     match_bytes: int
 
 
-class _BudgetLru:
+V = TypeVar("V")
+
+
+@dataclass(slots=True)
+class _Entry(Generic[V]):
+    """A cached value, its estimated cost and the last epoch (search) that used it."""
+
+    value: V
+    cost: int
+    epoch: int
+
+
+class _BudgetLru(Generic[V]):
     """Entries with an estimated cost; the least recently used go when over budget.
 
     Entries used in the current epoch (one code_search call) are never evicted: a newcomer
@@ -57,30 +69,30 @@ class _BudgetLru:
     def __init__(self, budget: int) -> None:
         self.budget = budget
         self.used = 0
-        self._items: OrderedDict[Hashable, list[Any]] = OrderedDict()  # [value, cost, epoch]
+        self._items: OrderedDict[Hashable, _Entry[V]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._items)
 
-    def get(self, key: Hashable, epoch: int) -> Any:
+    def get(self, key: Hashable, epoch: int) -> V | None:
         item = self._items.get(key)
         if item is None:
             return None
         self._items.move_to_end(key)
-        item[2] = epoch
-        return item[0]
+        item.epoch = epoch
+        return item.value
 
-    def put(self, key: Hashable, value: Any, cost: int, epoch: int) -> None:
+    def put(self, key: Hashable, value: V, cost: int, epoch: int) -> None:
         old = self._items.pop(key, None)
         if old is not None:
-            self.used -= old[1]
+            self.used -= old.cost
         while self._items and self.used + cost > self.budget:
             oldest = next(iter(self._items.values()))
-            if oldest[2] == epoch:
+            if oldest.epoch == epoch:
                 break
-            self.used -= self._items.popitem(last=False)[1][1]
+            self.used -= self._items.popitem(last=False)[1].cost
         if self.used + cost <= self.budget:
-            self._items[key] = [value, cost, epoch]
+            self._items[key] = _Entry(value, cost, epoch)
             self.used += cost
 
     def clear(self) -> None:
@@ -102,8 +114,8 @@ class SyntaxCache:
     def __init__(self, tree_budget: int = TREE_CACHE_BYTES,
                  match_budget: int = MATCH_CACHE_BYTES) -> None:
         self._lock = threading.Lock()
-        self._trees = _BudgetLru(tree_budget)
-        self._matches = _BudgetLru(match_budget)
+        self._trees: _BudgetLru[tuple[Tree, bytes]] = _BudgetLru(tree_budget)
+        self._matches: _BudgetLru[tuple[Match, ...]] = _BudgetLru(match_budget)
         self._parses = self._tree_hits = self._match_hits = 0
         self._epoch = 0
 

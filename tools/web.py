@@ -12,7 +12,7 @@ import asyncio
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -30,6 +30,9 @@ from .base import (
     ToolResult,
 )
 from .names import ToolName
+
+if TYPE_CHECKING:
+    from bs4 import Tag
 
 NETWORK_OFF_MESSAGE = (
     "network tools are off; ask the user to turn them on with /net on or --net "
@@ -319,7 +322,7 @@ def html_to_markdown(body: bytes | str, base_url: str,
     return title, text.strip()
 
 
-def _code_language(tag: Any) -> str:
+def _code_language(tag: Tag) -> str:
     """The language of a ``<pre>`` block from its (or its ``<code>``'s) class."""
     for node in (tag, tag.find("code")):
         if node is None:

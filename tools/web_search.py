@@ -11,7 +11,6 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import httpx
 from pydantic import Field
@@ -199,7 +198,7 @@ class _SearchError(Exception):
     """A search failed; the message is for the model."""
 
 
-def parse_results(backend: str, data: Any) -> list[SearchResult]:
+def parse_results(backend: str, data: object) -> list[SearchResult]:
     """The hits in a search service's JSON answer (missing fields become "")."""
     if not isinstance(data, Mapping):
         return []
@@ -219,7 +218,7 @@ def parse_results(backend: str, data: Any) -> list[SearchResult]:
     return out
 
 
-def _plain(value: Any) -> str:
+def _plain(value: object) -> str:
     """Text without the tags (``<strong>``) and entities services put in snippets."""
     text = re.sub(r"<[^>]+>", "", str(value or ""))
     return " ".join(html.unescape(text).split())

@@ -4,9 +4,8 @@ turning Selenium's exceptions into errors the model can act on, and giving up a 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
-from ..base import Invocation, OutputCallback, ToolContext, ToolResult
+from ..base import Invocation, OutputCallback, P, ToolContext, ToolResult
 from .session import BrowserOptions, BrowserSession, BrowserUnavailable, browser_for, first_line
 
 NOT_STARTED = ("no browser is running; call webdriver_start first (or webdriver_navigate, "
@@ -99,7 +98,7 @@ def crashed(exc: BaseException) -> bool:
                                   "session not created", "invalid session id"))
 
 
-class BrowserInvocation(Invocation[Any]):
+class BrowserInvocation(Invocation[P]):
     """An invocation that runs a blocking function against the session's browser.
 
     Subclasses implement :meth:`run`, called in a worker thread with the browser's lock held.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 from pydantic import Field
 
@@ -19,6 +19,9 @@ from ..base import Confirmation, Tool, ToolContext, ToolKind, ToolParams, ToolRe
 from ..names import ToolName
 from .calls import BrowserInvocation
 from .session import BrowserSession, page_line
+
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webelement import WebElement
 
 MAX_TEXT = 200
 """Characters of an element's text shown at most."""
@@ -125,7 +128,7 @@ class WebdriverFindElementsTool(Tool):
         return FindInvocation(self, params, ctx)
 
 
-class FindInvocation(BrowserInvocation):
+class FindInvocation(BrowserInvocation[SelectorParams]):
     """One webdriver_find_element or webdriver_find_elements call."""
 
     def describe(self) -> str:
@@ -178,7 +181,7 @@ class WebdriverClickTool(Tool):
         return ClickInvocation(self, params, ctx)
 
 
-class ClickInvocation(BrowserInvocation):
+class ClickInvocation(BrowserInvocation[SelectorParams]):
     """One webdriver_click call."""
 
     page = ""
@@ -226,7 +229,12 @@ _PROBE = ("return [window.__agentTuiPage === true, window.__agentTuiNavigating =
           "document.readyState, location.href, document.title]")
 
 
-def mark_page(session: BrowserSession, selector: str | None = None) -> tuple[Any, str]:
+@overload
+def mark_page(session: BrowserSession, selector: str) -> tuple[WebElement, str]: ...
+@overload
+def mark_page(session: BrowserSession, selector: None = None) -> tuple[None, str]: ...
+def mark_page(session: BrowserSession,
+              selector: str | None = None) -> tuple[WebElement | None, str]:
     """Before a click or Enter: mark the page, listen for a navigation starting (the
     Navigation API's ``navigate`` event, or a form's ``submit``), and find the element ``selector`` names, scrolled
     into view; return it (None without a selector) and the page's URL, in one round trip.
@@ -309,7 +317,7 @@ class WebdriverSendKeysTool(Tool):
         return SendKeysInvocation(self, params, ctx)
 
 
-class SendKeysInvocation(BrowserInvocation):
+class SendKeysInvocation(BrowserInvocation[SendKeysParams]):
     """One webdriver_send_keys call."""
 
     page = ""

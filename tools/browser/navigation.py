@@ -103,7 +103,7 @@ class WebdriverStartTool(Tool):
         return StartInvocation(self, params, ctx)
 
 
-class StartInvocation(BrowserInvocation):
+class StartInvocation(BrowserInvocation[StartParams]):
     """One webdriver_start call."""
 
     needs = "nothing"
@@ -162,7 +162,7 @@ class WebdriverNavigateTool(Tool):
         return NavigateInvocation(self, params, ctx)
 
 
-class NavigateInvocation(BrowserInvocation):
+class NavigateInvocation(BrowserInvocation[NavigateParams]):
     """One webdriver_navigate call."""
 
     needs = "browser"
@@ -217,7 +217,7 @@ class _SimpleTool(Tool):
         return _SimpleInvocation(self, params, ctx)
 
 
-class _SimpleInvocation(BrowserInvocation):
+class _SimpleInvocation(BrowserInvocation[NoParams]):
     def __init__(self, tool: _SimpleTool, params: NoParams, ctx: ToolContext) -> None:
         super().__init__(tool, params, ctx)
         self.needs = tool.needs

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field
 
@@ -33,7 +32,7 @@ class ExecuteScriptParams(ToolParams):
                         "`return document.querySelectorAll('li').length`.")
 
 
-def to_json(value: Any) -> Any:
+def to_json(value: object) -> object:
     """A script's return value made JSON-ready (elements described, not referenced)."""
     from selenium.webdriver.remote.webelement import WebElement
 
@@ -63,7 +62,7 @@ class WebdriverExecuteScriptTool(Tool):
         return ExecuteScriptInvocation(self, params, ctx)
 
 
-class ExecuteScriptInvocation(BrowserInvocation):
+class ExecuteScriptInvocation(BrowserInvocation[ExecuteScriptParams]):
     """One webdriver_execute_script call."""
 
     page = ""
@@ -123,7 +122,7 @@ class WebdriverGetPageSourceTool(Tool):
         return PageSourceInvocation(self, params, ctx)
 
 
-class PageSourceInvocation(BrowserInvocation):
+class PageSourceInvocation(BrowserInvocation[PageSourceParams]):
     """One webdriver_get_page_source call."""
 
     def describe(self) -> str:
@@ -203,7 +202,7 @@ class WebdriverScreenshotTool(Tool):
         return ScreenshotInvocation(self, params, ctx)
 
 
-class ScreenshotInvocation(BrowserInvocation):
+class ScreenshotInvocation(BrowserInvocation[ScreenshotParams]):
     """One webdriver_screenshot call."""
 
     def describe(self) -> str:

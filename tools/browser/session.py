@@ -24,10 +24,12 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
+
+    from ..base import ToolContext
 
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 """Browser programs looked for on PATH, in order, when ``chromium_path`` is not set."""
@@ -300,8 +302,8 @@ class BrowserSession:
             self._profile = None
 
 
-def browser_for(ctx: Any) -> BrowserSession:
-    """The browser of the session ``ctx`` (a ToolContext) belongs to, made on first use."""
+def browser_for(ctx: ToolContext) -> BrowserSession:
+    """The browser of the session ``ctx`` belongs to, made on first use."""
     return ctx.shared_browser()
 
 
@@ -320,7 +322,7 @@ def first_line(text: str) -> str:
     return text.strip()
 
 
-def _quiet_quit(driver: Any) -> None:
+def _quiet_quit(driver: WebDriver) -> None:
     with contextlib.suppress(Exception):
         driver.quit()
 

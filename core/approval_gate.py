@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..tools.base import Confirmation, Invocation, ToolArgumentError, ToolResult
+from ..tools.base import Confirmation, Invocation, ToolArgumentError, ToolParams, ToolResult
 from ..tools.names import ToolName
 from .approval import (
     SCOPE_WORDS,
@@ -68,7 +68,7 @@ class Outcome:
     rules: tuple[str, ...] = ()
 
 
-def outcome_of(decision: Decision, request: ApprovalRequest, invocation: Invocation[Any],
+def outcome_of(decision: Decision, request: ApprovalRequest, invocation: Invocation[ToolParams],
                confirmation: Confirmation | None, secrets: Sequence[str] = (),
                rules: Sequence[str] | None = None) -> Outcome:
     """What ``decision`` on ``request`` means; no side effects.
@@ -188,7 +188,7 @@ def _with_hook(verdict: permissions.Decision, hook: HookAnswer) -> permissions.D
 class Cleared:
     """A call the gate lets through: what runs, and the note the model reads first."""
 
-    invocation: Invocation[Any]
+    invocation: Invocation[ToolParams]
     note: str = ""
 
 
@@ -222,7 +222,7 @@ class ApprovalGate:
         self.session_rules = other.session_rules
         self.saved_rules = other.saved_rules
 
-    async def clear(self, call_id: str, invocation: Invocation[Any], settings: Settings,
+    async def clear(self, call_id: str, invocation: Invocation[ToolParams], settings: Settings,
                     hook: HookAnswer | None = None) -> Cleared | ToolResult:
         """Let ``invocation`` through (perhaps as the person edited it), or refuse it.
 
@@ -246,7 +246,7 @@ class ApprovalGate:
             denial = permissions.hard_denied(outcome.run[1]["command"], self.workdir)
             if denial:
                 outcome = Outcome(False, denial, by=outcome.by)
-        edited: Invocation[Any] | None = None
+        edited: Invocation[ToolParams] | None = None
         invalid: ToolArgumentError | None = None
         if outcome.allowed and outcome.run is not None:
             try:
@@ -267,7 +267,7 @@ class ApprovalGate:
             return Cleared(invocation)
         return Cleared(edited, f"Note: {outcome.note}\n")
 
-    async def _ask(self, call_id: str, invocation: Invocation[Any],
+    async def _ask(self, call_id: str, invocation: Invocation[ToolParams],
                    verdict: permissions.Decision, settings: Settings) -> Outcome:
         confirmation = invocation.confirmation()
         secrets = settings_secrets(settings)

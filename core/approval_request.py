@@ -13,7 +13,7 @@ import json
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..tools.names import EDIT_TOOLS, PREVIEW_TOOLS, ToolName
 from .approval import (
@@ -32,7 +32,7 @@ from .safety.preview import CommandPreview, PreviewUnavailable, preview_command
 from .safety.redaction import redact_text
 
 if TYPE_CHECKING:
-    from ..tools.base import Confirmation, Invocation
+    from ..tools.base import Confirmation, Invocation, ToolParams
     from .safety.permissions import Decision as PermissionDecision
     from .safety.permissions import PartVerdict
 
@@ -40,7 +40,8 @@ TICKABLE_TOOLS: frozenset[str] = EDIT_TOOLS
 """Tools whose hunks can be ticked: the ones an edited call can be rewritten as a write."""
 
 
-def suggested_rules(decision: PermissionDecision, invocation: Invocation[Any]) -> tuple[str, ...]:
+def suggested_rules(decision: PermissionDecision,
+                    invocation: Invocation[ToolParams]) -> tuple[str, ...]:
     """The rules "allow always" would save: the permission check's proposal (one per part
     of a command that needs one, e.g. ``shell(npm test)``), else one for the call's file."""
     if decision.rules or decision.parts or decision.any_mode:
@@ -50,7 +51,7 @@ def suggested_rules(decision: PermissionDecision, invocation: Invocation[Any]) -
 
 
 def approval_request(
-    call_id: str, invocation: Invocation[Any], reason: str, *,
+    call_id: str, invocation: Invocation[ToolParams], reason: str, *,
     confirmation: Confirmation | None, workdir: Path, secrets: Sequence[str] = (),
     parts: tuple[PartVerdict, ...] = (), rules: tuple[str, ...] = (), any_mode: bool = False,
     preview_timeout: float = 10.0,

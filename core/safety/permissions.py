@@ -18,9 +18,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
-from ...tools.base import Invocation, ToolKind
+from ...tools.base import Invocation, ToolKind, ToolParams
 from ...tools.names import (
     COMMAND_RULE_TOOL,
     EDIT_TOOLS,
@@ -88,7 +87,7 @@ class Decision:
     any_mode: bool = False
 
 
-def decide(invocation: Invocation[Any], mode: str, workdir: Path,
+def decide(invocation: Invocation[ToolParams], mode: str, workdir: Path,
            rules: RuleSet | None = None) -> Decision:
     """Judge one validated call under approval ``mode`` for the project at ``workdir``."""
     rules = rules or RuleSet()
@@ -114,7 +113,7 @@ def hard_denied(command: str, cwd: Path | None = None) -> str | None:
 # -- tools other than commands -----------------------------------------------------------
 
 
-def _decide_tool(invocation: Invocation[Any], mode: str, workspace: Workspace,
+def _decide_tool(invocation: Invocation[ToolParams], mode: str, workspace: Workspace,
                  rules: RuleSet) -> Decision:
     tool = invocation.tool
     writes = tool.kind == ToolKind.EDIT
@@ -188,7 +187,7 @@ _KIND_REASONS = {
 }
 
 
-def _subject(invocation: Invocation[Any]) -> str | None:
+def _subject(invocation: Invocation[ToolParams]) -> str | None:
     """What a rule's pattern is matched against for a tool without paths: a URL, a query."""
     params = invocation.params
     for name in ("url", "query", "command", "name", "path", "file_path"):
@@ -198,7 +197,7 @@ def _subject(invocation: Invocation[Any]) -> str | None:
     return None
 
 
-def _suggest_for_tool(invocation: Invocation[Any], workspace: Workspace, located: list[Path],
+def _suggest_for_tool(invocation: Invocation[ToolParams], workspace: Workspace, located: list[Path],
                       subject: str | None) -> tuple[str, ...]:
     name = invocation.tool.name
     if located:

@@ -41,6 +41,7 @@ _TOKEN = re.compile(
 )
 _THINK_END = {"<think>": "</think>", "[THINK]": "[/THINK]"}
 _CALLABLE_FENCES = {"", "json", "tool", "xml"}
+_FENCE_RUN = re.compile("```")
 _HELD_PREFIXES = {m[:size] for m in (*MARKERS, *_THINK_END) for size in range(1, len(m))}
 _LONGEST_HELD = max(map(len, _HELD_PREFIXES))
 _LONGEST_JSON_MARKER = 64  # room for spaces between a JSON marker's parts
@@ -158,10 +159,10 @@ def _past_code(
     if closer is not None and (complete or closer.end() < len(text)):
         return closer.end()  # (a run at the very end of a stream may still grow)
     if line_end == -1 and not complete:
-        # The span may still close on this line: a call marker after it is undecided.
-        marker = CALL_START.search(text, after)
-        tail = len(text) - _undecided_tail(text)
-        scan.decided = min(marker.start(), tail) if marker else tail
+        # The span may still close on this line: a call marker or a fence after it is
+        # undecided.
+        later = (CALL_START.search(text, after), _FENCE_RUN.search(text, after))
+        scan.decided = min([len(text) - _undecided_tail(text), *(m.start() for m in later if m)])
         return None
     return after
 
@@ -193,13 +194,27 @@ def _past_fence(
         else:
             scan.decided = len(text) - _partial_ticks(text)
         return None
+    found = _only_calls(body, specs)
+    early = text.find("`" * size, body_start)
+    if not found and early != -1 and (closing is None or early < closing[0]):
+        # Small models close the fence right after the call, on the call's own line.
+        found = _only_calls(text[body_start:early], specs)
+        end = early + size if found else end
+    if found:
+        scan.spans.append((start, end, found))
+    return end
+
+
+def _only_calls(body: str, specs: Mapping[str, ToolSpec] | None) -> list[FoundCall]:
+    """The calls of a fenced block that holds nothing else (none when it does, or when it
+    holds another block)."""
+    if body.lstrip().startswith("`"):
+        return []
     inner = _scan(body, specs, complete=True)
     outside = body
     for call_start, call_end, _ in reversed(inner.spans):
         outside = outside[:call_start] + outside[call_end:]
-    if inner.spans and not outside.strip():
-        scan.spans.append((start, end, [c for _, _, found in inner.spans for c in found]))
-    return end
+    return [] if outside.strip() else [c for _, _, found in inner.spans for c in found]
 
 
 def _closing_fence(text: str, pos: int, size: int) -> tuple[int, int] | None:

@@ -319,6 +319,13 @@ def test_a_fenced_block_holding_only_calls_is_run():
     assert_streams_as(text, "")
 
 
+def test_a_fence_closed_on_the_calls_own_line_still_runs_it():
+    text = 'Listing.\n```json\n{"tool": "shell", "args": {"command": "ls"}}```\nDone.'
+    visible, calls = parse_tool_calls(text, SPECS)
+    assert visible == "Listing.\n\nDone."
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [("shell", {"command": "ls"})]
+
+
 def test_calls_after_quoted_code_still_run():
     text = (
         "Run `ls` to see it, or:\n```bash\nls -la\n```\n"

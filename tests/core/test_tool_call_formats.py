@@ -378,3 +378,14 @@ async def test_qwen_style_reply_runs_the_tool_and_finishes(fake_provider, tmp_pa
     shown = "".join(e["text"] for e in outcome.of_type("text_delta"))
     assert "<tool_call>" not in shown and "read_file" not in shown
     assert outcome.result["text"] == "Every 90 days."
+
+
+async def test_json_that_names_no_tool_streams_as_the_answer(fake_provider, tmp_path):
+    answer = 'Its package.json starts with {"name": "left-pad", "arguments": ["x"]}.'
+    fake_provider.script(Reply(text=answer, chunk_size=2))
+
+    outcome = await run(fake_provider, tmp_path, tool_protocol="text")
+
+    assert outcome.code == 0
+    assert outcome.of_type("tool_call") == []
+    assert "".join(e["text"] for e in outcome.of_type("text_delta")) == answer

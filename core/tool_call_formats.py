@@ -163,10 +163,30 @@ def _read_hermes(text: str, start: int, specs: Specs, complete: bool) -> Read | 
             continue
         decoded = _decode(text, pos)
         call = _named_call(decoded[0]) if decoded else None
+        if decoded is None and complete and not calls:
+            return _malformed_hermes(text, pos) or Verdict.NOT_A_CALL
         if decoded is None or call is None:
             return _after_tag(text, start, "<tool_call>", complete)
         calls.append(call)
         pos = decoded[1]
+
+
+_MALFORMED = re.compile(
+    r'\{\s*"name"\s*:\s*"(?P<name>[^"\\]+)"\s*,\s*"(?:arguments|parameters)"\s*:'
+    r"(?P<arguments>.*?)\}?\s*</tool_call>",
+    re.S,
+)
+
+
+def _malformed_hermes(text: str, pos: int) -> Read | None:
+    """A whole ``<tool_call>`` block whose JSON does not parse but names its tool: a call
+    with the arguments as written, so the model hears what was wrong with them instead of
+    its turn ending with the block as its answer."""
+    malformed = _MALFORMED.match(text, pos)
+    if malformed is None:
+        return None
+    arguments = malformed.group("arguments").strip()
+    return malformed.end(), [FoundCall(malformed.group("name"), arguments)]
 
 
 def _after_tag(text: str, start: int, tag: str, complete: bool) -> Verdict:

@@ -95,6 +95,27 @@ def test_stream_holds_a_partial_tool_call_tag_and_releases_it_when_it_is_not_one
     )
 
 
+async def test_a_tool_call_block_with_broken_json_reaches_the_model_as_an_error(
+    fake_provider, tmp_path
+):
+    broken = (
+        '<tool_call>\n{"name": "write_file", "arguments": {"file_path": "a.py", '
+        '"content": "print("hi")"}}\n</tool_call>'
+    )
+    fixed = (
+        '<tool_call>\n{"name": "write_file", "arguments": {"file_path": "a.py", '
+        '"content": "print(\\"hi\\")"}}\n</tool_call>'
+    )
+    fake_provider.script(Reply(text=broken), Reply(text=fixed), Reply(text="Written."))
+
+    outcome = await run(fake_provider, tmp_path, tool_protocol="text", approval_mode="yolo")
+
+    assert outcome.code == 0
+    assert [r["ok"] for r in outcome.of_type("tool_result")] == [False, True]
+    assert "not valid JSON" in fake_provider.requests[1].last_user_text()
+    assert (tmp_path / "a.py").read_text() == 'print("hi")'
+
+
 def test_unknown_tool_name_is_still_a_call_as_g3_blocks_are():
     assert calls_in('{"tool": "nope", "args": {}}') == [("nope", {})]
     assert calls_in('<tool_call>{"name": "nope", "arguments": {}}</tool_call>') == [("nope", {})]

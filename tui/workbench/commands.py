@@ -68,15 +68,6 @@ class CommandHost(Workbench, Protocol):
     def action_switch_sessions(self) -> None: ...
 
 KEYS_HELP = """\
-**Keys** — Enter send · Ctrl+J new line · ↑/↓ history · F1 or ? (empty prompt) these keys ·
-Esc cancel the running turn ·
-Shift+Tab cycle approval mode · F2 side panel · F3 tool log · F4 todos ·
-F5/F6 narrow/widen the side panel · F7 review the changes (/diff) ·
-F8 approval inbox · F9 open sessions (front and background) ·
-Ctrl+↑ to the conversation, then j/k between blocks, Esc back to the prompt ·
-Enter expands a tool block · c copies a block · Ctrl+P command palette ·
-Ctrl+C cancels the turn, clears the prompt, or (twice on an empty prompt) quits · Ctrl+Q quit
-
 **Approvals** — y allow once · a allow always · n deny · d deny with a reason ·
 e edit before it runs · Esc deny · space ticks/unticks an edit's hunk, j/k move between hunks ·
 i answer it later in the inbox · a modal that opens by itself ignores keys for half a second
@@ -89,12 +80,16 @@ A/R the whole file · q close; a rejection is reverted on disk at once, and the 
 of it with your next prompt
 
 **Commands** — """
-"""What ``/help`` shows before the list of commands."""
+"""What ``/help`` shows between the workbench's keys (``key_table.keys_paragraph``) and the
+list of commands: the keys of the modals."""
 
 
 def help_text() -> str:
     """What ``/help`` shows: the keys, then every command with its help."""
-    return KEYS_HELP + COMMANDS.help_line()
+    # Imported here: the bindings are Textual's, and headless runs and ACP use this module.
+    from .key_table import keys_paragraph
+
+    return f"{keys_paragraph()}\n\n{KEYS_HELP}{COMMANDS.help_line()}"
 
 
 # -- the workbench ---------------------------------------------------------------------

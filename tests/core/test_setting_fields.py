@@ -81,3 +81,12 @@ def test_the_command_line_sets_settings_only_through_declared_flags():
         if action.dest in SETTINGS and action.dest not in setting_dests:
             pytest.fail(f"{action.option_strings} sets the setting {action.dest} by hand: "
                         "declare its flag in core/setting_fields.py")
+
+
+@pytest.mark.parametrize("name", FILES_WITH_THE_TABLE)
+def test_the_untrusted_project_paragraph_names_every_gated_key(name):
+    text = (ROOT / name).read_text(encoding="utf-8")
+    start = text.index("cannot set `approval_mode`")
+    paragraph = text[start:text.index("\n\n", start)]
+    for key in TRUST_GATED_KEYS:
+        assert f"`{key}`" in paragraph, (name, key)

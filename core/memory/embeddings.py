@@ -217,18 +217,22 @@ def embedder_from_settings(settings: Settings | None) -> Embedder | None:
 
 OPENAI_EMBEDDING_MODEL = "openai/text-embedding-3-small"
 GEMINI_EMBEDDING_MODEL = "gemini/gemini-embedding-001"
-OLLAMA_EMBEDDING_MODEL = "ollama/nomic-embed-text"
-"""The embedding model Ollama's own documentation pulls first; a server without it answers
-404 and the local model takes over."""
+OLLAMA_EMBEDDING_MODELS = ("nomic-embed-text", "mxbai-embed-large", "embeddinggemma",
+                           "qwen3-embedding", "snowflake-arctic-embed2",
+                           "snowflake-arctic-embed", "bge-m3", "all-minilm")
+"""Ollama's embedding models, the most pulled first (ollama.com/search?c=embedding); the
+first one the server has is used, else any whose name says "embed"."""
+OLLAMA_DEFAULT_BASE = "http://localhost:11434"
 PROVIDER_EMBEDDING_TIMEOUT = 15.0
 """Seconds an endpoint chosen for the person may take before the local model takes over."""
 _OPENAI_CHAT_NAMES = ("gpt-", "o1", "o3", "o4", "chatgpt-")
 
 
-def provider_embedder(settings: Settings | None) -> LitellmEmbedder | None:
+def provider_embedder(settings: Settings | None) -> Embedder | None:
     """The embedding endpoint of the provider the chat is configured for, with the chat's key
-    and api_base: OpenAI's text-embedding-3-small, Gemini's gemini-embedding-001, Ollama's
-    nomic-embed-text, or the model of an OpenAI-compatible server (``openai/...`` with an
+    and api_base: OpenAI's text-embedding-3-small, Gemini's gemini-embedding-001, the
+    embedding model an Ollama has pulled (:class:`OllamaEmbedder`), or the model of an
+    OpenAI-compatible server (``openai/...`` with an
     api_base: llama-server, vLLM, LM Studio). None for providers that have none (Anthropic,
     OpenRouter, ...) and when the chat's key is not there."""
     model = getattr(settings, "model", None) or ""
@@ -251,9 +255,66 @@ def provider_embedder(settings: Settings | None) -> LitellmEmbedder | None:
         return LitellmEmbedder(GEMINI_EMBEDDING_MODEL, api_base, key,
                                PROVIDER_EMBEDDING_TIMEOUT, check)
     if prefix in ("ollama", "ollama_chat"):
-        return LitellmEmbedder(OLLAMA_EMBEDDING_MODEL, api_base, None,
-                               PROVIDER_EMBEDDING_TIMEOUT, check)
+        return OllamaEmbedder(api_base, check)
     return None
+
+
+class OllamaEmbedder:
+    """The embedding model an Ollama server has pulled, found by asking its ``/api/tags``
+    once, on first use; embeds through litellm's ``ollama/`` route.
+
+    Args:
+        api_base: The server (Ollama's default when None).
+        check: What a failure tells the person to check.
+    """
+
+    def __init__(self, api_base: str | None = None, check: str = "") -> None:
+        self.api_base = (api_base or OLLAMA_DEFAULT_BASE).rstrip("/")
+        self.check = check
+        self._chosen: LitellmEmbedder | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        """The chosen model's name (before the choice, the one most servers have)."""
+        chosen = self._chosen
+        return chosen.name if chosen else f"litellm:ollama/{OLLAMA_EMBEDDING_MODELS[0]}"
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        return self._embedder().embed_documents(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embedder().embed_query(text)
+
+    def _embedder(self) -> LitellmEmbedder:
+        with self._lock:
+            if self._chosen is None:
+                model = self._pulled_embedding_model()
+                self._chosen = LitellmEmbedder(f"ollama/{model}", self.api_base, None,
+                                               PROVIDER_EMBEDDING_TIMEOUT, self.check)
+            return self._chosen
+
+    def _pulled_embedding_model(self) -> str:
+        import json
+        import urllib.request
+
+        try:
+            with urllib.request.urlopen(f"{self.api_base}/api/tags",
+                                        timeout=PROVIDER_EMBEDDING_TIMEOUT) as answer:
+                names = [str(model.get("name", "")) for model in json.load(answer)["models"]]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise EmbeddingError(f"Ollama at {self.api_base} did not list its models "
+                                 f"({type(exc).__name__}: {str(exc)[:200]}); {self.check}"
+                                 ) from None
+        by_family = {name.partition(":")[0]: name for name in reversed(names)}
+        for family in OLLAMA_EMBEDDING_MODELS:
+            if family in by_family:
+                return by_family[family]
+        for name in names:
+            if "embed" in name:
+                return name
+        raise EmbeddingError(f"Ollama at {self.api_base} has no embedding model (ollama pull "
+                             f"{OLLAMA_EMBEDDING_MODELS[0]}); {self.check}")
 
 
 def _chat_key(settings: Settings | None) -> str | None:
@@ -272,6 +333,8 @@ def _label(embedder: Embedder) -> str:
         return "the local model (multilingual-e5-small)"
     if isinstance(embedder, LitellmEmbedder):
         return embedder.model
+    if isinstance(embedder, OllamaEmbedder):
+        return f"Ollama's {embedder.name.removeprefix('litellm:ollama/')}"
     return embedder.name
 
 

@@ -274,9 +274,11 @@ class FakeOllama(_LocalServer):
         })
 
     def get_api_tags(self, request: RecordedRequest) -> dict[str, Any]:
-        """``/api/tags``: the one model this fake serves."""
-        return {"models": [{"name": f"{self.model}:latest", "model": f"{self.model}:latest",
-                            "size": 397_821_319, "digest": "0" * 64}]}
+        """``/api/tags``: the model this fake serves, and the embedding models pulled."""
+        pulled = [name if ":" in name else f"{name}:latest"
+                  for name in sorted(self.embedding_models)]
+        return {"models": [{"name": name, "model": name, "size": 397_821_319,
+                            "digest": "0" * 64} for name in [f"{self.model}:latest", *pulled]]}
 
     def get_api_version(self, request: RecordedRequest) -> dict[str, Any]:
         """``/api/version``."""

@@ -103,15 +103,26 @@ def test_gemini_chat_embeds_with_gemini_embedding_001(tmp_path):
     assert results.mode == "hybrid" and results.found[0].memory.key == "editor"
 
 
-def test_ollama_chat_embeds_with_nomic_embed_text_when_it_is_pulled(tmp_path):
+@pytest.mark.parametrize(
+    ("pulled", "chosen"),
+    [
+        ({"nomic-embed-text:latest"}, "nomic-embed-text:latest"),
+        # all-minilm is the last choice: a smaller, English-only model
+        ({"all-minilm:latest", "mxbai-embed-large:335m"}, "mxbai-embed-large:335m"),
+        ({"granite-embedding:30m"}, "granite-embedding:30m"),  # unknown, but says "embed"
+    ],
+)
+def test_ollama_chat_embeds_with_the_embedding_model_it_has_pulled(tmp_path, pulled, chosen):
     with FakeOllama() as ollama:
-        ollama.embedding_models = frozenset({"nomic-embed-text:latest"})
+        ollama.embedding_models = frozenset(pulled)
         store = _store(tmp_path, Settings(model="ollama_chat/qwen2.5-coder", api_base=ollama.url))
         results = store.search("which editor?", ["user"])
+        tags = [r for r in ollama.requests if r.path == "/api/tags"]
         requests = _embedding_requests(ollama.requests)
 
-    assert {(r.path, r.body["model"]) for r in requests} == {("/api/embed", "nomic-embed-text")}
-    assert _stored_dimensions(tmp_path) == {("litellm:ollama/nomic-embed-text", OLLAMA_DIMENSIONS)}
+    assert len(tags) == 1  # asked once
+    assert {(r.path, r.body["model"]) for r in requests} == {("/api/embed", chosen)}
+    assert _stored_dimensions(tmp_path) == {(f"litellm:ollama/{chosen}", OLLAMA_DIMENSIONS)}
     assert results.mode == "hybrid" and results.note == ""
 
 
@@ -146,10 +157,11 @@ def _assert_fell_back_once(store: MemoryStore, tmp_path: Path, failed: str) -> N
 def test_an_ollama_without_the_embedding_model_falls_back_to_the_local_model_once(tmp_path):
     with FakeOllama() as ollama:  # nothing pulled: /api/embed is Ollama's 404
         store = _store(tmp_path, Settings(model="ollama_chat/qwen2.5-coder", api_base=ollama.url))
-        _assert_fell_back_once(store, tmp_path, "ollama/nomic-embed-text")
+        _assert_fell_back_once(store, tmp_path, "ollama pull nomic-embed-text")
+        tags = [r for r in ollama.requests if r.path == "/api/tags"]
         requests = _embedding_requests(ollama.requests)
 
-    assert len(requests) == 1  # asked once, not per write or search
+    assert len(tags) == 1 and requests == []  # asked once, not per write or search
 
 
 def test_a_server_without_embeddings_falls_back_to_the_local_model_once(tmp_path):

@@ -20,7 +20,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
-from agent_tui.core import agent as agent_module
+from agent_tui.core.calls import pipeline as call_pipeline
 from agent_tui.core.events import ErrorEvent, StreamRestart
 from agent_tui.core.safety.preview import CommandPreview
 from agent_tui.core.safety.preview_changes import FileChange
@@ -367,7 +367,7 @@ def test_snapshot_transcript_full_of_hostile_text(snap_compare, fake_provider, m
     SNAPSHOT_PROJECT.mkdir(parents=True, exist_ok=True)
     (SNAPSHOT_PROJECT / "hostile.txt").write_text(SHORT_HOSTILE + "\n")
     monkeypatch.setattr(tool_log, "time", FixedClock)
-    monkeypatch.setattr(agent_module, "time", FrozenMonotonic)
+    monkeypatch.setattr(call_pipeline, "time", FrozenMonotonic)
     lines = [text for name, text in SHORT.items() if name != "invalid utf-8, decoded"]
     fake_provider.script(
         Reply(text="\n\n".join(lines[:8]), tool_calls=[

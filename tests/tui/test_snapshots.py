@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core import agent as agent_module
+from agent_tui.core.calls import pipeline as call_pipeline
 from agent_tui.themes import THEMES
 from agent_tui.tui.app import make_app
 from agent_tui.tui.widgets import tool_log, waiting
@@ -47,7 +47,7 @@ def project(monkeypatch):
     PROJECT.mkdir(parents=True, exist_ok=True)
     (PROJECT / "hello.txt").write_text("hello\n")
     monkeypatch.setattr(tool_log, "time", FixedClock)
-    monkeypatch.setattr(agent_module, "time", FrozenMonotonic)
+    monkeypatch.setattr(call_pipeline, "time", FrozenMonotonic)
     monkeypatch.setattr(waiting, "time", FrozenMonotonic)  # every wait shown at 0.0 s
     return PROJECT
 

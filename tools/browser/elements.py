@@ -367,7 +367,7 @@ class SendKeysInvocation(BrowserInvocation[SendKeysParams]):
         return ToolResult(llm_content=f"{typed}.{value}\n{page_line(session)}")
 
 
-async def page_for_approval(invocation: BrowserInvocation) -> str:
+async def page_for_approval(invocation: BrowserInvocation[ToolParams]) -> str:
     """The page's address, asked off the event loop (the approval shows it)."""
     session = invocation.session
     if not session.running:

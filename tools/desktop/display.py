@@ -10,6 +10,10 @@ import os
 import shutil
 from contextlib import closing, suppress
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from Xlib.display import Display
 
 XVFB_HINT = ("start one with `Xvfb :99 -screen 0 1920x1080x24 &` (Debian package xvfb) and set "
              "DISPLAY=:99, or run agent-tui in a desktop session")
@@ -88,7 +92,7 @@ def check_display() -> Screen:
             f"{XVFB_HINT}; with a cookie-protected server, set XAUTHORITY too") from None
 
 
-def open_display():  # noqa: ANN201 - Xlib's Display
+def open_display() -> Display:
     """An Xlib connection to DISPLAY (call :func:`check_display` first)."""
     from Xlib import display as xdisplay
 

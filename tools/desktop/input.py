@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+from types import ModuleType
 from typing import Literal
 
 from pydantic import Field
@@ -33,7 +34,7 @@ TYPING_INTERVAL = 0.01
 """Seconds between typed keys: fast, yet slow enough for toolkits that drop keys."""
 
 
-def _pyautogui():  # noqa: ANN202 - the module
+def _pyautogui() -> ModuleType:
     import pyautogui
 
     pyautogui.PAUSE = 0.02

@@ -68,7 +68,8 @@ def _grab(grabber: MSS, left: int, top: int, width: int, height: int, what: str)
     return Capture(png, shot.size.width, shot.size.height, left, top, what)
 
 
-def monitor_bounds(monitors: list[dict], display: str | None) -> tuple[int, int, int, int, str]:
+def monitor_bounds(monitors: list[dict[str, int]],
+                   display: str | None) -> tuple[int, int, int, int, str]:
     """The rectangle of the monitor ``display`` names (1, 2… or "primary"/"all").
 
     Raises:

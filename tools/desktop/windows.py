@@ -10,10 +10,15 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..base import Invocation, OutputCallback, Tool, ToolContext, ToolKind, ToolParams, ToolResult
 from ..names import ToolName
 from .display import DisplayError, check_display, open_display, quietly_close
+
+if TYPE_CHECKING:
+    from Xlib.display import Display
+    from Xlib.xobject.drawable import Window as XWindow
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +55,7 @@ def _text(value: object) -> str:
     return str(value) if value else ""
 
 
-def _title(connection, window) -> str:  # noqa: ANN001 - Xlib objects
+def _title(connection: Display, window: XWindow) -> str:
     from Xlib import X
 
     net_name = window.get_full_property(connection.intern_atom("_NET_WM_NAME"),
@@ -60,7 +65,7 @@ def _title(connection, window) -> str:  # noqa: ANN001 - Xlib objects
     return _text(window.get_wm_name())
 
 
-def _pid(connection, window) -> int | None:  # noqa: ANN001
+def _pid(connection: Display, window: XWindow) -> int | None:
     from Xlib import X
 
     if connection.has_extension("X-Resource"):
@@ -78,7 +83,7 @@ def _pid(connection, window) -> int | None:  # noqa: ANN001
     return int(prop.value[0]) if prop is not None and len(prop.value) else None
 
 
-def _program(pid: int | None, window) -> str:  # noqa: ANN001
+def _program(pid: int | None, window: XWindow) -> str:
     if pid:
         try:
             return Path(f"/proc/{pid}/comm").read_text().strip()
@@ -88,7 +93,7 @@ def _program(pid: int | None, window) -> str:  # noqa: ANN001
     return wm_class[1] if wm_class else ""
 
 
-def _clients(connection, root) -> list:  # noqa: ANN001
+def _clients(connection: Display, root: XWindow) -> list[XWindow]:
     """The windows people would call windows: the WM's client list, else titled children."""
     from Xlib import X
 

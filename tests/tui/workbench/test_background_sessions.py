@@ -145,13 +145,17 @@ async def test_the_switcher_brings_a_waiting_session_to_the_front_and_back(
         await until(pilot, lambda: screen_of(app, SessionSwitcher) is not None)
         switcher = screen_of(app, SessionSwitcher)
         assert switcher._ids == [front_id, back_id]
-        assert app.background.state(app.background.sessions[back_id]) == "waiting"
+        front, back = app.front, app.background.sessions[back_id]
+        assert app.background.state(back) == "waiting"
         await pilot.press("j", "enter")
         # In front now: its transcript from its log, and its waiting call as the modal.
         await until(pilot, lambda: app.session_id == back_id
                     and screen_of(app, ApprovalScreen) is not None)
         assert [b.text for b in app.query(UserBlock)] == ["make the file"]
         assert list(app.background.sessions) == [front_id]
+        # Switching moved the sessions themselves, each with its agent and log: none copied.
+        assert app.front is back and app.background.sessions[front_id] is front
+        assert app.agent is back.agent and front.agent is not None
         await pilot.press("y")
         await until(pilot, lambda: not app.busy and (tmp_path / "made.txt").exists())
         await until(pilot, lambda: any("Made." in getattr(b, "text", "")

@@ -29,8 +29,13 @@ class WorkbenchAgents:
     def __init__(self, app: Any) -> None:
         self.app = app
 
-    async def build(self, settings: Settings, *, session_id: str | None = None,
-                    opened: OpenedSession | None = FRONT) -> Agent:
+    async def build(
+        self,
+        settings: Settings,
+        *,
+        session_id: str | None = None,
+        opened: OpenedSession | None = FRONT,
+    ) -> Agent:
         """An agent with ``settings``: its log, its browser, the project's knowledge and
         memory; of the front session unless ``session_id`` and ``opened`` name another."""
         from ...core.providers.litellm import load_litellm
@@ -46,10 +51,17 @@ class WorkbenchAgents:
         session_id = session_id or app.session_id
         # The workbench read the knowledge (and told its problems); ensure_agent restores.
         agent = await open_agent(
-            settings, app.workdir, app.approver.for_session(session_id),
-            SessionBridge(app, session_id, settings_secrets(settings)), session=opened,
-            session_id=session_id, resume=False, knowledge=knowledge,
-            memory=app.knowledge.memory, stream_worker=True)
+            settings,
+            app.workdir,
+            app.approver.for_session(session_id),
+            SessionBridge(app, session_id, settings_secrets(settings)),
+            session=opened,
+            session_id=session_id,
+            resume=False,
+            knowledge=knowledge,
+            memory=app.knowledge.memory,
+            stream_worker=True,
+        )
         agent.session_source = app.session_source
         # The browser belongs to the session, not to one agent (/model makes a new one).
         if app.browser is None:
@@ -89,12 +101,16 @@ class WorkbenchAgents:
         app = self.app
         if app.agent is not None:
             return app.agent.checkpoints
-        return (Checkpoints(app.workdir, app.session_id, SnapshotLimits.of(app.settings))
-                if checkpoints_off(app.workdir) is None else None)
+        return (
+            Checkpoints(app.workdir, app.session_id, SnapshotLimits.of(app.settings))
+            if checkpoints_off(app.workdir) is None
+            else None
+        )
 
     def close_browser(self) -> None:
         """End the session's browser, if one runs (a new session starts without one)."""
         browser, self.app.browser = self.app.browser, None
         if browser is not None:
-            self.app.run_worker(asyncio.to_thread(browser.close), group="browser",
-                                exit_on_error=False)
+            self.app.run_worker(
+                asyncio.to_thread(browser.close), group="browser", exit_on_error=False
+            )

@@ -42,9 +42,16 @@ class FrontPanes:
         app = self.app
         if app.turns.replaying or (app.opened is not None and app.opened.log is not None):
             return []
-        return [WelcomeLine(welcome_text(settings.model or "", short_path(app.workdir),
-                                         settings.approval_mode,
-                                         bound_keys(app.BINDINGS)["show_keys"]))]
+        return [
+            WelcomeLine(
+                welcome_text(
+                    settings.model or "",
+                    short_path(app.workdir),
+                    settings.approval_mode,
+                    bound_keys(app.BINDINGS)["show_keys"],
+                )
+            )
+        ]
 
     async def welcome(self) -> None:
         """Open the emptied conversation of a new session (``/new``) with its welcome."""
@@ -61,8 +68,9 @@ class FrontPanes:
 
     def play_back(self, log: SessionLog, speed: float) -> None:
         """``agent-tui replay``: show a recorded session as it happened, at ``speed``."""
-        self.app.run_worker(self._play_back(log, speed), exclusive=True, group="turn",
-                            exit_on_error=False)
+        self.app.run_worker(
+            self._play_back(log, speed), exclusive=True, group="turn", exit_on_error=False
+        )
 
     async def _play_back(self, log: SessionLog, speed: float) -> None:
         from ...core.sessions.replay import replay

@@ -22,6 +22,7 @@ class KeyActions:
     """The workbench's key actions (a mixin of the app: ``self`` is the app)."""
 
     _quit_pressed_at = -QUIT_AGAIN_WITHIN_S
+
     def action_cancel_turn(self) -> None:
         """Esc: cancel the running turn (stream and tools); when idle, back to the prompt."""
         if self.busy:

@@ -32,8 +32,13 @@ def preload_start_up() -> None:
     watch), the discovered tools. A pause between two lets the loop in."""
     from importlib import import_module
 
-    for name in ("agent_tui.core.knowledge", "agent_tui.core.memory", "watchfiles",
-                 "anyio._backends._asyncio", "agent_tui.tools.discovered"):
+    for name in (
+        "agent_tui.core.knowledge",
+        "agent_tui.core.memory",
+        "watchfiles",
+        "anyio._backends._asyncio",
+        "agent_tui.tools.discovered",
+    ):
         import_module(name)
         time.sleep(START_UP_PAUSE_S)
 
@@ -119,6 +124,7 @@ def preload_litellm(app: Any) -> None:
         from ...core import agent  # noqa: F401
         from ...tools import builtin, registry  # noqa: F401
         from ..widgets import assistant_block  # noqa: F401  (Markdown, for the first answer)
+
         preload_highlighting()
     finally:
         settle_long_lived()

@@ -76,19 +76,24 @@ class FrontTurns:
 
         try:
             text = await self.app.outside_tools.manager.get_prompt(
-                prompt.server, prompt.name, prompt.bind(typed))
+                prompt.server, prompt.name, prompt.bind(typed)
+            )
         except (McpError, ValueError) as exc:
             self.app.notice(str(exc), error=True)
             return
         await self.queue_prompt(text, shown=line)
 
-    async def queue_prompt(self, text: str, images: Images = (), *,
-                           shown: str | None = None) -> None:
+    async def queue_prompt(
+        self, text: str, images: Images = (), *, shown: str | None = None
+    ) -> None:
         """Show the person's prompt (``shown``, else ``text``) and run ``text``, after the
         running turn if any."""
         app = self.app
-        block = UserBlock(text if shown is None else shown, queued=app.busy,
-                          images=tuple(name for name, _ in images))
+        block = UserBlock(
+            text if shown is None else shown,
+            queued=app.busy,
+            images=tuple(name for name, _ in images),
+        )
         await app.conversation.add(block)
         if app.busy:
             app.queue.append(QueuedPrompt(text, images, block))
@@ -100,6 +105,7 @@ class FrontTurns:
         """Run one prompt, already shown in the conversation, in a worker; a custom
         command's line (``/review 42``) runs as the prompt its file makes of it; ``images``
         are the images it attaches (name, part)."""
+
         async def one_prompt(agent: Agent) -> None:
             await self.run_prompt(agent, text, images)
 
@@ -124,8 +130,7 @@ class FrontTurns:
 
     def _run(self, work: Callable[[Agent], Awaitable[None]]) -> None:
         """The worker of one turn; cancelling it cancels the stream and kills tools."""
-        self.app.run_worker(self._turn_of(work), exclusive=True, group="turn",
-                            exit_on_error=False)
+        self.app.run_worker(self._turn_of(work), exclusive=True, group="turn", exit_on_error=False)
 
     async def _turn_of(self, work: Callable[[Agent], Awaitable[None]]) -> None:
         app = self.app
@@ -169,8 +174,9 @@ class FrontTurns:
         app = self.app
         knowledge = await app.knowledge.ready()
         try:
-            prompt = await resolve_prompt(text, app.workdir, knowledge.commands,
-                                          app.outside_tools.manager, images=images)
+            prompt = await resolve_prompt(
+                text, app.workdir, knowledge.commands, app.outside_tools.manager, images=images
+            )
         except PromptFailed as exc:
             app.notice(str(exc), error=True)
             return

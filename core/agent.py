@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..tools.base import ImagePart, Tool, ToolContext
+from ..tools.lean import lean_is_chosen
 from ..tools.registry import ToolRegistry
 from . import model_call, paths, text_protocol
 from .approval import Approver
@@ -146,6 +147,7 @@ class Agent:
         self._subagents = 0
         self.context = ContextManager(provider.context_window(), provider.count_tokens,
                                       paths.fragments_dir(self.session_id))
+        registry.use_lean(lean_is_chosen(settings.tool_set, self.context.window))
         schemas = registry.schemas()
         self._specs = text_protocol.tool_specs(schemas)
         self.messages: list[Message] = [{"role": "system", "content": ""}]
@@ -265,7 +267,8 @@ class Agent:
             self.workdir, self.provider.model,
             None if self.native_tools else self.registry.schemas(),
             self.settings.approval_mode, self.settings.network,
-            self.knowledge.prompt_sections())}
+            self.knowledge.prompt_sections(skills=not self.registry.lean),
+            lean=self.registry.lean)}
 
     def _skill_activated(self, skill: Skill) -> None:
         """``activate_skill`` loaded ``skill``: its allowed tools are allowed for the session,

@@ -61,11 +61,12 @@ class Knowledge:
         return [*self.instructions.problems, *self.skills.problems, *self.commands.problems,
                 *self.hooks.warnings, *self.personas.problems]
 
-    def prompt_sections(self) -> str:
+    def prompt_sections(self, *, skills: bool = True) -> str:
         """The system prompt's part of it: the persona taken on, the instructions, then the
-        skills on offer."""
+        skills on offer (unless ``skills`` is false: the lean tool set cannot activate them)."""
         persona = self.persona.prompt_section() if self.persona is not None else ""
-        return persona + self.instructions.prompt_section() + self.skills.prompt_block()
+        offered = self.skills.prompt_block() if skills else ""
+        return persona + self.instructions.prompt_section() + offered
 
 
 def load_knowledge(workdir: Path, settings: Settings | None = None,

@@ -22,6 +22,13 @@ Working rules:
 - When the task is done, reply with a short summary of what you changed and how you checked it.
 """
 
+LEAN_PROMPT = """\
+You are agent-tui, a coding agent working in a person's project through tools.
+Read a file before you edit it; keep edits small and exact. Run the tests after a change.
+When done, reply with a short summary of what you changed.
+"""
+"""The instructions of the lean tool set (``tools/lean.py``), for small context windows."""
+
 
 INIT_PROMPT = """\
 Explore this project and write an AGENTS.md at its root: the instructions a coding agent \
@@ -42,6 +49,17 @@ replace what is still true. Write the file with write_file (or edit_file for an 
 NETWORK_OFF = "off (the user can turn them on with /net on or --net)"
 
 
+def _environment(workdir: Path, model: str, approval_mode: str, network: bool) -> str:
+    """The full prompt's environment section."""
+    return (
+        f"\nEnvironment:\n- Project folder (working directory): {workdir}\n"
+        f"- Platform: {platform.system()} {platform.release()}\n"
+        f"- Date: {_dt.date.today().isoformat()}\n- Model: {model}\n"
+        f"- Approval mode: {approval_mode}\n"
+        f"- Network tools: {'on' if network else NETWORK_OFF}\n"
+    )
+
+
 def system_prompt(
     workdir: Path,
     model: str,
@@ -49,21 +67,25 @@ def system_prompt(
     approval_mode: str,
     network: bool = False,
     knowledge: str = "",
+    *,
+    lean: bool = False,
 ) -> str:
     """The system prompt; ``tool_schemas`` is given only for the text tool-call protocol.
 
     Args:
         knowledge: The project's instructions and the skills on offer, as
             :meth:`~agent_tui.core.knowledge.Knowledge.prompt_sections` writes them.
+        lean: The short instructions of the lean tool set, without the network line
+            (it offers no network tools).
     """
-    env = (
-        f"\nEnvironment:\n- Project folder (working directory): {workdir}\n"
-        f"- Platform: {platform.system()} {platform.release()}\n"
-        f"- Date: {_dt.date.today().isoformat()}\n- Model: {model}\n"
-        f"- Approval mode: {approval_mode}\n"
-        f"- Network tools: {'on' if network else NETWORK_OFF}\n"
-    )
-    prompt = BASE_PROMPT + env
+    if lean:
+        env = (
+            f"\nProject folder: {workdir}\nDate: {_dt.date.today().isoformat()}\n"
+            f"Approval mode: {approval_mode}\n"
+        )
+        prompt = LEAN_PROMPT + env
+    else:
+        prompt = BASE_PROMPT + _environment(workdir, model, approval_mode, network)
     if approval_mode == "plan":
         prompt += (
             "\nYou are in plan mode: only read-only tools run. Investigate, then reply "

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 ApprovalMode = Literal["default", "auto-edit", "plan", "yolo"]
 ToolProtocol = Literal["auto", "native", "text"]
+ToolSet = Literal["auto", "full", "lean"]
 SandboxMode = Literal["none", "bwrap"]
 SyntaxGuard = Literal["warn", "refuse", "off"]
 EditCorrection = Literal["off", "model"]
@@ -230,6 +231,16 @@ class SettingFields:
         description="native function calling, a text protocol, or auto-detect.",
         flag=CliFlag(
             ("--tool-protocol",), "native function calling or the text protocol (default: auto)"
+        ),
+    )
+    tool_set: ToolSet = setting(
+        "auto",
+        description="Every tool, the lean set for small windows, or auto: lean up to 16K tokens.",
+        flag=CliFlag(
+            ("--tool-set",),
+            "every tool (full), or the lean set for small context windows: read_file, grep, "
+            "edit_file, write_file and shell, described briefly, with shorter instructions "
+            "(default: auto, lean for windows up to 16,384 tokens)",
         ),
     )
     request_timeout: float = setting(600.0, gt=0, description="Seconds for one model request.")

@@ -8,6 +8,7 @@ from typing import Any
 
 from .aliases import BY_NAME, canonical_name
 from .base import Invocation, Tool, ToolArgumentError, ToolContext, ToolParams
+from .lean import LEAN_TOOLS, LEAN_WHY, lean_schema
 
 __all__ = ["ToolRegistry", "canonical_name", "parse_arguments"]
 
@@ -17,7 +18,8 @@ class ToolRegistry:
 
     A limit (:meth:`offer_only`, a persona's ``tools``) hides tools from the model: they
     stay registered (``in`` and :meth:`register` still see them) but are neither offered,
-    iterated, got nor built.
+    iterated, got nor built. The lean set (:meth:`use_lean`, ``tools/lean.py``) hides every
+    tool but its few and offers those in their short form.
     """
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
@@ -25,6 +27,7 @@ class ToolRegistry:
         self._schemas_json: str | None = None
         self._offered: Callable[[str], bool] | None = None
         self._hidden_why = ""
+        self._lean = False
         for tool in tools:
             self.register(tool)
 
@@ -41,10 +44,22 @@ class ToolRegistry:
         self._hidden_why = why
         self._schemas_json = None
 
+    def use_lean(self, lean: bool) -> None:
+        """Offer the lean tool set (True) or every tool (False, the default)."""
+        self._lean = lean
+        self._schemas_json = None
+
+    @property
+    def lean(self) -> bool:
+        """Whether the lean tool set is offered."""
+        return self._lean
+
     def _visible(self) -> dict[str, Tool]:
-        if self._offered is None:
+        if self._offered is None and not self._lean:
             return self._tools
-        return {name: tool for name, tool in self._tools.items() if self._offered(name)}
+        return {name: tool for name, tool in self._tools.items()
+                if (self._offered is None or self._offered(name))
+                and (not self._lean or name in LEAN_TOOLS)}
 
     def register(self, tool: Tool) -> None:
         """Add a tool. A second tool of the same name is a programming error."""
@@ -82,7 +97,9 @@ class ToolRegistry:
         model call: they are built once and copied, since providers' adapters may edit them.
         """
         if self._schemas_json is None:
-            self._schemas_json = json.dumps([tool.schema() for tool in self._visible().values()])
+            self._schemas_json = json.dumps([
+                lean_schema(tool.schema()) if self._lean else tool.schema()
+                for tool in self._visible().values()])
         return json.loads(self._schemas_json)
 
     def build(
@@ -104,10 +121,10 @@ class ToolRegistry:
         tool = visible.get(wanted)
         if tool is None:
             available = ", ".join(visible)
-            if wanted in self._tools and self._hidden_why:
+            why = LEAN_WHY if self._lean and wanted not in LEAN_TOOLS else self._hidden_why
+            if wanted in self._tools and why:
                 raise ToolArgumentError(
-                    f"{wanted!r} is not available: {self._hidden_why}. Available tools: "
-                    f"{available}.")
+                    f"{wanted!r} is not available: {why}. Available tools: {available}.")
             if alias is not None:
                 raise ToolArgumentError(
                     f"{name!r} is {alias.seed}'s name for agent-tui's {alias.tool!r}, which "

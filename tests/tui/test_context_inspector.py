@@ -56,3 +56,27 @@ async def test_context_shows_a_spinner_while_it_loads_then_the_items(
         ]
         assert kinds[:2] == ["system", "tools"]
         await pilot.press("escape")
+
+
+async def test_context_says_when_the_lean_tool_set_is_in_use(
+    fake_provider: Any, tmp_path: Path
+) -> None:
+    for window, lean in ((8000, True), (32_000, False)):
+        total, tools = await context_header(fake_provider, tmp_path, window)
+        assert ("lean tool set" in total) is lean, total
+        assert ("6 tools" in tools) is lean, tools
+
+
+async def context_header(fake_provider: Any, tmp_path: Path, window: int) -> tuple[str, str]:
+    """/context's total line and its tools row, with a context window of ``window``."""
+    from textual.widgets import Label
+
+    app = app_for(fake_provider, tmp_path, context_window=window)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "/context")
+        await until(pilot, lambda: isinstance(app.screen, ContextInspector))
+        screen = app.screen
+        await until(pilot, lambda: screen.loaded, 60)
+        await pilot.pause()
+        total = str(screen.query_one("#context-total", Label).render())
+        return total, str(screen.query_one(DataTable).get_row_at(1)[4])

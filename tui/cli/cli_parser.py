@@ -122,8 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --planning: approve the refined requirements without asking",
     )
-    add_setting_flags(parser, "context_window", "tool_protocol", "network", "webdriver",
-                      "chrome_headless", "computer_control", "sandbox")
+    add_setting_flags(parser, "context_window", "tool_protocol", "tool_set", "network",
+                      "webdriver", "chrome_headless", "computer_control", "sandbox")
     parser.add_argument("--preview", action="store_true",
                         help="with -p: before refusing a shell or background command that "
                         "needs approval, run it in a sandbox over a scratch copy of the "

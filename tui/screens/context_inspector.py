@@ -169,8 +169,10 @@ class ContextInspector(ModalScreen[None]):
                 self._add_instruction_rows(table, counted.files)
         total = sum(item.tokens for item in items)
         window = counted.window
+        registry = getattr(self.agent, "registry", None)
+        lean = "; the lean tool set (a small window)" if getattr(registry, "lean", False) else ""
         self.query_one("#context-total", Label).update(
-            f"{total:,} tokens of {window:,} ({total / window:.0%}) in {len(items)} items")
+            f"{total:,} tokens of {window:,} ({total / window:.0%}) in {len(items)} items{lean}")
         if items:
             table.move_cursor(row=min(row, len(items) - 1))
 

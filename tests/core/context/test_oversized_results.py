@@ -52,7 +52,8 @@ async def test_loop_a_shell_result_larger_than_an_8k_window_does_not_end_the_run
                                                  "start_line": 250, "end_line": 252})]),
         Reply(text="Read it all."),
     )
-    outcome = await run(fake_provider, tmp_path, approval_mode="yolo", context_window=8000)
+    outcome = await run(fake_provider, tmp_path, approval_mode="yolo", context_window=8000,
+                        tool_set="full")
 
     assert outcome.code == 0, outcome.stderr
     assert outcome.result["ok"] and outcome.result["text"] == "Read it all."
@@ -77,7 +78,8 @@ async def test_loop_read_file_and_read_many_files_of_huge_files(fake_provider,
         Reply(tool_calls=[ToolCall("read_many_files", {"paths": ["*.log"]})]),
         Reply(text="Done."),
     )
-    outcome = await run(fake_provider, tmp_path, approval_mode="yolo", context_window=8000)
+    outcome = await run(fake_provider, tmp_path, approval_mode="yolo", context_window=8000,
+                        tool_set="full")
     assert outcome.code == 0, outcome.stderr
     assert [r["ok"] for r in outcome.of_type("tool_result")] == [True, True]
     for request in fake_provider.requests[1:3]:
@@ -96,7 +98,8 @@ async def test_workbench_a_huge_shell_result_in_an_8k_window_ends_with_the_answe
         Reply(tool_calls=[ToolCall("shell", {"command": PRINT_LINES})]),
         Reply(text="All 500 lines read."),
     )
-    settings = settings_for(fake_provider, approval_mode="yolo", context_window=8000)
+    settings = settings_for(fake_provider, approval_mode="yolo", context_window=8000,
+                            tool_set="full")
     app = make_app(settings, tmp_path, load_litellm=False)
     async with app.run_test(size=SIZE) as pilot:
         await type_prompt(pilot, "print the lines")

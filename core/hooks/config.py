@@ -68,7 +68,7 @@ def load_hooks(workdir: Path) -> HookSet:
     return HookSet(tuple(hooks), warnings)
 
 
-def _read_file_hooks(table: Any, source: Path, warnings: list[str]) -> Iterator[Hook]:
+def _read_file_hooks(table: object, source: Path, warnings: list[str]) -> Iterator[Hook]:
     if not isinstance(table, dict):
         warnings.append(f"{source}: `hooks` must be a table of events, as in "
                         "[[hooks.PreToolUse]]; its hooks were not loaded.")
@@ -90,7 +90,7 @@ def _read_file_hooks(table: Any, source: Path, warnings: list[str]) -> Iterator[
                 warnings.append(f"{source}: {name} skipped: {exc}")
 
 
-def _read_entry(entry: Any, event: str, source: Path, index: int,
+def _read_entry(entry: object, event: str, source: Path, index: int,
                 warnings: list[str]) -> list[Hook]:
     if not isinstance(entry, dict):
         raise _Malformed(f"write it as a table with a `command`, not {_kind(entry)}.")
@@ -117,7 +117,7 @@ def _read_entry(entry: Any, event: str, source: Path, index: int,
     return hooks
 
 
-def _read_matcher(value: Any, event: str, source: Path, index: int,
+def _read_matcher(value: object, event: str, source: Path, index: int,
                   warnings: list[str]) -> str | None:
     if value is None or value in ("", "*"):
         return None
@@ -136,7 +136,7 @@ def _read_matcher(value: Any, event: str, source: Path, index: int,
     return value
 
 
-def _read_handler(handler: Any, nested: bool) -> tuple[str, float]:
+def _read_handler(handler: object, nested: bool) -> tuple[str, float]:
     where = "each of `hooks`" if nested else "the entry"
     if not isinstance(handler, dict):
         raise _Malformed(f"{where} must be a table with a `command`, not {_kind(handler)}.")
@@ -158,7 +158,7 @@ def _read_handler(handler: Any, nested: bool) -> tuple[str, float]:
     return command, float(timeout)
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     names = {str: "a string", int: "a number", float: "a number", bool: "true/false",
              list: "a list", dict: "a table"}
     return names.get(type(value), type(value).__name__)

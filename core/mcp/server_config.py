@@ -67,7 +67,7 @@ class MalformedServer(Exception):
     """An entry cannot load; the message says what is wrong and how to fix it."""
 
 
-def parse_server(name: str, entry: Any, source: Path, *, json_shape: bool,
+def parse_server(name: str, entry: object, source: Path, *, json_shape: bool,
                  environ: Mapping[str, str], default_cwd: Path | None,
                  warnings: list[str]) -> McpServerConfig:
     """Read one entry (a TOML table, or a ``.mcp.json`` object when ``json_shape``).
@@ -123,7 +123,7 @@ def parse_server(name: str, entry: Any, source: Path, *, json_shape: bool,
     )
 
 
-def _transport(value: Any, command: str | None, url: str | None, key: str) -> Transport:
+def _transport(value: object, command: str | None, url: str | None, key: str) -> Transport:
     if value is None:
         if command is not None and url is not None:
             raise MalformedServer(f"it sets both `command` and `url`; keep one, or set `{key}`")

@@ -79,7 +79,7 @@ def _skip_space(text: str, pos: int) -> int:
     return pos
 
 
-def _arguments(value: Any) -> str:
+def _arguments(value: object) -> str:
     """Arguments as JSON text: an object is dumped, a string (JSON already) kept."""
     if value is None:
         return "{}"
@@ -88,7 +88,7 @@ def _arguments(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _named_call(value: Any) -> FoundCall | None:
+def _named_call(value: object) -> FoundCall | None:
     """A ``{"name": …, "arguments"|"parameters": …}`` object as a call."""
     if not isinstance(value, dict) or not isinstance(value.get("name"), str):
         return None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -124,7 +124,7 @@ class ContextReport:
 
 @dataclass(slots=True)
 class _Entry:
-    message: Any  # held so that its id cannot be reused while cached
+    message: object  # held so that its id cannot be reused while cached
     fingerprint: int
     tokens: int
 
@@ -498,7 +498,7 @@ def _at(messages: list[Message], index: int) -> Message:
     return messages[index]
 
 
-def _fingerprint(value: Any) -> Any:
+def _fingerprint(value: object) -> Hashable:
     if isinstance(value, str):
         return hash(value)  # CPython caches a str's hash: a repeat costs nothing
     if isinstance(value, dict):

@@ -152,11 +152,11 @@ def _title(text: str) -> str:
     return ""
 
 
-def _number(value: Any) -> float:
+def _number(value: object) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
-def _parse_args(args: Any) -> Any:
+def _parse_args(args: object) -> object:
     if isinstance(args, str):
         try:
             return json.loads(args)
@@ -165,14 +165,14 @@ def _parse_args(args: Any) -> Any:
     return args
 
 
-def _args_text(args: Any) -> str:
+def _args_text(args: object) -> str:
     args = _parse_args(args)
     if isinstance(args, dict):
         return " ".join(f"{k} {v}" for k, v in args.items() if isinstance(v, str | int | float))
     return str(args) if args is not None else ""
 
 
-def _edit_paths(args: Any, project: str) -> list[str]:
+def _edit_paths(args: object, project: str) -> list[str]:
     args = _parse_args(args)
     if not isinstance(args, dict):
         return []

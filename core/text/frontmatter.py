@@ -171,6 +171,6 @@ def _split_names(text: str) -> list[str]:
     return names
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     return {dict: "a mapping", list: "a list", bool: "true/false"}.get(
         type(value), type(value).__name__)

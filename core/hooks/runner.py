@@ -7,7 +7,6 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from .answers import Answer, read_answer
 from .hook_set import Hook, HookSet
@@ -49,7 +48,7 @@ class HookRunner:
         self.session_id = session_id
         self._env = env
 
-    async def pre_tool_use(self, tool_name: str, tool_input: Any,
+    async def pre_tool_use(self, tool_name: str, tool_input: object,
                            call_id: str) -> ToolHookVerdict:
         """Ask the PreToolUse hooks matching ``tool_name`` about a call before it runs."""
         hooks = self.hooks.for_event("PreToolUse", tool_name)
@@ -58,7 +57,7 @@ class HookRunner:
         return tool_verdict(await self._run(hooks, {
             "tool_name": tool_name, "tool_input": tool_input, "tool_use_id": call_id}))
 
-    async def post_tool_use(self, tool_name: str, tool_input: Any, call_id: str,
+    async def post_tool_use(self, tool_name: str, tool_input: object, call_id: str,
                             ok: bool, output: str) -> HookOutcome:
         """Tell the PostToolUse hooks matching ``tool_name`` how a call went.
 
@@ -111,7 +110,7 @@ class HookRunner:
             return HookOutcome()
         return session_start_outcome(await self._run(hooks, {"source": source}))
 
-    async def _run(self, hooks: list[Hook], fields: dict[str, Any]) -> list[Answer]:
+    async def _run(self, hooks: list[Hook], fields: dict[str, object]) -> list[Answer]:
         payload = {"session_id": self.session_id, "cwd": str(self.workdir),
                    "hook_event_name": hooks[0].event, **fields}
         stdin = json.dumps(payload, default=str).encode()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 import mcp_types as types
 from mcp.client.session import ClientSession
@@ -78,7 +77,7 @@ async def list_all_prompts(session: ClientSession, server: str) -> list[McpPromp
     return found
 
 
-def prompt_text(result: Any) -> str:
+def prompt_text(result: types.GetPromptResult) -> str:
     """A prompt's messages as one text for the model (what is not text is described)."""
     parts = []
     for message in getattr(result, "messages", None) or []:
@@ -93,7 +92,7 @@ def prompt_text(result: Any) -> str:
     return "\n\n".join(part for part in parts if part)
 
 
-def resource_text(result: Any, uri: str) -> str:
+def resource_text(result: types.ReadResourceResult, uri: str) -> str:
     """A resource's contents as text (binary parts described)."""
     parts = []
     for item in getattr(result, "contents", None) or []:

@@ -58,7 +58,6 @@ if TYPE_CHECKING:
     from ..core.agent import Agent
     from ..core.changes.checkpoints import Checkpoints
     from ..core.config import Settings
-    from ..core.providers.base import Provider
     from ..core.sessions.log import SessionLog
     from ..core.sessions.start import OpenedSession
     from ..tools.browser.session import BrowserSession
@@ -352,10 +351,6 @@ class AgentApp(KeyActions, App[None]):
     def session_label(self, session_id: str) -> str:
         """How the approval inbox names ``session_id``."""
         return self.background.label(session_id)
-
-    def make_provider(self, settings: Settings) -> Provider:
-        """The provider of an agent with ``settings`` (the stream worker's)."""
-        return self.agents.make_provider(settings)
 
     async def ensure_agent(self) -> Agent:
         """The agent of the front session, built on first use."""

@@ -17,7 +17,7 @@ denied, refused or unsafe (a stronger model would be held back just the same).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .events import Escalated
 from .providers.base import Provider
@@ -90,7 +90,7 @@ def takeover_note(model: str, reason: str) -> str:
             "and go on with it; if it really cannot be done, say why.")
 
 
-def escalation_api(settings: Settings) -> dict[str, Any]:
+def escalation_api(settings: Settings) -> dict[str, str | None]:
     """Where the escalation model's requests go: the settings ``api_base``, ``api_key`` and
     ``api_key_env`` for it.
 
@@ -101,7 +101,7 @@ def escalation_api(settings: Settings) -> dict[str, Any]:
     """
     model, stronger = settings.model or "", settings.escalation_model or ""
     same = model.split("/", 1)[0] == stronger.split("/", 1)[0] and "/" in stronger
-    api: dict[str, Any] = {
+    api: dict[str, str | None] = {
         "api_base": settings.api_base if same else None,
         "api_key": settings.api_key if same else None,
         "api_key_env": settings.api_key_env if same else None,

@@ -105,7 +105,7 @@ class Provider(Protocol):
         """Tokens ``messages`` take for this model."""
         ...
 
-    def with_model(self, model: str, **api: Any) -> Provider:
+    def with_model(self, model: str, **api: str | None) -> Provider:
         """The same kind of provider for ``model`` (escalation's stronger model), its
         capabilities (context window, tools, images, prices) those of ``model``.
 

@@ -95,7 +95,7 @@ class LitellmProvider:
         self._window: int | None = None
         self._doom: bool | None = None
 
-    def with_model(self, model: str, **api: Any) -> LitellmProvider:
+    def with_model(self, model: str, **api: str | None) -> LitellmProvider:
         """This provider's settings for ``model``; see ``Provider.with_model``. The configured
         ``context_window`` describes this model, so the copy takes litellm's figure."""
         changes = {"model": model, "context_window": None, **api}

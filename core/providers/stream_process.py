@@ -265,7 +265,7 @@ class ProcessProvider:
         return await self.process.complete(self.inner.request_settings(), messages, tools,
                                            on_text)
 
-    def with_model(self, model: str, **api: Any) -> ProcessProvider:
+    def with_model(self, model: str, **api: str | None) -> ProcessProvider:
         """See ``Provider.with_model``; calls go to the same worker."""
         return ProcessProvider(self.inner.with_model(model, **api), self.process)
 

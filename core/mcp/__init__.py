@@ -20,7 +20,7 @@ server that stops while in use is restarted in the background (1 s, 2 s, 4 s... 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .errors import McpError
 from .loading import load_mcp_config
@@ -40,7 +40,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         from importlib import import_module
 

@@ -52,6 +52,7 @@ FORWARDED_OPTIONS: tuple[tuple[str, str], ...] = (
     ("max_turns", "--max-turns"),
     ("context_window", "--context-window"),
     ("tool_protocol", "--tool-protocol"),
+    ("tool_set", "--tool-set"),
     ("sandbox", "--sandbox"),
     ("agent", "--agent"),
 )

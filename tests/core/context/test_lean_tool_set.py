@@ -115,3 +115,14 @@ def test_a_tool_the_lean_set_leaves_out_is_refused_saying_how_to_get_it(
     assert "lean tool set" in message and 'tool_set = "full"' in message
     # The lean form still accepts what the full tool takes.
     assert registry.build("read_file", {"file_path": "x", "start": 0}, agent.tool_ctx)
+
+
+def test_the_tool_set_flag_sets_the_setting_and_reaches_the_browser_workbench(
+    tmp_path: Path,
+) -> None:
+    from agent_tui.tui.cli.cli_parser import build_parser, settings_overrides
+    from agent_tui.tui.cli.serve import workbench_command
+
+    args = build_parser().parse_args(["--tool-set", "lean"])
+    assert settings_overrides(args)["tool_set"] == "lean"
+    assert "--tool-set lean" in workbench_command(args, tmp_path)

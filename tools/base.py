@@ -319,8 +319,14 @@ class Tool(ABC):
         return self.kind in (ToolKind.READ, ToolKind.THINK)
 
     def parameters_schema(self) -> dict[str, Any]:
-        """The JSON schema of ``Params``, as sent to the model."""
-        return _simplify_schema(self.Params.model_json_schema())
+        """The JSON schema of ``Params``, as sent to the model.
+
+        Without ``Params``' own docstring ("Arguments of read_file."): the tool's description
+        says it, and on every call it costs tokens.
+        """
+        schema = _simplify_schema(self.Params.model_json_schema())
+        schema.pop("description", None)
+        return schema
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-calling description of this tool."""

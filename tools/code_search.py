@@ -230,8 +230,8 @@ class CodeSearchTool(Tool):
         "source files and get every captured node as `path:line:col: capture=@name first line "
         "of the node`, grouped by search. Use it to find definitions, calls or patterns that "
         "grep cannot tell apart (e.g. functions with a given decorator, calls inside loops). "
-        "Several searches run in one call. Parse trees are cached, so repeated searches are "
-        "fast. A bad query comes back with the line and column of the mistake."
+        "Several searches run in one call. A bad query comes back with the line and column "
+        "of the mistake."
     )
     Params = CodeSearchParams
 

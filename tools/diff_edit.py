@@ -371,11 +371,11 @@ class StrReplaceParams(FileParams):
                     "are hints; `---`/`+++` headers are optional).")
     start: int | None = Field(
         default=None, ge=0,
-        description="Optional: first character (0-indexed) of the part of the file the hunks "
+        description="First character (0-indexed) of the part of the file the hunks "
                     "must match in, to pick one of several matches.")
     end: int | None = Field(
         default=None, ge=0,
-        description="Optional: end (0-indexed, exclusive) of that character range.")
+        description="End (0-indexed, exclusive) of that character range.")
 
 
 class StrReplaceTool(Tool):
@@ -390,7 +390,7 @@ class StrReplaceTool(Tool):
         "line-number prefixes; several hunks may go in one diff. Small whitespace "
         "differences are tolerated; when a hunk matches several places, the one nearest "
         "its `@@ -LINE` number wins, or start/end (a character range) narrow the search. "
-        "If any hunk fails nothing is written. The result shows the edited lines."
+        "If any hunk fails nothing is written."
     )
     Params = StrReplaceParams
 

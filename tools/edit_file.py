@@ -81,11 +81,11 @@ class EditFileParams(FileParams):
         default=False, description="Replace every occurrence of old_text (default false).")
     expected_replacements: int | None = Field(
         default=None, ge=1,
-        description="Optional: how many occurrences there are; all of them are replaced, and "
+        description="How many occurrences there are; all of them are replaced, and "
                     "a different count is an error.")
     instruction: str | None = Field(
         default=None,
-        description="Optional: what the edit is meant to do, in a sentence (used to correct "
+        description="What the edit is meant to do, in a sentence (used to correct "
                     "an old_text that does not match).")
 
 
@@ -205,8 +205,7 @@ class EditFileTool(Tool):
         "once unless replace_all is true (or expected_replacements gives the count); "
         "include a few surrounding lines to make it unique. Small drift (spaces, "
         "indentation, line endings, text escaped twice) is tolerated and reported; when "
-        "nothing matches, the nearest lines of the file are shown. The result shows the "
-        "edited lines and any syntax error the edit added."
+        "nothing matches, the nearest lines of the file are shown."
     )
     Params = EditFileParams
 

@@ -293,9 +293,8 @@ class ReadFileTool(Tool):
         f"up to {MAX_LINES:,} lines of up to {MAX_LINE_CHARS:,} characters; a longer file "
         "ends in a 'partial view' note saying how to read on. Pass start_line/end_line "
         "(1-indexed, inclusive) for a range of lines, or start/end (0-indexed, end "
-        "exclusive) for a range of characters. A header gives the file's size and line "
-        "count. Images are handed to read_image; other binary files and directories are "
-        "rejected (list folders with the shell tool)."
+        "exclusive) for a range of characters. Images are handed to read_image; other "
+        "binary files and directories are rejected (list folders with the shell tool)."
     )
     Params = ReadFileParams
 

@@ -34,10 +34,10 @@ class RehydrateParams(ToolParams):
                              "<id>, …] stub or in the marker of a result cut to fit.")
     start_line: int | None = Field(
         default=None, ge=1,
-        description="Optional: first line to return (1-indexed), to read a large fragment a "
+        description="First line to return (1-indexed), to read a large fragment a "
                     "part at a time.")
     end_line: int | None = Field(
-        default=None, ge=1, description="Optional: last line to return (inclusive).")
+        default=None, ge=1, description="Last line to return (inclusive).")
 
 
 class RehydrateInvocation(Invocation[RehydrateParams]):

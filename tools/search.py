@@ -284,9 +284,8 @@ class GrepTool(_SearchTool):
     description = (
         "Search file contents for a regular expression, line by line. Matching lines are "
         "printed as `path:42: text`, context lines as `path-41- text`, with `--` between "
-        "separate groups; files in path order; paths relative to the project folder. A last "
-        "line counts the matching lines and files. Files ignored by .gitignore, binary files "
-        "and the folders .git, node_modules, __pycache__ and .venv are skipped."
+        "separate groups; paths relative to the project folder. Files ignored by .gitignore, "
+        "binary files and the folders .git, node_modules, __pycache__ and .venv are skipped."
     )
     Params = GrepParams
 

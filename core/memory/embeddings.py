@@ -18,6 +18,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -44,7 +45,7 @@ class Embedder(Protocol):
         ...
 
 
-def normalised(vectors: Any) -> np.ndarray:
+def normalised(vectors: npt.ArrayLike) -> np.ndarray:
     """``vectors`` as float32 rows of length 1 (zero rows stay zero)."""
     array = np.asarray(vectors, dtype=np.float32)
     if array.ndim == 1:

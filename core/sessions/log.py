@@ -59,7 +59,7 @@ class SessionLocked(SessionError):
         self.pid = pid
 
 
-def encode_record(record: Mapping[str, Any]) -> bytes:
+def encode_record(record: Mapping[str, object]) -> bytes:
     """One JSONL line: compact JSON, UTF-8, ending in a newline.
 
     Lone surrogates (undecodable bytes kept by ``surrogateescape``) are written as ``\\udcXX``
@@ -330,7 +330,7 @@ class SessionStore:
         found = set(self._secrets) | {s for s in secrets if s}
         self._secrets = tuple(sorted(found, key=len, reverse=True))
 
-    def append(self, record: Mapping[str, Any]) -> None:
+    def append(self, record: Mapping[str, object]) -> None:
         """Redact ``record``, write it as one line and fsync it before returning.
 
         A ``ts`` (Unix time) is added when the record has none; the caller's dict is not

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
@@ -38,6 +37,7 @@ from .widgets.tool_log import ToolLog
 from .workbench import NO_MODEL
 from .workbench.agents import WorkbenchAgents
 from .workbench.autonomous_actions import AutonomousActions
+from .workbench.bindings import APP_BINDINGS
 from .workbench.change_actions import ChangeActions
 from .workbench.commands import COMMANDS, SLASH_COMMANDS
 from .workbench.front_panes import FrontPanes, short_path
@@ -95,22 +95,7 @@ class AgentApp(KeyActions, App[None]):
     HORIZONTAL_BREAKPOINTS = BREAKPOINTS
     TITLE = "agent-tui"
     AUTO_FOCUS = "#prompt"
-    BINDINGS = [
-        Binding("escape", "cancel_turn", "Cancel", show=False),
-        Binding("ctrl+c", "interrupt", "Cancel / clear / quit", show=False, priority=True),
-        Binding("ctrl+up", "focus_conversation", "Blocks", show=False, priority=True),
-        Binding("ctrl+r", "browse_sessions", "Sessions", show=False, priority=True),
-        Binding("shift+tab", "cycle_mode", "Mode", show=False, priority=True),
-        Binding("f2", "toggle_side", "Side panel", show=False, priority=True),
-        Binding("f3", "toggle_tool_log", "Tool log", show=False, priority=True),
-        Binding("f4", "toggle_todos", "Todos", show=False, priority=True),
-        Binding("f6", "resize_side(4)", "Wider side", show=False, priority=True),
-        Binding("f5", "resize_side(-4)", "Narrower side", show=False, priority=True),
-        Binding("f7", "review_changes", "Review changes", show=False, priority=True),
-        Binding("f8", "open_inbox", "Approval inbox", show=False, priority=True),
-        Binding("f9", "switch_sessions", "Open sessions", show=False, priority=True),
-        Binding("f1", "show_keys", "Keys", show=False, priority=True),
-    ]
+    BINDINGS = APP_BINDINGS
 
     def __init__(self, settings: Settings | CheckedSettings, workdir: Path, *,
                  load_litellm: bool = True, session_id: str | None = None,

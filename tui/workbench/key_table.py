@@ -1,6 +1,6 @@
 """What the workbench's keys do, declared once, each bound key named by its action.
 
-The keys are the app's bindings (``AgentApp.BINDINGS``), the prompt's and Textual's own;
+The keys are the app's bindings (``bindings.APP_BINDINGS``), the prompt's and Textual's own;
 :data:`KEY_ROWS` say what they do, naming each bound key by its action (``{show_keys}``), so
 the words follow the bindings. From
 them come the keys paragraph of ``/help`` (:func:`keys_paragraph`) and the keys tables of the
@@ -22,6 +22,7 @@ from textual.binding import Binding
 
 from ..widgets.key_footer import bound_keys
 from ..widgets.prompt import PromptInput
+from .bindings import APP_BINDINGS
 
 
 @dataclass(frozen=True)
@@ -89,9 +90,7 @@ _ACTION = re.compile(r"\{([^{}]+)\}")
 def bound() -> dict[str, str]:
     """Each action to the label of its key: the workbench's bindings first, then the
     prompt's, then Textual's own (``quit``, ``command_palette``)."""
-    from ..app import AgentApp  # the app imports what imports this module
-
-    return bound_keys([*AgentApp.BINDINGS, *PromptInput.BINDINGS, *App.BINDINGS,
+    return bound_keys([*APP_BINDINGS, *PromptInput.BINDINGS, *App.BINDINGS,
                        Binding(App.COMMAND_PALETTE_BINDING, "command_palette")])
 
 

@@ -324,7 +324,7 @@ class Tool(ABC):
         Without ``Params``' own docstring ("Arguments of read_file."): the tool's description
         says it, and on every call it costs tokens.
         """
-        schema = _simplify_schema(self.Params.model_json_schema())
+        schema: dict[str, Any] = _simplify_schema(self.Params.model_json_schema())
         schema.pop("description", None)
         return schema
 

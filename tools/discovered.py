@@ -73,7 +73,8 @@ class DiscoveredTool(Tool):
         self.call_command = call_command
 
     def parameters_schema(self) -> dict[str, Any]:
-        return _simplify_schema(self._schema)
+        schema: dict[str, Any] = _simplify_schema(self._schema)
+        return schema
 
     def build(self, args: Mapping[str, Any], ctx: ToolContext) -> Invocation[OpenArguments]:
         missing = [key for key in self._schema.get("required", []) if key not in args]

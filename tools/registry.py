@@ -100,7 +100,8 @@ class ToolRegistry:
             self._schemas_json = json.dumps([
                 lean_schema(tool.schema()) if self._lean else tool.schema()
                 for tool in self._visible().values()])
-        return json.loads(self._schemas_json)
+        schemas: list[dict[str, Any]] = json.loads(self._schemas_json)
+        return schemas
 
     def build(
         self, name: str, arguments: str | Mapping[str, Any] | None, ctx: ToolContext

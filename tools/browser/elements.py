@@ -66,7 +66,9 @@ def find(session: BrowserSession, selector: str, limit: int) -> dict[str, Any]:
     from selenium.common.exceptions import InvalidSelectorException, WebDriverException
 
     try:
-        return session.driver().execute_script(_DESCRIBE, selector, limit, MAX_TEXT)
+        found: dict[str, Any] = session.driver().execute_script(_DESCRIBE, selector, limit,
+                                                                MAX_TEXT)
+        return found
     except WebDriverException as exc:
         if "is not a valid selector" in str(exc):
             raise InvalidSelectorException(f"{selector!r} is not a valid selector") from None

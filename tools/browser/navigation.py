@@ -218,6 +218,8 @@ class _SimpleTool(Tool):
 
 
 class _SimpleInvocation(BrowserInvocation[NoParams]):
+    tool: _SimpleTool
+
     def __init__(self, tool: _SimpleTool, params: NoParams, ctx: ToolContext) -> None:
         super().__init__(tool, params, ctx)
         self.needs = tool.needs
@@ -226,7 +228,7 @@ class _SimpleInvocation(BrowserInvocation[NoParams]):
         return self.tool.name
 
     def run(self, session: BrowserSession) -> ToolResult:
-        return self.tool.action(session)  # type: ignore[attr-defined]
+        return self.tool.action(session)
 
 
 class WebdriverGetUrlTool(_SimpleTool):

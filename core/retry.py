@@ -33,6 +33,6 @@ class RetryPolicy:
             if error.retry_after > LONGEST_RETRY_AFTER:
                 return None
             return max(0.0, error.retry_after)
-        ceiling = min(self.max_delay, self.base_delay * (2**retries_done))
+        ceiling = min(self.max_delay, self.base_delay * 2.0**retries_done)
         # "Equal jitter": at least half the backoff, so retries never bunch at zero.
         return ceiling / 2 + random.uniform(0, ceiling / 2)

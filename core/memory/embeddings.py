@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -52,7 +53,8 @@ def normalised(vectors: npt.ArrayLike) -> np.ndarray:
         array = array[None, :]
     norms = np.linalg.norm(array, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return array / norms
+    unit: np.ndarray = array / norms
+    return unit
 
 
 class _NoRetries(int):
@@ -104,7 +106,8 @@ class LitellmEmbedder:
         return normalised([_field(item, "embedding") for item in rows])
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_documents([text])[0]
+        vector: np.ndarray = self.embed_documents([text])[0]
+        return vector
 
 
 class LocalEmbedder:
@@ -140,7 +143,8 @@ class LocalEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         with self._lock:
-            return normalised(self._loaded().query(text))[0]
+            vector: np.ndarray = normalised(self._loaded().query(text))[0]
+            return vector
 
 
 class FallbackEmbedder:
@@ -183,7 +187,7 @@ class FallbackEmbedder:
             note, self._note = self._note, ""
         return note
 
-    def _first_working(self, embed: Any) -> np.ndarray:
+    def _first_working(self, embed: Callable[[Embedder], np.ndarray]) -> np.ndarray:
         while True:
             embedder = self.current
             try:

@@ -240,10 +240,12 @@ class MemoryStore:
     def count(self, scopes: Sequence[str] | None = None) -> int:
         """How many memories ``scopes`` hold (all scopes: None)."""
         if scopes is None:
-            return self._db().execute("SELECT count(*) FROM memories").fetchone()[0]
+            everywhere: int = self._db().execute("SELECT count(*) FROM memories").fetchone()[0]
+            return everywhere
         marks = ",".join("?" * len(scopes))
-        return self._db().execute(f"SELECT count(*) FROM memories WHERE scope IN ({marks})",
-                                  tuple(scopes)).fetchone()[0]
+        counted: int = self._db().execute(
+            f"SELECT count(*) FROM memories WHERE scope IN ({marks})", tuple(scopes)).fetchone()[0]
+        return counted
 
     def search(self, query: str, scopes: Sequence[str], limit: int = 10) -> SearchResults:
         """The memories of ``scopes`` that best match ``query``.
@@ -319,7 +321,7 @@ class MemoryStore:
         if self.embedder is None:
             return None
         try:
-            vector = self.embedder.embed_documents([text])[0]
+            vector: np.ndarray = self.embedder.embed_documents([text])[0]
         except EmbeddingError as exc:
             self._embed_failure = str(exc)
             return None

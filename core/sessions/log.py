@@ -200,7 +200,7 @@ def _loads_all(lines: list[bytes]) -> list[dict[str, Any] | None] | None:
     if not lines:
         return []
     try:
-        records = json.loads(b"[" + b",".join(lines) + b"]")
+        records: list[dict[str, Any] | None] = json.loads(b"[" + b",".join(lines) + b"]")
     except ValueError:
         return None
     if len(records) != len(lines) or not all(isinstance(r, dict) for r in records):

@@ -7,6 +7,7 @@ session (:mod:`.session`), started by the first call that needs it.
 from __future__ import annotations
 
 from ..base import Tool
+from .calls import browser_for
 from .elements import (
     WebdriverClickTool,
     WebdriverFindElementsTool,
@@ -24,7 +25,7 @@ from .navigation import (
     WebdriverStartTool,
 )
 from .page import WebdriverExecuteScriptTool, WebdriverGetPageSourceTool, WebdriverScreenshotTool
-from .session import BrowserOptions, BrowserSession, BrowserUnavailable, browser_for
+from .session import BrowserOptions, BrowserSession, BrowserUnavailable
 
 __all__ = ["BrowserOptions", "BrowserSession", "BrowserUnavailable", "browser_for",
            "browser_tools"]

@@ -6,7 +6,13 @@ from __future__ import annotations
 import asyncio
 
 from ..base import Invocation, OutputCallback, P, ToolContext, ToolResult
-from .session import BrowserOptions, BrowserSession, BrowserUnavailable, browser_for, first_line
+from .session import BrowserOptions, BrowserSession, BrowserUnavailable, first_line
+
+
+def browser_for(ctx: ToolContext) -> BrowserSession:
+    """The browser of the session ``ctx`` belongs to, made on first use."""
+    return ctx.shared_browser()
+
 
 NOT_STARTED = ("no browser is running; call webdriver_start first (or webdriver_navigate, "
                "which starts one)")

@@ -29,8 +29,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
 
-    from ..base import ToolContext
-
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 """Browser programs looked for on PATH, in order, when ``chromium_path`` is not set."""
 CHROMEDRIVER_CANDIDATES = ("chromedriver",)
@@ -300,11 +298,6 @@ class BrowserSession:
         if self._profile:
             shutil.rmtree(self._profile, ignore_errors=True)
             self._profile = None
-
-
-def browser_for(ctx: ToolContext) -> BrowserSession:
-    """The browser of the session ``ctx`` belongs to, made on first use."""
-    return ctx.shared_browser()
 
 
 def page_line(session: BrowserSession) -> str:

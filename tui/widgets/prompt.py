@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Literal
 
 from textual import events, on, work
-from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
 from ..outside_text import visible
+from ..workbench.bindings import PROMPT_BINDINGS
 from ..workbench.commands import SLASH_COMMANDS
 from .completion import (
     CompletionList,
@@ -73,9 +73,7 @@ class PromptInput(TextArea):
     terminal agents; typed after anything else it is a question mark.
     """
 
-    BINDINGS = [
-        Binding("ctrl+j,alt+enter,shift+enter", "newline", "New line", show=False),
-    ]
+    BINDINGS = PROMPT_BINDINGS
 
     class Submitted(Message):
         """The person pressed Enter on a non-empty prompt."""

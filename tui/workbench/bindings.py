@@ -1,5 +1,5 @@
-"""The workbench's own key bindings: the one list the app binds, the footer hints and the
-key help (:mod:`.key_table`) read."""
+"""The workbench's own key bindings and the prompt's: the lists the app and the prompt bind,
+and the footer hints and the key help (:mod:`.key_table`) read."""
 
 from __future__ import annotations
 
@@ -20,4 +20,8 @@ APP_BINDINGS: list[Binding] = [
     Binding("f8", "open_inbox", "Approval inbox", show=False, priority=True),
     Binding("f9", "switch_sessions", "Open sessions", show=False, priority=True),
     Binding("f1", "show_keys", "Keys", show=False, priority=True),
+]
+
+PROMPT_BINDINGS: list[Binding] = [
+    Binding("ctrl+j,alt+enter,shift+enter", "newline", "New line", show=False),
 ]

@@ -21,8 +21,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from ..widgets.key_footer import bound_keys
-from ..widgets.prompt import PromptInput
-from .bindings import APP_BINDINGS
+from .bindings import APP_BINDINGS, PROMPT_BINDINGS
 
 
 @dataclass(frozen=True)
@@ -90,7 +89,7 @@ _ACTION = re.compile(r"\{([^{}]+)\}")
 def bound() -> dict[str, str]:
     """Each action to the label of its key: the workbench's bindings first, then the
     prompt's, then Textual's own (``quit``, ``command_palette``)."""
-    return bound_keys([*APP_BINDINGS, *PromptInput.BINDINGS, *App.BINDINGS,
+    return bound_keys([*APP_BINDINGS, *PROMPT_BINDINGS, *App.BINDINGS,
                        Binding(App.COMMAND_PALETTE_BINDING, "command_palette")])
 
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..tools.base import ImagePart, Tool, ToolContext
-from ..tools.lean import lean_is_chosen
 from ..tools.registry import ToolRegistry
 from . import model_call, paths, text_protocol
 from .approval import Approver
@@ -147,7 +146,7 @@ class Agent:
         self._subagents = 0
         self.context = ContextManager(provider.context_window(), provider.count_tokens,
                                       paths.fragments_dir(self.session_id))
-        registry.use_lean(lean_is_chosen(settings.tool_set, self.context.window))
+        registry.choose_set(settings.tool_set, self.context.window)
         schemas = registry.schemas()
         self._specs = text_protocol.tool_specs(schemas)
         self.messages: list[Message] = [{"role": "system", "content": ""}]

@@ -8,7 +8,7 @@ from typing import Any
 
 from .aliases import BY_NAME, canonical_name
 from .base import Invocation, Tool, ToolArgumentError, ToolContext, ToolParams
-from .lean import LEAN_TOOLS, LEAN_WHY, lean_schema
+from .lean import LEAN_TOOLS, LEAN_WHY, lean_is_chosen, lean_schema
 
 __all__ = ["ToolRegistry", "canonical_name", "parse_arguments"]
 
@@ -48,6 +48,11 @@ class ToolRegistry:
         """Offer the lean tool set (True) or every tool (False, the default)."""
         self._lean = lean
         self._schemas_json = None
+
+    def choose_set(self, tool_set: str, window: int) -> None:
+        """Offer the set ``tool_set`` names (``full``, ``lean``, or ``auto``: the lean set for
+        a context window of ``window`` tokens when it is small)."""
+        self.use_lean(lean_is_chosen(tool_set, window))
 
     @property
     def lean(self) -> bool:

@@ -442,8 +442,8 @@ class SettingFields:
     embedding_model: str | None = setting(
         None,
         description="litellm embedding model for memory_search (e.g. "
-        "'openai/text-embedding-3-small'); unset: the local model when installed, else "
-        "keyword search alone.",
+        "'openai/text-embedding-3-small'); unset: the chat provider's own embedding "
+        "endpoint where it has one, else the local model, else keyword search alone.",
         trust_gated=True,
     )
     embedding_api_base: str | None = setting(

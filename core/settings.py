@@ -1,8 +1,8 @@
 """The settings model (pydantic), built from the one declaration of every setting
 (:class:`~agent_tui.core.setting_fields.SettingFields`: type, bounds, default, meaning).
 
-Importing pydantic and pydantic-settings and building this model costs ~100 ms, so the
-workbench does it after its first frame: :mod:`.config` reads the files, the environment and
+Importing pydantic and pydantic-settings and building this model would delay the first
+frame, so the workbench does it after it: :mod:`.config` reads the files, the environment and
 the flags without pydantic, checks them against the same declaration
 (:data:`~agent_tui.core.config.SETTING_KINDS`), and validates here once the screen is up.
 Import :class:`Settings` from :mod:`.config`.

@@ -75,7 +75,7 @@ class WorkbenchAgents:
     def make_provider(settings: Settings) -> Provider:
         """The provider of an agent with ``settings``: its streams in the shared worker
         process unless ``stream_process`` is off (the workbench's loop draws and answers
-        keys; litellm's parsing of a fast stream would take ~40% of it)."""
+        keys; litellm's parsing of a fast stream would take much of it)."""
         from ...core.runtime.assembly import make_provider
 
         return make_provider(settings, stream_worker=True)

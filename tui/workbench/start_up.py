@@ -5,7 +5,7 @@ vouched for are loaded. Right after it, :func:`start_up` builds the settings (py
 imports what the knowledge and outside-tools workers would otherwise import on the loop,
 starts those workers, then imports litellm and what the first turn needs.
 
-On the loop, each of these imports held the keys up to 100 ms; in several threads at once
+On the loop, each of these imports held the keys; in several threads at once
 they held the GIL in turn, and a module one thread was importing held up the loop that
 needed it until the import was done.
 """
@@ -47,10 +47,10 @@ def preload_highlighting() -> None:
     """Load what highlighting a code fence loads on first use, off the event loop.
 
     A fence streamed in pieces names a language pygments does not know (``pyt`` of
-    ``python``); pygments then imports every plugin lexer installed, IPython's among them:
-    300 ms on the loop in the middle of an answer. A fence that names no language (yet) is
-    guessed at, which imports every lexer pygments has: 190-270 ms. Once loaded, unknown
-    names and guesses cost a few milliseconds.
+    ``python``); pygments then imports every plugin lexer installed, IPython's among them, on
+    the loop in the middle of an answer. A fence that names no language (yet) is guessed
+    at, which imports every lexer pygments has. Once loaded, unknown names and guesses are
+    cheap.
     """
     from textual.highlight import highlight
 
@@ -61,7 +61,7 @@ def preload_highlighting() -> None:
 
 def start_up(app: Any, *, load_litellm: bool) -> None:
     """After the first frame, in its thread: build the settings the frame was drawn from
-    (pydantic's import and validation, ~100 ms), import what the knowledge and outside-tools
+    (pydantic's import and validation), import what the knowledge and outside-tools
     workers would otherwise import on the loop, start those workers, then import litellm
     (when ``load_litellm``).
 
@@ -107,7 +107,7 @@ def _load_knowledge(app: Any) -> None:
 def preload_litellm(app: Any) -> None:
     """Import litellm (in :func:`start_up`'s thread); then show the window, and load the
     model's tokenizer, which the first count of a turn's tokens would load otherwise
-    (~450 ms of the GIL, in the middle of the first answer)."""
+    (holding the GIL in the middle of the first answer)."""
     from ...core.providers.litellm import LitellmProvider, preload
 
     model = app.settings.model
@@ -120,7 +120,7 @@ def preload_litellm(app: Any) -> None:
     pause_collection()
     try:
         preload()
-        # What the first turn needs, so that it does not import on the loop (~200 ms).
+        # What the first turn needs, so that it does not import on the loop.
         from ...core import agent  # noqa: F401
         from ...tools import builtin, registry  # noqa: F401
         from ..widgets import assistant_block  # noqa: F401  (Markdown, for the first answer)

@@ -19,8 +19,8 @@ from ..tools.base import ImagePart, Tool, ToolContext
 from ..tools.registry import ToolRegistry
 from . import model_call, paths, text_protocol
 from .approval import Approver
-from .approval_gate import ApprovalGate
 from .calls import (
+    ApprovalGate,
     HookStopped,
     ResponseCalls,
     ToolCalls,

@@ -4,7 +4,7 @@ An :class:`ApprovalRequest` carries only data, every text in it already redacted
 a one-line summary, what the call will do (a command and where it runs, an edit's diff and
 hunks, or another tool's arguments), a command's parts with their verdicts, the rules
 "always allow" would save, and what a preview needs. The answer is one of a closed set of
-:data:`Decision` types. The engine alone (:mod:`.approval_gate`) turns a decision into what
+:data:`Decision` types. The engine alone (:mod:`.calls.gate`) turns a decision into what
 runs, what the model is told and what is kept or saved; front ends never see the call.
 
 A command can be previewed before the answer: the engine hands the approver a

@@ -24,7 +24,7 @@ from agent_tui.core.approval import (
     WriteEdited,
     WriteHunks,
 )
-from agent_tui.core.approval_gate import unredact
+from agent_tui.core.calls.gate import unredact
 from agent_tui.core.config import read_toml
 from agent_tui.core.events import ApprovalDecided, Event
 from agent_tui.core.providers.litellm import LitellmProvider

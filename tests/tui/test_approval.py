@@ -23,8 +23,8 @@ from agent_tui.core.approval import (
     WriteEdited,
     WriteHunks,
 )
-from agent_tui.core.approval_gate import outcome_of
 from agent_tui.core.approval_request import approval_request, command_previewer
+from agent_tui.core.calls.gate import outcome_of
 from agent_tui.core.config import Settings
 from agent_tui.core.events import Event
 from agent_tui.core.safety.permission_rules import RuleSet, parse_rules

@@ -15,9 +15,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..tools.base import Confirmation, Invocation, ToolArgumentError, ToolParams, ToolResult
-from ..tools.names import ToolName
-from .approval import (
+from ...tools.base import (
+    Confirmation,
+    ErrorType,
+    Invocation,
+    ToolArgumentError,
+    ToolParams,
+    ToolResult,
+)
+from ...tools.names import ToolName
+from ..approval import (
     SCOPE_WORDS,
     Allow,
     ApprovalRequest,
@@ -29,17 +36,17 @@ from .approval import (
     WriteEdited,
     WriteHunks,
 )
-from .approval_request import approval_request, command_previewer, suggested_rules
-from .changes.hunks import apply_hunks, compute_hunks, hunk_numbers
-from .config import Settings, save_rules
-from .events import ApprovalDecided, EventSink
-from .safety import permissions
-from .safety.permission_rules import RuleSet, Scope
-from .safety.redaction import REDACTED, redact_text, settings_secrets
+from ..approval_request import approval_request, command_previewer, suggested_rules
+from ..changes.hunks import apply_hunks, compute_hunks, hunk_numbers
+from ..config import Settings, save_rules
+from ..events import ApprovalDecided, EventSink
+from ..safety import permissions
+from ..safety.permission_rules import RuleSet, Scope
+from ..safety.redaction import REDACTED, redact_text, settings_secrets
 
 if TYPE_CHECKING:
-    from ..tools.base import ToolContext
-    from ..tools.registry import ToolRegistry
+    from ...tools.base import ToolContext
+    from ...tools.registry import ToolRegistry
 
 NOTE_ARGS_LIMIT = 2000
 """Characters of an edited call's arguments told to the model."""
@@ -259,10 +266,12 @@ class ApprovalGate:
             edited_summary=edited.describe() if edited is not None else "",
             edited_args=outcome.run[1] if edited is not None and outcome.run else None))
         if not outcome.allowed:
-            return ToolResult.failure(f"the call was denied: {outcome.reason}")
+            return ToolResult.failure(f"the call was denied: {outcome.reason}",
+                                      error_type=ErrorType.DENIED)
         self._keep(outcome, settings)
         if invalid is not None:
-            return ToolResult.failure(f"the person's edit of this call is invalid: {invalid}")
+            return ToolResult.failure(f"the person's edit of this call is invalid: {invalid}",
+                                      error_type=invalid.error_type)
         if edited is None:
             return Cleared(invocation)
         return Cleared(edited, f"Note: {outcome.note}\n")

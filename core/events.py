@@ -23,11 +23,17 @@ class Usage:
         prompt_tokens: Tokens sent to the model.
         completion_tokens: Tokens the model produced.
         cost: US dollars, when litellm knows the model's prices; else None.
+        cache_read_tokens: Of the prompt tokens, those read from the provider's prompt
+            cache (billed at a fraction of the price).
+        cache_write_tokens: Of the prompt tokens, those written to the prompt cache
+            (Anthropic bills them above the plain price; OpenAI and Gemini report none).
     """
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float | None = None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -44,6 +50,8 @@ class Usage:
             self.prompt_tokens + other.prompt_tokens,
             self.completion_tokens + other.completion_tokens,
             cost,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -53,7 +61,19 @@ class Usage:
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.total_tokens,
             "cost": self.cost,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
         }
+
+    @classmethod
+    def from_dict(cls, record: dict[str, Any]) -> Usage:
+        """The usage :meth:`to_dict` wrote; a log from before the cache counts has none."""
+        cost = record.get("cost")
+        return cls(int(record.get("prompt_tokens") or 0),
+                   int(record.get("completion_tokens") or 0),
+                   float(cost) if cost is not None else None,
+                   int(record.get("cache_read_tokens") or 0),
+                   int(record.get("cache_write_tokens") or 0))
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from ..config import Settings
 from ..events import Usage
 from . import failures, llamacpp
 from .base import Message, ModelReply, ProviderError, TextCallback, ToolCallRequest
+from .caching import mark_cache_breakpoints, takes_cache_marks
 
 if TYPE_CHECKING:
     from litellm.types.utils import GenericStreamingChunk
@@ -232,6 +233,8 @@ class LitellmProvider:
         self, messages: list[Message], tools: list[dict[str, Any]] | None
     ) -> dict[str, Any]:
         s = self._settings
+        if takes_cache_marks(self.model):
+            messages, tools = mark_cache_breakpoints(messages, tools)
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -284,6 +287,7 @@ class LitellmProvider:
         usage = getattr(response, "usage", None)
         prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        cache_read, cache_write = cache_counts(usage)
         try:
             cost: float | None = float(
                 litellm.completion_cost(completion_response=response, model=self.model)
@@ -293,7 +297,7 @@ class LitellmProvider:
         return ModelReply(
             text=message.content or "",
             tool_calls=calls,
-            usage=Usage(prompt_tokens, completion_tokens, cost),
+            usage=Usage(prompt_tokens, completion_tokens, cost, cache_read, cache_write),
             finish_reason=choice.finish_reason,
         )
 
@@ -332,6 +336,19 @@ class LitellmProvider:
         if _litellm is None and s.api_base and failures.refused_locally(s.api_base):
             return failures.refused(self.model, s.api_base)
         return None
+
+
+def cache_counts(usage: Any) -> tuple[int, int]:
+    """The prompt tokens litellm's ``usage`` says were read from and written to the
+    provider's prompt cache: Anthropic's ``cache_read_input_tokens`` and
+    ``cache_creation_input_tokens``, OpenAI's and Gemini's ``prompt_tokens_details``
+    (``cached_tokens``; they write without billing it)."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    read = (getattr(usage, "cache_read_input_tokens", None)
+            or getattr(details, "cached_tokens", None) or 0)
+    write = (getattr(usage, "cache_creation_input_tokens", None)
+             or getattr(details, "cache_creation_tokens", None) or 0)
+    return int(read), int(write)
 
 
 def _route_embedded_models(litellm: Any) -> None:

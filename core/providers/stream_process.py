@@ -212,11 +212,10 @@ class StreamProcess:
 
 
 def _reply(value: dict[str, Any]) -> ModelReply:
-    prompt, completion, cost = value["usage"]
     return ModelReply(
         text=value["text"],
         tool_calls=[ToolCallRequest(*call) for call in value["tool_calls"]],
-        usage=Usage(prompt, completion, cost),
+        usage=Usage.from_dict(value["usage"]),
         finish_reason=value["finish_reason"],
     )
 

@@ -76,7 +76,7 @@ def reply_message(reply: ModelReply) -> dict[str, Any]:
     return {
         "text": reply.text,
         "tool_calls": [[call.id, call.name, call.arguments] for call in reply.tool_calls],
-        "usage": [reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.usage.cost],
+        "usage": reply.usage.to_dict(),
         "finish_reason": reply.finish_reason,
     }
 

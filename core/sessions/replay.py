@@ -40,8 +40,7 @@ def event_from_record(record: dict[str, Any]) -> ev.Event | None:
             continue
         value = record[name]
         if name in ("usage", "session") and isinstance(value, dict):
-            value = ev.Usage(int(value.get("prompt_tokens", 0)),
-                             int(value.get("completion_tokens", 0)), value.get("cost"))
+            value = ev.Usage.from_dict(value)
         values[name] = value
     try:
         return cls(**values)

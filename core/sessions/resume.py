@@ -98,9 +98,7 @@ def restore(log: SessionLog, *, native_tools: bool) -> RestoredSession:
                 record.get("model", ""), record.get("reason", ""))})
         elif kind == "usage":
             session = record.get("session") or {}
-            restored.usage = Usage(int(session.get("prompt_tokens", 0)),
-                                   int(session.get("completion_tokens", 0)),
-                                   session.get("cost"))
+            restored.usage = Usage.from_dict(session)
         elif kind == "todo":
             restored.todos = record.get("content", "")
     flush_text_results()

@@ -33,6 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 from .embeddings import embedding_answer
+from .prompt_cache import MAX_BREAKPOINTS, TOO_MANY_BREAKPOINTS, CacheUsage, PromptCache
 
 __all__ = [
     "Fault",
@@ -477,7 +478,8 @@ class _Anthropic:
             "error": {"type": kinds.get(status, "api_error"), "message": message},
         }
 
-    def message(self, reply: Reply, usage: tuple[int, int]) -> dict[str, Any]:
+    def message(self, reply: Reply, usage: tuple[int, int],
+                cache: CacheUsage | None = None) -> dict[str, Any]:
         content: list[dict[str, Any]] = []
         if reply.text:
             content.append({"type": "text", "text": reply.text})
@@ -497,11 +499,13 @@ class _Anthropic:
             "content": content,
             "stop_reason": "tool_use" if reply.tool_calls else "end_turn",
             "stop_sequence": None,
-            "usage": {"input_tokens": usage[0], "output_tokens": usage[1]},
+            "usage": _input_usage(usage[0], cache) | {"output_tokens": usage[1]},
         }
 
-    def head(self, input_tokens: int, text_block: bool = True) -> list[bytes]:
-        """``message_start``, then (optionally) the start of text block 0."""
+    def head(self, input_tokens: int, text_block: bool = True,
+             cache: CacheUsage | None = None) -> list[bytes]:
+        """``message_start`` (with the cache's share of the input when ``cache`` is
+        given), then (optionally) the start of text block 0."""
         start = {
             "type": "message_start",
             "message": {
@@ -512,7 +516,7 @@ class _Anthropic:
                 "content": [],
                 "stop_reason": None,
                 "stop_sequence": None,
-                "usage": {"input_tokens": input_tokens, "output_tokens": 1},
+                "usage": _input_usage(input_tokens, cache) | {"output_tokens": 1},
             },
         }
         events = [_sse_event(start)]
@@ -536,8 +540,9 @@ class _Anthropic:
             for piece in pieces
         ]
 
-    def stream(self, reply: Reply, usage: tuple[int, int]) -> list[bytes]:
-        events = self.head(usage[0], text_block=bool(reply.text))
+    def stream(self, reply: Reply, usage: tuple[int, int],
+               cache: CacheUsage | None = None) -> list[bytes]:
+        events = self.head(usage[0], text_block=bool(reply.text), cache=cache)
         index = 0
         if reply.text:
             events += self.text_deltas(_pieces(reply.text, reply.chunk_size))
@@ -584,6 +589,14 @@ class _Anthropic:
         )
         events.append(_sse_event({"type": "message_stop"}))
         return events
+
+
+def _input_usage(input_tokens: int, cache: CacheUsage | None) -> dict[str, int]:
+    """The input side of an Anthropic usage object: all of it uncached without ``cache``."""
+    if cache is None:
+        return {"input_tokens": input_tokens, "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0}
+    return cache.fields()
 
 
 # --------------------------------------------------------------------------
@@ -786,6 +799,11 @@ class _Handler(BaseHTTPRequestHandler):
             wire = _OpenAI("", provider._ids) if api == "openai" else _Anthropic("", provider._ids)
             self._send_json(400, wire.error_body(400, problem))
             return
+        if api == "anthropic" and (
+                marks := provider.prompt_cache.breakpoint_count(body)) > MAX_BREAKPOINTS:
+            wire = _Anthropic("", provider._ids)
+            self._send_json(400, wire.error_body(400, TOO_MANY_BREAKPOINTS.format(marks)))
+            return
         item = provider._next_item(request)
         try:
             self._answer(api, request, raw, item)
@@ -798,11 +816,13 @@ class _Handler(BaseHTTPRequestHandler):
         wire = _OpenAI(model, ids) if api == "openai" else _Anthropic(model, ids)
         if isinstance(item, Reply):
             usage = _usage(item, raw)
+            cache = (None if isinstance(wire, _OpenAI)
+                     else self.server.provider.prompt_cache.bill(request.body, usage[0]))
             if not request.stream:
                 body = (
                     wire.completion(item, usage)
                     if isinstance(wire, _OpenAI)
-                    else wire.message(item, usage)
+                    else wire.message(item, usage, cache)
                 )
                 self._send_json(200, body)
                 return
@@ -810,7 +830,7 @@ class _Handler(BaseHTTPRequestHandler):
                 options = request.body.get("stream_options") or {}
                 events = wire.stream(item, usage, bool(options.get("include_usage")))
             else:
-                events = wire.stream(item, usage)
+                events = wire.stream(item, usage, cache)
             self._start_stream()
             for event in events:
                 self._write_chunk(event)
@@ -904,6 +924,8 @@ class FakeProvider:
         self.validate_history = validate_history
         self.embeddings = embeddings
         self.embedding_models = embedding_models
+        self.prompt_cache = PromptCache()
+        """Anthropic's prompt cache: requests to ``/v1/messages`` read and write it."""
         self._lock = threading.Lock()
         self._queue: deque[ScriptItem] = deque()
         self._requests: list[RecordedRequest] = []

@@ -15,14 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...tools.base import (
-    Confirmation,
-    ErrorType,
-    Invocation,
-    ToolArgumentError,
-    ToolParams,
-    ToolResult,
-)
+from ...tools.base import Confirmation, Invocation, ToolArgumentError, ToolParams, ToolResult
 from ...tools.names import ToolName
 from ..approval import (
     SCOPE_WORDS,
@@ -266,12 +259,10 @@ class ApprovalGate:
             edited_summary=edited.describe() if edited is not None else "",
             edited_args=outcome.run[1] if edited is not None and outcome.run else None))
         if not outcome.allowed:
-            return ToolResult.failure(f"the call was denied: {outcome.reason}",
-                                      error_type=ErrorType.DENIED)
+            return ToolResult.failure(f"the call was denied: {outcome.reason}")
         self._keep(outcome, settings)
         if invalid is not None:
-            return ToolResult.failure(f"the person's edit of this call is invalid: {invalid}",
-                                      error_type=invalid.error_type)
+            return ToolResult.failure(f"the person's edit of this call is invalid: {invalid}")
         if edited is None:
             return Cleared(invocation)
         return Cleared(edited, f"Note: {outcome.note}\n")

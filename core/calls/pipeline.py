@@ -11,14 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ...tools.base import (
-    CURRENT_CALL_ID,
-    ErrorType,
-    Invocation,
-    ToolArgumentError,
-    ToolContext,
-    ToolResult,
-)
+from ...tools.base import CURRENT_CALL_ID, Invocation, ToolArgumentError, ToolContext, ToolResult
 from ...tools.registry import ToolRegistry
 from ..config import Settings
 from ..events import Event, ToolCallStarted, ToolOutput, ToolResultEvent
@@ -67,8 +60,6 @@ class PreparedCall:
     """When it began waiting for approval or running (``time.monotonic()``)."""
     ended: bool = False
     """Its ``ToolResultEvent`` was emitted."""
-    error_type: ErrorType = ErrorType.INVALID_ARGUMENTS
-    """Why it fails without running, when ``invocation`` is None."""
 
 
 class ToolCalls:
@@ -132,7 +123,7 @@ class ToolCalls:
         try:
             return await self._run_one(prepared)
         except HookStopped as exc:
-            result = ToolResult.failure(str(exc), error_type=ErrorType.DENIED)
+            result = ToolResult.failure(str(exc))
             self._report(prepared, result)
             return result
         except asyncio.CancelledError:
@@ -153,7 +144,7 @@ class ToolCalls:
             invocation = self.registry.build(call.name, call.arguments, self.tool_ctx)
         except ToolArgumentError as exc:
             emit(ToolCallStarted(call.id, call.name, _loads(call.arguments), "invalid"))
-            return PreparedCall(call, None, str(exc), error_type=exc.error_type)
+            return PreparedCall(call, None, str(exc))
         name = invocation.tool.name
         emit(ToolCallStarted(call.id, name, _loads(call.arguments), invocation.describe(),
                              called_as=call.name if call.name != name else None))
@@ -163,7 +154,7 @@ class ToolCalls:
         repeated = signature == self.last_call and not invocation.tool.repeatable
         self.last_call = signature
         if repeated:
-            return PreparedCall(call, None, REPEATED_CALL, error_type=ErrorType.REPEATED)
+            return PreparedCall(call, None, REPEATED_CALL)
         return PreparedCall(call, invocation, None, signature)
 
     def _end_cancelled(self, prepared: list[PreparedCall]) -> None:
@@ -177,15 +168,13 @@ class ToolCalls:
             name = p.invocation.tool.name if p.invocation is not None else p.call.name
             took = round(now - p.started, 3) if p.started is not None else 0.0
             self.owner.emit(ToolResultEvent(p.call.id, name, False, CANCELLED_CALL,
-                                            duration=took, cancelled=True,
-                                            error_type=ErrorType.CANCELLED))
+                                            duration=took, cancelled=True))
 
     async def _run_one(self, prepared: PreparedCall) -> ToolResult:
         call, invocation = prepared.call, prepared.invocation
         prepared.started = time.monotonic()
         if invocation is None:
-            result = ToolResult.failure(prepared.error or "invalid tool call",
-                                        error_type=prepared.error_type)
+            result = ToolResult.failure(prepared.error or "invalid tool call")
         else:
             result = await self._approve_and_execute(call, invocation)
             if not result.ok and prepared.signature is not None \
@@ -215,7 +204,6 @@ class ToolCalls:
                 escalation_reason=result.escalation_reason,
                 warnings=list(result.warnings),
                 image_files=list(result.image_files),
-                error_type=result.failure_type,
             )
         )
         prepared.ended = True

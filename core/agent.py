@@ -2,9 +2,10 @@
 
 One model call is :mod:`.model_call`'s; each tool call goes through :mod:`.calls` (hooks,
 approval, the turn's checkpoint, execute); the hooks around a prompt are
-:mod:`.hooks.turn`'s, thinning and compaction :mod:`.context.compaction`'s. Everything the
-loop does is reported as an event to ``on_event``; front ends (the TUI, the headless
-printer) consume nothing else.
+:mod:`.hooks.turn`'s, thinning and compaction :mod:`.context.compaction`'s; what the model
+is offered is :mod:`.tool_offer`'s, a stronger model's takeover :mod:`.escalation`'s and a
+sub-agent :mod:`.subagents`'. Everything the loop does is reported as an event to
+``on_event``; front ends (the TUI, the headless printer) consume nothing else.
 """
 
 from __future__ import annotations
@@ -33,9 +34,8 @@ from .changes.snapshot_scope import SnapshotLimits
 from .config import Settings
 from .context.compaction import compact, fit_context
 from .context.window import CompactionLoop, ContextManager
-from .escalation import Escalation, cannot_proceed, takeover_note
+from .escalation import Escalation
 from .events import (
-    ApprovalDecided,
     AssistantMessage,
     ContextUpdated,
     ErrorEvent,
@@ -43,11 +43,7 @@ from .events import (
     EventSink,
     ModelNote,
     RunResult,
-    StreamRestart,
     TodoUpdated,
-    ToolCallStarted,
-    ToolOutput,
-    ToolResultEvent,
     TurnUsage,
     Usage,
     UserMessage,
@@ -55,7 +51,6 @@ from .events import (
 from .hooks import HookRunner
 from .hooks.turn import before_prompt, stop_go_on
 from .knowledge import Knowledge
-from .prompts import system_prompt
 from .providers.base import Message, ModelReply, Provider, ProviderError, ToolCallRequest
 from .retry import RetryPolicy
 from .safety.redaction import settings_secrets
@@ -63,7 +58,9 @@ from .safety.sandbox import make_sandbox
 from .safety.subprocess_env import subprocess_env
 from .sessions.log import SessionLog, SessionStore, turn_starts
 from .sessions.resume import TRANSIENT_EVENTS, RestoredSession, restore, with_notes
+from .subagents import SubAgents
 from .todos import TodoStore
+from .tool_offer import ToolOffer
 
 if TYPE_CHECKING:
     from .memory import ProjectMemory
@@ -116,6 +113,9 @@ class Agent:
             settings.max_retries, settings.retry_base_delay, settings.retry_max_delay
         )
         self.usage = Usage()
+        self.subagent = False
+        """A sub-agent's tool calls pass the hooks; its prompt and its stop do not."""
+        self.subagents = SubAgents(self, Agent)
         self.tool_ctx = ToolContext(
             workdir=workdir,
             output_dir=paths.tool_output_dir(self.session_id),
@@ -128,33 +128,30 @@ class Agent:
             network_enabled=settings.network,
             supports_images=provider.supports_images(),
             settings=settings,
-            run_subagent=self._run_subagent,
+            run_subagent=self.subagents.run,
             memory=memory,
             on_skill_activated=self._skill_activated,
         )
         self.knowledge = knowledge or Knowledge(workdir)
         self.tool_ctx.skills = self.knowledge.skills
-        self._limit_tools()
+        self.offer = ToolOffer(self, registry, workdir, self.native_tools)
+        """The tools the model is offered and the system prompt that describes them."""
+        self.offer.limit_to_persona()
         self.hooks = HookRunner(self.knowledge.hooks, workdir, self.session_id,
                                 self.tool_ctx.env)
         self.session_source = "startup"
         """What ``SessionStart`` hooks are told started the session: ``startup``,
         ``resume`` (a restored log) or ``clear`` (after /clear)."""
         self._session_started = False
-        self.subagent = False
-        """A sub-agent's tool calls pass the hooks; its prompt and its stop do not."""
-        self._subagents = 0
         self.context = ContextManager(provider.context_window(), provider.count_tokens,
                                       paths.fragments_dir(self.session_id))
         registry.choose_set(settings.tool_set, self.context.window)
-        schemas = registry.schemas()
-        self._specs = text_protocol.tool_specs(schemas)
+        self.offer.specs = text_protocol.tool_specs(registry.schemas())
         self.messages: list[Message] = [{"role": "system", "content": ""}]
-        self._rewrite_system_prompt()
+        self.offer.rewrite_system_prompt()
         self._calls_made = 0
-        self._external: dict[str, list[str]] = {}  # tools from outside, by group
         self._notes: list[str] = []
-        self.escalation = Escalation()
+        self.escalation = Escalation(self)
         """Whether ``escalation_model`` has taken the current run over."""
         self.gate = ApprovalGate(approver, registry, self.tool_ctx, workdir, self.emit)
         """Decides whether each call runs; keeps the rules the person gave."""
@@ -228,46 +225,14 @@ class Agent:
         self.tool_ctx.skills = knowledge.skills
         self.hooks = HookRunner(knowledge.hooks, self.workdir, self.session_id,
                                 self.tool_ctx.env)
-        self._limit_tools()
-        self._specs = text_protocol.tool_specs(self.registry.schemas())
-        self._rewrite_system_prompt()
-
-    def _limit_tools(self) -> None:
-        """Offer the model only the tools the knowledge's persona allows (all without one)."""
-        persona = self.knowledge.persona
-        if persona is None:
-            self.registry.offer_only(None)
-        else:
-            self.registry.offer_only(persona.tool_filter(), persona.limit_reason())
+        self.offer.refresh()
 
     def use_external_tools(self, group: str, tools: Sequence[Tool]) -> bool:
         """Offer ``tools`` instead of the tools this agent was last given for ``group``
         (``mcp``: the MCP servers' tools as they are now; ``discovered``: the project's
         discovery command's). Call it between turns; returns whether anything changed.
         A tool whose name a built-in tool has is left out."""
-        old = self._external.get(group, [])
-        fresh = [tool for tool in tools if tool.name not in self.registry
-                 or tool.name in old]
-        if sorted(old) == sorted(tool.name for tool in fresh):
-            return False
-        for name in old:
-            self.registry.remove(name)
-        for tool in fresh:
-            self.registry.register(tool)
-        self._external[group] = [tool.name for tool in fresh]
-        self._specs = text_protocol.tool_specs(self.registry.schemas())
-        if not self.native_tools:
-            self._rewrite_system_prompt()  # the text protocol lists the tools in it
-        return True
-
-    def _rewrite_system_prompt(self) -> None:
-        """The system prompt from the settings, the tools and the knowledge as they are."""
-        self.messages[0] = {**self.messages[0], "content": system_prompt(
-            self.workdir, self.provider.model,
-            None if self.native_tools else self.registry.schemas(),
-            self.settings.approval_mode, self.settings.network,
-            self.knowledge.prompt_sections(skills=not self.registry.lean),
-            lean=self.registry.lean)}
+        return self.offer.use_external(group, tools)
 
     def _skill_activated(self, skill: Skill) -> None:
         """``activate_skill`` loaded ``skill``: its allowed tools are allowed for the session,
@@ -339,7 +304,8 @@ class Agent:
                 usage = usage + reply.usage
                 text = reply.text
                 if not reply.tool_calls:
-                    if await self._stop_hooks_go_on(text) or self._escalate_answer(text):
+                    if (await self._stop_hooks_go_on(text)
+                            or self.escalation.take_over_answer(text)):
                         continue
                     break
                 if reply.text.strip():
@@ -347,7 +313,7 @@ class Agent:
                 suggested = len(self.calls.escalations)
                 await self._run_tools(reply.tool_calls)
                 if len(self.calls.escalations) > suggested:
-                    self._escalate(self.calls.escalations[suggested], "tool")
+                    self.escalation.take_over(self.calls.escalations[suggested], "tool")
         except asyncio.CancelledError:
             self.gate.turn_rules = []
             self._response_calls.answer_all(self.messages, self.native_tools, self.emit)
@@ -372,28 +338,6 @@ class Agent:
         await self.calls.checkpoints.end_turn()
         self.emit(result)
         return result
-
-    # -- escalation --------------------------------------------------------------------
-
-    def _escalate(self, reason: str, trigger: str) -> bool:
-        """Send the rest of this run's model calls to ``escalation_model`` (once a run; never
-        in a sub-agent, a bounded helper whose notices nobody sees). The run keeps its tool
-        protocol: its history and system prompt are written in it."""
-        escalated = None if self.subagent else self.escalation.take_over(
-            self.provider, self.settings, reason, trigger)
-        if escalated is not None:
-            self.emit(escalated)
-        return escalated is not None
-
-    def _escalate_answer(self, answer: str) -> bool:
-        """The model's final answer says it cannot proceed: the escalation model gets one go
-        at the task, told so in a note (a user message)."""
-        reason = cannot_proceed(answer) if self.settings.escalation_model else None
-        if reason is None or not self._escalate(reason, "answer"):
-            return False
-        model = self.settings.escalation_model or ""
-        self.messages.append({"role": "user", "content": takeover_note(model, reason)})
-        return True
 
     # -- hooks -------------------------------------------------------------------------
 
@@ -448,7 +392,7 @@ class Agent:
         tools = self.registry.schemas() if self.native_tools else None
         reply = await model_call.complete(
             lambda: self.escalation.active or self.provider, self.messages, tools,
-            None if self.native_tools else self._specs, self.retry, self.emit, self._compact)
+            None if self.native_tools else self.offer.specs, self.retry, self.emit, self._compact)
         reply = self._record_reply(reply)
         self.usage = self.usage + reply.usage
         self.emit(TurnUsage(reply.usage, self.usage))
@@ -470,7 +414,7 @@ class Agent:
         else:
             message = {"role": "assistant", "content": reply.text}
             visible, calls = text_protocol.parse_tool_calls(
-                reply.text, self._specs, id_prefix=f"t{self._calls_made}"
+                reply.text, self.offer.specs, id_prefix=f"t{self._calls_made}"
             )
             shown = ModelReply(visible, calls, reply.usage, reply.finish_reason)
         self.messages.append(message)
@@ -494,29 +438,3 @@ class Agent:
                                      self.settings.max_output_tokens,
                                      list(zip(calls, results, strict=True)))
         self.messages.extend(result_messages(self.native_tools, calls, results, contents))
-
-    async def _run_subagent(self, prompt: str, tool_names: list[str]) -> str:
-        """Run a sub-agent with only ``tool_names``; its tool calls show in the tool log.
-
-        Returns its final answer; raises ``RuntimeError`` with the reason when it fails.
-        """
-        self._subagents += 1
-        registry = ToolRegistry([t for t in self.registry if t.name in tool_names])
-
-        def forward(event: Event) -> None:
-            if isinstance(event, ToolCallStarted | ToolOutput | ApprovalDecided
-                          | ToolResultEvent | StreamRestart):
-                self.emit(event)
-
-        child = Agent(self.provider, registry, self.settings, self.workdir, self.approver,
-                      forward, session_id=f"{self.session_id}-sub{self._subagents}",
-                      knowledge=self.knowledge, memory=self.tool_ctx.memory)
-        child.subagent = True
-        child.checkpoints = None  # its changes fall in this turn's checkpoints
-        child.tool_ctx.browser = self.tool_ctx.shared_browser()  # one browser per session
-        child.gate.share_rules(self.gate)  # one session, one set of rules
-        result = await child.run(prompt)
-        self.usage = self.usage + result.usage
-        if not result.ok:
-            raise RuntimeError(result.error or "the sub-agent failed")
-        return result.text

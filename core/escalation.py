@@ -2,8 +2,9 @@
 
 With ``escalation_model`` set, the rest of a run (one prompt) goes to that model when a tool
 result suggests a stronger model (an edit whose text is not in the file) or when the model's
-final answer says it cannot proceed. This module holds what decides that and what the model
-is told; :class:`~agent_tui.core.agent.Agent` does the switching.
+final answer says it cannot proceed. This module holds what decides that, what the model
+is told, and the switch (:class:`Escalation`, which :class:`~agent_tui.core.agent.Agent`'s
+loop asks).
 
 The answer detector is deliberately conservative: a needless escalation costs money and a
 second answer, a missed one only leaves the person to switch models. It matches a sentence
@@ -17,10 +18,10 @@ denied, refused or unsafe (a stronger model would be held back just the same).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from .events import Escalated
-from .providers.base import Provider
+from .events import Escalated, Event
+from .providers.base import Message, Provider
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -49,7 +50,7 @@ _DECLINED = re.compile(
     r"|destructive|unsafe|dangerous|harmful)\b",
     re.IGNORECASE)
 
-__all__ = ["Escalation", "cannot_proceed", "escalation_api", "takeover_note"]
+__all__ = ["Escalation", "EscalationOwner", "cannot_proceed", "escalation_api", "takeover_note"]
 
 
 def cannot_proceed(answer: str) -> str | None:
@@ -113,11 +114,31 @@ def escalation_api(settings: Settings) -> dict[str, str | None]:
     return api
 
 
+class EscalationOwner(Protocol):
+    """What an escalation reads of the agent whose runs it may take over, as it is at each
+    run (the person may switch models or settings between turns)."""
+
+    @property
+    def provider(self) -> Provider: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def subagent(self) -> bool: ...
+
+    @property
+    def messages(self) -> list[Message]: ...
+
+    def emit(self, event: Event) -> None: ...
+
+
 class Escalation:
     """Which model has an agent's run: the person's own, or the escalation model once it took
     over. The stronger model's provider is built on first use and kept for later runs."""
 
-    def __init__(self) -> None:
+    def __init__(self, owner: EscalationOwner) -> None:
+        self._owner = owner
         self._stronger: Provider | None = None
         self.active: Provider | None = None
         """The escalation model's provider while it has the run; None: the agent's own."""
@@ -126,8 +147,35 @@ class Escalation:
         """A new prompt: it starts with the person's own model again."""
         self.active = None
 
-    def take_over(self, primary: Provider, settings: Settings, reason: str,
-                  trigger: str) -> Escalated | None:
+    def take_over(self, reason: str, trigger: str) -> bool:
+        """Send the rest of this run's model calls to ``escalation_model`` (once a run; never
+        in a sub-agent, a bounded helper whose notices nobody sees) and report it. The run
+        keeps its tool protocol: its history and system prompt are written in it.
+
+        Returns whether it took over: not without an escalation model, when it already
+        did, or when it is the agent's own model.
+        """
+        owner = self._owner
+        if owner.subagent:
+            return False
+        escalated = self._switch(owner.provider, owner.settings, reason, trigger)
+        if escalated is not None:
+            owner.emit(escalated)
+        return escalated is not None
+
+    def take_over_answer(self, answer: str) -> bool:
+        """The model's final answer says it cannot proceed: the escalation model gets one go
+        at the task, told so in a note (a user message). Returns whether it took over."""
+        settings = self._owner.settings
+        reason = cannot_proceed(answer) if settings.escalation_model else None
+        if reason is None or not self.take_over(reason, "answer"):
+            return False
+        model = settings.escalation_model or ""
+        self._owner.messages.append({"role": "user", "content": takeover_note(model, reason)})
+        return True
+
+    def _switch(self, primary: Provider, settings: Settings, reason: str,
+                trigger: str) -> Escalated | None:
         """Give the rest of the run to ``settings.escalation_model``; once a run.
 
         Returns the event to report, or None when nothing changes: no escalation model, it

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
 
 from .events import EventSink, StreamRestart, TextDelta
 from .providers.base import Message, ModelReply, Provider, ProviderError
@@ -14,7 +13,7 @@ from .text_protocol import ToolBlockFilter, ToolSpec
 
 
 async def complete(provider: Callable[[], Provider], messages: list[Message],
-                   tools: list[dict[str, Any]] | None, specs: Mapping[str, ToolSpec] | None,
+                   tools: list[dict[str, object]] | None, specs: Mapping[str, ToolSpec] | None,
                    retry: RetryPolicy, emit: EventSink,
                    compact: Callable[[], Awaitable[None]]) -> ModelReply:
     """Ask the model once for its reply to ``messages``, streaming its text to ``emit``.
@@ -34,7 +33,7 @@ async def complete(provider: Callable[[], Provider], messages: list[Message],
     while True:
         stream_filter = None if specs is None else ToolBlockFilter(specs)
 
-        def on_text(piece: str, stream_filter: Any = stream_filter) -> None:
+        def on_text(piece: str, stream_filter: ToolBlockFilter | None = stream_filter) -> None:
             shown = stream_filter.feed(piece) if stream_filter else piece
             if shown:
                 emit(TextDelta(shown))

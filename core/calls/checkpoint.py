@@ -6,9 +6,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from ...tools.base import Invocation
+from ...tools.base import Invocation, ToolParams
 from ..changes.checkpoints import (
     CheckpointError,
     Checkpoints,
@@ -48,7 +47,7 @@ class TurnCheckpoints:
         self.turn = turn
         self._before = ""
 
-    async def before_change(self, invocation: Invocation[Any]) -> None:
+    async def before_change(self, invocation: Invocation[ToolParams]) -> None:
         """Snapshot the project ahead of the turn's first call that may change it."""
         if invocation.tool.read_only or self._before:
             return

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
 
 from ...tools.base import ToolResult
 from ..context.oversized import cut_to_fit
@@ -15,7 +14,7 @@ from ..text_protocol import results_message
 
 
 async def fit_results(context: ContextManager, messages: list[Message],
-                      tools: list[dict[str, Any]] | None, max_output_tokens: int | None,
+                      tools: list[dict[str, object]] | None, max_output_tokens: int | None,
                       finished: Sequence[tuple[ToolCallRequest, ToolResult]]) -> list[str]:
     """The results' texts as they go into the context: one too large for the room left in
     the window is cut to fit, its whole text kept as a fragment ``rehydrate`` pages through

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...tools.base import Confirmation, Invocation, ToolArgumentError, ToolParams, ToolResult
 from ...tools.names import ToolName
@@ -62,7 +62,7 @@ class Outcome:
     allowed: bool
     reason: str
     by: str = "user"
-    run: tuple[str, dict[str, Any]] | None = None
+    run: tuple[str, dict[str, object]] | None = None
     note: str = ""
     scope: Scope = "once"
     rules: tuple[str, ...] = ()
@@ -104,13 +104,13 @@ def outcome_of(decision: Decision, request: ApprovalRequest, invocation: Invocat
     return _hunks_written(decision, params, confirmation, kept_for, scope, kept)
 
 
-def _edited(tool: str, args: dict[str, Any]) -> Outcome:
+def _edited(tool: str, args: dict[str, object]) -> Outcome:
     told = json.dumps(args, ensure_ascii=False)[:NOTE_ARGS_LIMIT]
     return Outcome(True, "approved after the user edited it", run=(tool, args), note=(
         f"the person edited this call before it ran; it ran as {tool} with {told}"))
 
 
-def _hunks_written(decision: WriteHunks, params: dict[str, Any],
+def _hunks_written(decision: WriteHunks, params: dict[str, object],
                    confirmation: Confirmation | None, kept_for: str, scope: Scope,
                    rules: tuple[str, ...]) -> Outcome:
     """Write only the kept hunks, telling the model which were left out."""
@@ -241,9 +241,10 @@ class ApprovalGate:
         else:
             outcome = Outcome(verdict.verdict == permissions.Verdict.ALLOW, verdict.reason,
                               by=verdict.by)
-        if outcome.allowed and outcome.run is not None and "command" in outcome.run[1]:
+        command = outcome.run[1].get("command") if outcome.run is not None else None
+        if outcome.allowed and isinstance(command, str):
             # The person's edit is theirs to make, but never into a hard-denied command.
-            denial = permissions.hard_denied(outcome.run[1]["command"], self.workdir)
+            denial = permissions.hard_denied(command, self.workdir)
             if denial:
                 outcome = Outcome(False, denial, by=outcome.by)
         edited: Invocation[ToolParams] | None = None

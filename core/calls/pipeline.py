@@ -9,9 +9,16 @@ import contextlib
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
-from ...tools.base import CURRENT_CALL_ID, Invocation, ToolArgumentError, ToolContext, ToolResult
+from ...tools.base import (
+    CURRENT_CALL_ID,
+    Invocation,
+    ToolArgumentError,
+    ToolContext,
+    ToolParams,
+    ToolResult,
+)
 from ...tools.registry import ToolRegistry
 from ..config import Settings
 from ..events import Event, ToolCallStarted, ToolOutput, ToolResultEvent
@@ -53,7 +60,7 @@ class PreparedCall:
     """A call validated (or not) and announced, on its way to its result."""
 
     call: ToolCallRequest
-    invocation: Invocation[Any] | None
+    invocation: Invocation[ToolParams] | None
     error: str | None
     signature: tuple[str, str] | None = None
     started: float | None = None
@@ -209,7 +216,7 @@ class ToolCalls:
         prepared.ended = True
 
     async def _approve_and_execute(
-        self, call: ToolCallRequest, invocation: Invocation[Any]
+        self, call: ToolCallRequest, invocation: Invocation[ToolParams]
     ) -> ToolResult:
         owner = self.owner
         with contextlib.suppress(Exception):  # best effort: execute reports what fails
@@ -257,7 +264,9 @@ def _canonical(arguments: str) -> str:
         return arguments
 
 
-def _loads(arguments: str) -> Any:
+def _loads(arguments: str) -> object:
+    """The arguments parsed, or their text when they are no JSON (shown as the model sent
+    them)."""
     try:
         return json.loads(arguments) if arguments else {}
     except json.JSONDecodeError:

@@ -27,6 +27,11 @@ DEFAULT_MODELS: tuple[tuple[str, str], ...] = (
 )
 
 
+ACD_NOTE = ("agent-tui: note: --acd changes nothing here: context dehydration is always on "
+            "(large old tool results are set aside as fragments at 50-80 % of the context "
+            "window, and the rehydrate tool brings them back); drop the flag.")
+"""What ``--acd`` (g3's "aggressive context dehydration") is told, once, on stderr."""
+
 SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "sessions": (".sessions_cli", "main", "list, search, show and delete recorded sessions"),
     "agents": (".agents_cli", "main", "list the personas --agent NAME takes on"),
@@ -124,6 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_setting_flags(parser, "context_window", "tool_protocol", "tool_set", "network",
                       "webdriver", "chrome_headless", "computer_control", "sandbox")
+    parser.add_argument("--acd", action="store_true",
+                        help="g3's aggressive context dehydration: always on in agent-tui "
+                        "(old tool results become fragments that rehydrate brings back), "
+                        "so the flag is accepted and changes nothing")
     parser.add_argument("--preview", action="store_true",
                         help="with -p: before refusing a shell or background command that "
                         "needs approval, run it in a sandbox over a scratch copy of the "

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .cli_parser import (
+    ACD_NOTE,
     EXIT_FAILURE,
     EXIT_OK,
     EXIT_USAGE,  # noqa: F401 - part of this module's interface
@@ -40,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
         return getattr(importlib.import_module(module, __package__), function)(argv[1:])
     parser = main_parser()
     args = parser.parse_args(argv)
+    if args.acd:
+        say(ACD_NOTE)
     workdir = Path(args.path or os.getcwd()).expanduser().resolve()
     if not workdir.is_dir():
         return usage_error(parser, f"{workdir} is not a folder; pass a project folder.")

@@ -277,6 +277,10 @@ class ToolResultEvent(Event):
             to people in the call's block.
         cancelled: The call did not finish: the turn was cancelled while it waited for
             approval, ran, or waited for an earlier call of the same response.
+        error_type: Why a failed call failed, in a word scripts and hooks act on
+            (``tools.base.ErrorType``: ``not_found``, ``denied``, ``timeout``,
+            ``invalid_arguments``, ``cancelled``, ``repeated``, ``unavailable``, ``failed``);
+            None for a call that succeeded, and in logs written before it was recorded.
     """
 
     type: ClassVar[str] = "tool_result"
@@ -294,6 +298,16 @@ class ToolResultEvent(Event):
     warnings: list[str] = field(default_factory=list)
     image_files: list[str] = field(default_factory=list)
     cancelled: bool = False
+    error_type: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form; ``error_type`` only when the call failed."""
+        data = Event.to_dict(self)
+        if self.ok:
+            data.pop("error_type")
+        elif self.error_type is None:  # a record from before error types
+            data["error_type"] = "cancelled" if self.cancelled else "failed"
+        return data
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,6 +97,30 @@ EDIT_TIER_NOTES: dict[str, str] = {
 """How people are told an edit did not match exactly, by ``ToolResult.edit_tier``."""
 
 
+class ErrorType(StrEnum):
+    """Why a tool call failed, in a word scripts and hooks can act on (the ``error_type`` of
+    a failed ``tool_result`` event, in stream-json and the session log)."""
+
+    FAILED = "failed"
+    """Anything else: the tool ran and its work failed (the default)."""
+    NOT_FOUND = "not_found"
+    """The file or folder the call names does not exist."""
+    DENIED = "denied"
+    """Refused before it ran: by the approval mode, the rules, the person, or a hook."""
+    TIMEOUT = "timeout"
+    """It ran out of time and was stopped."""
+    INVALID_ARGUMENTS = "invalid_arguments"
+    """The call itself was wrong: no such tool, arguments that are not JSON or do not fit
+    the tool's schema, or a person's edit of it that does not."""
+    CANCELLED = "cancelled"
+    """A cancel stopped it, or it never started because of one."""
+    REPEATED = "repeated"
+    """The same call as the one just before it; not run again."""
+    UNAVAILABLE = "unavailable"
+    """What it needs is off or missing here: the network, a tool outside this session's
+    set, a service not configured."""
+
+
 @dataclass(frozen=True, slots=True)
 class ImagePart:
     """An image a tool hands to a multimodal model."""
@@ -124,6 +148,8 @@ class ToolResult:
             each (e.g. a syntax error an edit added); also in ``llm_content``.
         image_files: Image files the call saved (absolute paths, e.g. a screenshot) that
             people should see: the workbench shows them in the call's block.
+        error_type: Why a failed call failed (:class:`ErrorType`); None on a failure reads
+            as ``failed``, so only failures of a known kind set it.
     """
 
     llm_content: str
@@ -135,18 +161,28 @@ class ToolResult:
     edit_tier: str | None = None
     warnings: list[str] = field(default_factory=list)
     image_files: list[str] = field(default_factory=list)
+    error_type: ErrorType | None = None
 
     @property
     def ok(self) -> bool:
         """True when the call succeeded."""
         return self.error is None
 
+    @property
+    def failure_type(self) -> ErrorType | None:
+        """Why the call failed (``failed`` when no kind was given); None when it succeeded."""
+        if self.ok:
+            return None
+        return self.error_type or ErrorType.FAILED
+
     @classmethod
     def failure(cls, message: str, *, suggest_escalation: bool = False,
-                escalation_reason: str | None = None) -> ToolResult:
+                escalation_reason: str | None = None,
+                error_type: ErrorType = ErrorType.FAILED) -> ToolResult:
         """A failed call whose message goes to the model and to people alike."""
         return cls(llm_content=f"Error: {message}", error=message,
-                   suggest_escalation=suggest_escalation, escalation_reason=escalation_reason)
+                   suggest_escalation=suggest_escalation, escalation_reason=escalation_reason,
+                   error_type=error_type)
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,7 +329,13 @@ class Invocation(ABC, Generic[P]):
 
 
 class ToolArgumentError(Exception):
-    """The model's arguments did not fit the tool's schema."""
+    """The call cannot be built: the model's arguments did not fit the tool's schema, or
+    what the tool needs is not there (``error_type`` says which)."""
+
+    def __init__(self, message: str,
+                 error_type: ErrorType = ErrorType.INVALID_ARGUMENTS) -> None:
+        super().__init__(message)
+        self.error_type = error_type
 
 
 class Tool(ABC):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .base import (
     Confirmation,
+    ErrorType,
     Invocation,
     OutputCallback,
     Tool,
@@ -219,7 +220,8 @@ class CoverageInvocation(Invocation[CoverageParams]):
         note += (", e.g. `python -m coverage run -m pytest -q tests/some_part` and "
                  "`python -m coverage report`]" if plan.project == "Python" else "]")
         return ToolResult(llm_content=f"{run.output.rstrip()}\n{note}",
-                          error=f"{plan.project} coverage timed out after {seconds} s")
+                          error=f"{plan.project} coverage timed out after {seconds} s",
+                          error_type=ErrorType.TIMEOUT)
 
     def _result(self, plan: CoveragePlan, tests: CommandRun, report: CommandRun) -> ToolResult:
         verdict = {0: "passed", 1: "failed", 5: "none collected"}.get(tests.code or 0, "error")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .base import (
+    ErrorType,
     Invocation,
     OpenArguments,
     OutputCallback,
@@ -111,7 +112,8 @@ class DiscoveredInvocation(Invocation[OpenArguments]):
                                         self.ctx.env)
         except TimeoutError:
             return ToolResult.failure(f"{self.tool.name} did not finish within "
-                                      f"{CALL_TIMEOUT_S:.0f} s and was stopped")
+                                      f"{CALL_TIMEOUT_S:.0f} s and was stopped",
+                                      error_type=ErrorType.TIMEOUT)
         except OSError as exc:
             return ToolResult.failure(f"tool_call_command could not start: {exc}")
         text = out.decode(errors="replace")[:MAX_OUTPUT]

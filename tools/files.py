@@ -29,6 +29,7 @@ from ..core.text.text_files import (
 )
 from .base import (
     Confirmation,
+    ErrorType,
     Invocation,
     OutputCallback,
     ToolArgumentError,
@@ -65,6 +66,17 @@ def number_line(number: int, line: str) -> str:
     return f"{number:>6}: {line}"
 
 
+FILE_NOT_FOUND = "file not found"
+"""How the message of a file that does not exist begins (``file_problem``)."""
+
+
+def file_failure(problem: str) -> ToolResult:
+    """The failed result of a file ``file_problem`` or ``load_bytes`` refused: ``not_found``
+    when it does not exist."""
+    kind = ErrorType.NOT_FOUND if problem.startswith(FILE_NOT_FOUND) else ErrorType.FAILED
+    return ToolResult.failure(problem, error_type=kind)
+
+
 def file_problem(path: Path, shown: str, *, max_bytes: int | None = MAX_FILE_BYTES) -> str | None:
     """Why ``path`` cannot be read as a file, or None when it can.
 
@@ -76,7 +88,7 @@ def file_problem(path: Path, shown: str, *, max_bytes: int | None = MAX_FILE_BYT
     try:
         st = path.stat()
     except (FileNotFoundError, NotADirectoryError):
-        return (f"file not found: {shown}. Check the path; list the folder with the shell "
+        return (f"{FILE_NOT_FOUND}: {shown}. Check the path; list the folder with the shell "
                 f"tool, e.g. `ls {shlex.quote(str(path.parent))}`")
     except OSError as exc:
         return f"cannot access {shown}: {exc.strerror or exc}"
@@ -125,8 +137,9 @@ def load_for_edit(path: Path, shown: str) -> tuple[bytes, TextFile]:
     """
     loaded = load_bytes(path, shown)
     if isinstance(loaded, str):
-        if loaded.startswith("file not found"):
-            loaded += "; to create a new file use write_file"
+        if loaded.startswith(FILE_NOT_FOUND):
+            raise EditError(loaded + "; to create a new file use write_file",
+                            error_type=ErrorType.NOT_FOUND)
         raise EditError(loaded)
     return loaded, decode_text(loaded)
 
@@ -257,11 +270,13 @@ class EditError(Exception):
     """An edit that cannot be applied; the message tells the model what to do instead."""
 
     def __init__(self, message: str, *, suggest_escalation: bool = False,
-                 escalation_reason: str | None = None) -> None:
+                 escalation_reason: str | None = None,
+                 error_type: ErrorType = ErrorType.FAILED) -> None:
         super().__init__(message)
         self.message = message
         self.suggest_escalation = suggest_escalation
         self.escalation_reason = escalation_reason
+        self.error_type = error_type
 
 
 def edit_snippet(text: str, changed: list[tuple[int, int]]) -> str:
@@ -391,7 +406,8 @@ class FileChangeInvocation(Invocation[P], Generic[P, Out]):
                 raise EditError(syntax.refusal())
         except EditError as exc:
             return ToolResult.failure(exc.message, suggest_escalation=exc.suggest_escalation,
-                                      escalation_reason=exc.escalation_reason)
+                                      escalation_reason=exc.escalation_reason,
+                                      error_type=exc.error_type)
         try:
             write_atomically(path, new, follow_symlinks=True)
         except OSError as exc:

@@ -28,7 +28,7 @@ from .base import (
 from .http_request import allowed_domain
 from .images import screenshot_path
 from .names import ToolName
-from .web import check_network, describe_http_error, http_client, http_status_error
+from .web import check_network, http_client, http_failure, http_status_error
 
 KEY_ENV = "GIPHY_API_KEY"
 DEFAULT_URL = "https://api.giphy.com/v1/gifs/search"
@@ -74,7 +74,7 @@ class GifSearchInvocation(Invocation[GifSearchParams]):
                 preview = await _first_frame(client, gifs[0]["still"] or gifs[0]["gif"]) \
                     if gifs else None
         except httpx.HTTPError as exc:
-            return ToolResult.failure(describe_http_error(exc, url, TIMEOUT_S))
+            return http_failure(exc, url, TIMEOUT_S)
         except ValueError:
             return ToolResult.failure("Giphy answered with something other than JSON; try "
                                       "again later")

@@ -26,7 +26,7 @@ from .base import (
     ToolResult,
 )
 from .names import ToolName
-from .web import check_network, describe_http_error, http_client
+from .web import check_network, http_client, http_failure
 
 Method = Literal["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 BODY_BUDGET = 20_000
@@ -86,7 +86,7 @@ class HttpRequestInvocation(Invocation[HttpRequestParams]):
                                          content=content) as response:
                     data = await _read(response)
         except httpx.HTTPError as exc:
-            return ToolResult.failure(describe_http_error(exc, params.url, params.timeout))
+            return http_failure(exc, params.url, params.timeout)
         return ToolResult(_report(response, data), display=(
             f"{response.status_code} {response.reason_phrase} · {len(data):,} bytes"))
 

@@ -42,6 +42,7 @@ from .files import (
     MAX_LINE_CHARS,
     display_path,
     editor_has_unsaved,
+    file_failure,
     file_problem,
     number_line,
     path_field,
@@ -351,7 +352,7 @@ class ReadFileInvocation(Invocation[ReadFileParams]):
         path, shown = self.path, display_path(self.ctx, self.path)
         problem = file_problem(path, shown, max_bytes=None)
         if problem:
-            return ToolResult.failure(problem)
+            return file_failure(problem)
         try:
             with path.open("rb") as handle:
                 source, size = self._seen(handle)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .aliases import BY_NAME, canonical_name
-from .base import Invocation, Tool, ToolArgumentError, ToolContext, ToolParams
+from .base import ErrorType, Invocation, Tool, ToolArgumentError, ToolContext, ToolParams
 from .lean import LEAN_TOOLS, LEAN_WHY, lean_is_chosen, lean_schema
 
 __all__ = ["ToolRegistry", "canonical_name", "parse_arguments"]
@@ -130,11 +130,13 @@ class ToolRegistry:
             why = LEAN_WHY if self._lean and wanted not in LEAN_TOOLS else self._hidden_why
             if wanted in self._tools and why:
                 raise ToolArgumentError(
-                    f"{wanted!r} is not available: {why}. Available tools: {available}.")
+                    f"{wanted!r} is not available: {why}. Available tools: {available}.",
+                    ErrorType.UNAVAILABLE)
             if alias is not None:
                 raise ToolArgumentError(
                     f"{name!r} is {alias.seed}'s name for agent-tui's {alias.tool!r}, which "
-                    f"is not available in this session. Available tools: {available}.")
+                    f"is not available in this session. Available tools: {available}.",
+                    ErrorType.UNAVAILABLE)
             raise ToolArgumentError(
                 f"there is no tool named {name!r}. Available tools: {available}."
             )

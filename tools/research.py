@@ -8,6 +8,7 @@ from pydantic import Field
 
 from .base import (
     Confirmation,
+    ErrorType,
     Invocation,
     OutputCallback,
     Tool,
@@ -104,7 +105,7 @@ class ResearchInvocation(Invocation[ResearchParams]):
     async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
         """Run the sub-agent and return its brief, noting missing sections."""
         if not self.ctx.network_enabled:
-            return ToolResult.failure(NETWORK_OFF_MESSAGE)
+            return ToolResult.failure(NETWORK_OFF_MESSAGE, error_type=ErrorType.UNAVAILABLE)
         if self.ctx.run_subagent is None:
             return ToolResult.failure(
                 "research needs a sub-agent, which this run cannot start; use web_search and "

@@ -19,6 +19,7 @@ from ..core.safety.sandbox import SandboxError
 from .base import (
     CommandRunner,
     Confirmation,
+    ErrorType,
     Invocation,
     OutputCallback,
     Tool,
@@ -201,7 +202,8 @@ class ShellInvocation(Invocation[ShellParams]):
                 f"milliseconds (at most {MAX_TIMEOUT_MS}); start a server or watcher in the "
                 "background instead (`cmd > log 2>&1 &`)]")
         return ToolResult(llm_content=_append_line(sink.render(), note),
-                          error=f"command timed out after {seconds} s")
+                          error=f"command timed out after {seconds} s",
+                          error_type=ErrorType.TIMEOUT)
 
     @staticmethod
     def _ended(sink: OutputSink, returncode: int, killed_by: str | None) -> ToolResult:

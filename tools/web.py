@@ -20,6 +20,7 @@ from pydantic import Field
 
 from .base import (
     Confirmation,
+    ErrorType,
     Invocation,
     OutputCallback,
     Tool,
@@ -65,7 +66,7 @@ def check_network(ctx: ToolContext) -> None:
         ToolArgumentError: with ``NETWORK_OFF_MESSAGE``.
     """
     if not ctx.network_enabled:
-        raise ToolArgumentError(NETWORK_OFF_MESSAGE)
+        raise ToolArgumentError(NETWORK_OFF_MESSAGE, ErrorType.UNAVAILABLE)
 
 
 def http_client(timeout: float, *, follow_redirects: bool = False) -> httpx.AsyncClient:
@@ -93,6 +94,13 @@ def describe_http_error(exc: httpx.HTTPError, url: str, timeout: float) -> str:
             return f"could not resolve the host {host} (DNS lookup failed); check the spelling of the address"
         return f"could not connect to {host} ({text or type(exc).__name__}); check the address or try later"
     return f"the request to {url} failed ({type(exc).__name__}: {exc}); try again or another source"
+
+
+def http_failure(exc: httpx.HTTPError, url: str, timeout: float) -> ToolResult:
+    """The failed result of a request to ``url`` that raised ``exc``: a ``timeout`` when
+    it took longer than ``timeout`` seconds."""
+    kind = ErrorType.TIMEOUT if isinstance(exc, httpx.TimeoutException) else ErrorType.FAILED
+    return ToolResult.failure(describe_http_error(exc, url, timeout), error_type=kind)
 
 
 def timeout_message(url: str, timeout: float) -> str:
@@ -177,15 +185,16 @@ class WebFetchInvocation(Invocation[WebFetchParams]):
     async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
         """Fetch, convert and cap the page; failures come back as error results."""
         if not self.ctx.network_enabled:
-            return ToolResult.failure(NETWORK_OFF_MESSAGE)
+            return ToolResult.failure(NETWORK_OFF_MESSAGE, error_type=ErrorType.UNAVAILABLE)
         timeout = self.params.timeout
         try:
             async with asyncio.timeout(timeout):
                 page = await self._download(timeout)
         except TimeoutError:
-            return ToolResult.failure(timeout_message(self.url, timeout))
+            return ToolResult.failure(timeout_message(self.url, timeout),
+                                      error_type=ErrorType.TIMEOUT)
         except httpx.HTTPError as exc:
-            return ToolResult.failure(describe_http_error(exc, self.url, timeout))
+            return http_failure(exc, self.url, timeout)
         except _HttpStatus as exc:
             return ToolResult.failure(str(exc))
         kind = page.content_type

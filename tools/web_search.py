@@ -17,6 +17,7 @@ from pydantic import Field
 
 from .base import (
     Confirmation,
+    ErrorType,
     Invocation,
     OutputCallback,
     Tool,
@@ -89,7 +90,7 @@ class WebSearchTool(Tool):
         if not params.query.strip():
             raise ToolArgumentError("query is empty; pass the words to search for")
         if getattr(ctx.settings, "web_search_backend", None) not in SEARCH_BACKENDS:
-            raise ToolArgumentError(NOT_CONFIGURED)
+            raise ToolArgumentError(NOT_CONFIGURED, ErrorType.UNAVAILABLE)
 
     def create_invocation(self, params: WebSearchParams, ctx: ToolContext) -> WebSearchInvocation:
         """Make the invocation."""
@@ -116,7 +117,7 @@ class WebSearchInvocation(Invocation[WebSearchParams]):
     async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
         """Ask the service and number its results."""
         if not self.ctx.network_enabled:
-            return ToolResult.failure(NETWORK_OFF_MESSAGE)
+            return ToolResult.failure(NETWORK_OFF_MESSAGE, error_type=ErrorType.UNAVAILABLE)
         query = self.params.query.strip()
         try:
             results = await self._search(query)

@@ -15,7 +15,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...tools.base import Confirmation, Invocation, ToolArgumentError, ToolParams, ToolResult
+from ...tools.base import (
+    Confirmation,
+    ErrorType,
+    Invocation,
+    ToolArgumentError,
+    ToolParams,
+    ToolResult,
+)
 from ...tools.names import ToolName
 from ..approval import (
     SCOPE_WORDS,
@@ -260,10 +267,12 @@ class ApprovalGate:
             edited_summary=edited.describe() if edited is not None else "",
             edited_args=outcome.run[1] if edited is not None and outcome.run else None))
         if not outcome.allowed:
-            return ToolResult.failure(f"the call was denied: {outcome.reason}")
+            return ToolResult.failure(f"the call was denied: {outcome.reason}",
+                                      error_type=ErrorType.DENIED)
         self._keep(outcome, settings)
         if invalid is not None:
-            return ToolResult.failure(f"the person's edit of this call is invalid: {invalid}")
+            return ToolResult.failure(f"the person's edit of this call is invalid: {invalid}",
+                                      error_type=invalid.error_type)
         if edited is None:
             return Cleared(invocation)
         return Cleared(edited, f"Note: {outcome.note}\n")

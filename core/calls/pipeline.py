@@ -13,6 +13,7 @@ from typing import Protocol
 
 from ...tools.base import (
     CURRENT_CALL_ID,
+    ErrorType,
     Invocation,
     ToolArgumentError,
     ToolContext,
@@ -67,6 +68,8 @@ class PreparedCall:
     """When it began waiting for approval or running (``time.monotonic()``)."""
     ended: bool = False
     """Its ``ToolResultEvent`` was emitted."""
+    error_type: ErrorType = ErrorType.INVALID_ARGUMENTS
+    """Why it fails without running, when ``invocation`` is None."""
 
 
 class ToolCalls:
@@ -130,7 +133,7 @@ class ToolCalls:
         try:
             return await self._run_one(prepared)
         except HookStopped as exc:
-            result = ToolResult.failure(str(exc))
+            result = ToolResult.failure(str(exc), error_type=ErrorType.DENIED)
             self._report(prepared, result)
             return result
         except asyncio.CancelledError:
@@ -151,7 +154,7 @@ class ToolCalls:
             invocation = self.registry.build(call.name, call.arguments, self.tool_ctx)
         except ToolArgumentError as exc:
             emit(ToolCallStarted(call.id, call.name, _loads(call.arguments), "invalid"))
-            return PreparedCall(call, None, str(exc))
+            return PreparedCall(call, None, str(exc), error_type=exc.error_type)
         name = invocation.tool.name
         emit(ToolCallStarted(call.id, name, _loads(call.arguments), invocation.describe(),
                              called_as=call.name if call.name != name else None))
@@ -161,7 +164,7 @@ class ToolCalls:
         repeated = signature == self.last_call and not invocation.tool.repeatable
         self.last_call = signature
         if repeated:
-            return PreparedCall(call, None, REPEATED_CALL)
+            return PreparedCall(call, None, REPEATED_CALL, error_type=ErrorType.REPEATED)
         return PreparedCall(call, invocation, None, signature)
 
     def _end_cancelled(self, prepared: list[PreparedCall]) -> None:
@@ -175,13 +178,15 @@ class ToolCalls:
             name = p.invocation.tool.name if p.invocation is not None else p.call.name
             took = round(now - p.started, 3) if p.started is not None else 0.0
             self.owner.emit(ToolResultEvent(p.call.id, name, False, CANCELLED_CALL,
-                                            duration=took, cancelled=True))
+                                            duration=took, cancelled=True,
+                                            error_type=ErrorType.CANCELLED))
 
     async def _run_one(self, prepared: PreparedCall) -> ToolResult:
         call, invocation = prepared.call, prepared.invocation
         prepared.started = time.monotonic()
         if invocation is None:
-            result = ToolResult.failure(prepared.error or "invalid tool call")
+            result = ToolResult.failure(prepared.error or "invalid tool call",
+                                        error_type=prepared.error_type)
         else:
             result = await self._approve_and_execute(call, invocation)
             if not result.ok and prepared.signature is not None \
@@ -211,6 +216,7 @@ class ToolCalls:
                 escalation_reason=result.escalation_reason,
                 warnings=list(result.warnings),
                 image_files=list(result.image_files),
+                error_type=result.failure_type,
             )
         )
         prepared.ended = True

@@ -3,6 +3,7 @@ cancel or a hook's stop leaves none unanswered."""
 
 from __future__ import annotations
 
+from ...tools.base import ErrorType
 from ..events import Event, EventSink, ToolResultEvent
 from ..providers.base import Message, ToolCallRequest
 from ..text_protocol import results_message
@@ -42,9 +43,11 @@ class ResponseCalls:
         if not calls or last_assistant is None:
             return
         cancelled = CANCELLED_CALL if why is None else f"Error: {why}."
+        error_type = ErrorType.CANCELLED if why is None else ErrorType.DENIED
         for call in calls:
             if call.id not in self.ended:
-                emit(ToolResultEvent(call.id, call.name, False, cancelled))
+                emit(ToolResultEvent(call.id, call.name, False, cancelled,
+                                     error_type=error_type))
         answered = {m.get("tool_call_id") for m in messages[last_assistant + 1:]}
         if native_tools:
             for call in calls:

@@ -192,7 +192,7 @@ class UpdateTranslator:
         status = "completed" if event.ok else "failed"
         if event.id in self.terminal_calls:
             self.terminal_calls.discard(event.id)
-            return update_tool_call(event.id, status=status, raw_output={"ok": event.ok})
+            return update_tool_call(event.id, status=status, raw_output=_raw_output(event))
         if (event.ok and call.path is not None and event.name in EDIT_TOOLS
                 and call.before is not None):
             after = _file_text(call.path)
@@ -208,7 +208,7 @@ class UpdateTranslator:
             content = [tool_content(text_block(_fenced(call.output[-1]))),
                        tool_content(text_block(text))]
         return update_tool_call(event.id, status=status, content=content,
-                                raw_output={"ok": event.ok})
+                                raw_output=_raw_output(event))
 
     def end_open_calls(self, why: str) -> list[Any]:
         """Updates that end, as failed for ``why``, every call started and never ended (a
@@ -218,6 +218,13 @@ class UpdateTranslator:
                  for call_id in self._calls]
         self._calls.clear()
         return ended
+
+
+def _raw_output(event: ev.ToolResultEvent) -> dict[str, Any]:
+    """A call's ``rawOutput``: whether it succeeded, and why it failed when it did (as in
+    stream-json: ``error_type``)."""
+    data = event.to_dict()
+    return {key: data[key] for key in ("ok", "error_type") if key in data}
 
 
 Translation = Callable[[UpdateTranslator, Any], list[Any]]

@@ -285,6 +285,7 @@ async def test_reject_refuses_and_allow_always_lasts_the_session(fake_provider, 
     assert options[1].name == "Always allow in this session: shell(touch a.txt)"
     failed = [u for u in client.of(ToolCallProgress) if u.status == "failed"]
     assert len(failed) == 1 and "denied" in failed[0].content[0].content.text
+    assert failed[0].raw_output == {"ok": False, "error_type": "denied"}
 
 
 async def test_modes_switch_the_approval_mode(fake_provider, tmp_path, project):

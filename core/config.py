@@ -46,7 +46,7 @@ class ConfigError(Exception):
     """A config file or value is wrong; the message names the file and the fix."""
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> type[Settings]:
     # The pydantic model loads on first use: the workbench's first frame does without it.
     if name == "Settings":
         from .settings import Settings
@@ -69,7 +69,7 @@ _ENV_INT = re.compile(r"[0-9]{1,15}")
 _ENV_FLOAT = re.compile(r"[0-9]{1,15}(?:\.[0-9]{1,15})?")
 
 
-def _checked(kind: SettingKind, value: Any, from_env: bool) -> Any:
+def _checked(kind: SettingKind, value: object, from_env: bool) -> object:
     """``value`` as :class:`Settings` will hold it, or ``_UNCHECKED`` when the cheap check
     cannot vouch for it (then pydantic decides, before the first frame).
 
@@ -77,7 +77,7 @@ def _checked(kind: SettingKind, value: Any, from_env: bool) -> Any:
     spellings pydantic also accepts (``" 7"``, ``7.0`` for an int, a JSON list in the
     environment) fall through to pydantic.
     """
-    if from_env and (value := _from_env(kind, value)) is _UNCHECKED:
+    if from_env and isinstance(value, str) and (value := _from_env(kind, value)) is _UNCHECKED:
         return value
     if kind.type == "str":
         return value if type(value) is str else _UNCHECKED
@@ -99,7 +99,8 @@ def _checked(kind: SettingKind, value: Any, from_env: bool) -> Any:
     number: float
     if kind.type == "int" and type(value) is int:
         number = value
-    elif kind.type == "float" and type(value) in (int, float) and math.isfinite(value):
+    elif (kind.type == "float" and type(value) in (int, float)
+          and isinstance(value, int | float) and math.isfinite(value)):
         number = float(value)
     else:
         return _UNCHECKED
@@ -110,7 +111,7 @@ def _checked(kind: SettingKind, value: Any, from_env: bool) -> Any:
     return number
 
 
-def _from_env(kind: SettingKind, text: str) -> Any:
+def _from_env(kind: SettingKind, text: str) -> object:
     """An ``AGENT_TUI_*`` value as pydantic parses it for ``kind``, or ``_UNCHECKED``."""
     if kind.type in ("str", "choice"):
         return text
@@ -148,7 +149,7 @@ class SettingsSources:
     """
 
     layers: tuple[dict[str, Any], dict[str, Any]]
-    overrides: dict[str, Any]
+    overrides: dict[str, object]
     user_file: Path
     project_file: Path
     warnings: list[str] = field(default_factory=list)
@@ -185,7 +186,7 @@ class SettingsSources:
             if name.startswith(prefix) and name[len(prefix):] in SETTING_KINDS:
                 env.setdefault(name[len(prefix):], []).append(text)
         user, project = self.layers
-        values: dict[str, Any] = {}
+        values: dict[str, object] = {}
         for name, kind in SETTING_KINDS.items():
             if name in self.overrides:
                 value = _checked(kind, self.overrides[name], from_env=False)
@@ -213,24 +214,25 @@ class CheckedSettings:
 
     __slots__ = ("_sources", "_update", "values")
 
-    def __init__(self, sources: SettingsSources, values: Mapping[str, Any],
-                 update: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, sources: SettingsSources, values: Mapping[str, object],
+                 update: Mapping[str, object] | None = None) -> None:
         self._sources = sources
         self._update = dict(update or {})
-        self.values: dict[str, Any] = {**values, **self._update}
+        self.values: dict[str, object] = {**values, **self._update}
         """Each setting's value, as in :class:`Settings`."""
 
     def __getattr__(self, name: str) -> Any:
+        # Any: each setting has its own type, which Settings declares; this reads them alike.
         if name in SETTING_KINDS:  # only settings: copy and pickle find no hooks here
             return self.values[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
-    def flags(self) -> dict[str, Any]:
+    def flags(self) -> dict[str, object]:
         """The command-line flags these settings were read with (none given left out)."""
         return dict(self._sources.overrides)
 
-    def model_copy(self, *, update: Mapping[str, Any]) -> CheckedSettings:
+    def model_copy(self, *, update: Mapping[str, object]) -> CheckedSettings:
         """As ``Settings.model_copy(update=…)``: the same values, ``update`` changed."""
         return CheckedSettings(self._sources, self.values, {**self._update, **update})
 
@@ -255,7 +257,8 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path} is not valid TOML ({exc}); fix or remove the file.") from None
 
 
-def read_settings(workdir: Path, overrides: dict[str, Any] | None = None) -> SettingsSources:
+def read_settings(workdir: Path,
+                  overrides: Mapping[str, object] | None = None) -> SettingsSources:
     """Read the user and project files for ``workdir`` and take the flags (``overrides``;
     ``None`` values are flags not given), without validating.
 
@@ -289,7 +292,7 @@ def read_settings(workdir: Path, overrides: dict[str, Any] | None = None) -> Set
                            warnings)
 
 
-def _trusted(user: Mapping[str, Any], workdir: Path) -> bool:
+def _trusted(user: Mapping[str, object], workdir: Path) -> bool:
     listed = user.get("trusted_projects", [])
     return isinstance(listed, list) and str(workdir.resolve()) in listed
 
@@ -303,7 +306,8 @@ def is_trusted(workdir: Path) -> bool:
         return False
 
 
-def load_settings(workdir: Path, overrides: dict[str, Any] | None = None) -> LoadedSettings:
+def load_settings(workdir: Path,
+                  overrides: Mapping[str, object] | None = None) -> LoadedSettings:
     """Layer defaults, user file, project file, environment and ``overrides`` (flags), and
     validate.
 
@@ -339,7 +343,7 @@ def _merged_rules(user: dict[str, Any], project: dict[str, Any],
     return merged
 
 
-def save_user_settings(updates: dict[str, Any], remove: tuple[str, ...] = ()) -> Path:
+def save_user_settings(updates: Mapping[str, object], remove: tuple[str, ...] = ()) -> Path:
     """Merge ``updates`` into the user's ``config.toml`` (atomically, with tomli-w).
 
     Keys in ``remove`` are deleted, so a stale value (an old api_base) does not linger.
@@ -388,9 +392,9 @@ def save_rules(rules: Sequence[str], scope: Scope, workdir: Path, kind: Kind = "
     raise ValueError(f"rules of scope {scope!r} are not saved to a file")
 
 
-def _merge_tables(into: dict[str, Any], updates: dict[str, Any]) -> None:
+def _merge_tables(into: dict[str, object], updates: Mapping[str, object]) -> None:
     for key, value in updates.items():
-        if isinstance(value, dict) and isinstance(into.get(key), dict):
-            _merge_tables(into[key], value)
+        if isinstance(value, dict) and isinstance(table := into.get(key), dict):
+            _merge_tables(table, value)
         else:
             into[key] = value

@@ -24,7 +24,7 @@ from .. import paths
 from .log import LOG_NAME, SessionLock, SessionNotFound, log_path, read_events
 from .summary import LogDigest, SessionSummary, digest_log
 
-SCHEMA_VERSION = 2  # 2: prompts and model_calls, where 1 had turns (model calls)
+SCHEMA_VERSION = 3  # 2: prompts and model_calls, where 1 had turns (model calls); 3: cache tokens
 _MESSAGE_BITS = 24
 _MESSAGES_PER_SESSION = 1 << _MESSAGE_BITS  # searchable messages of one session
 
@@ -48,7 +48,8 @@ CREATE TABLE sessions (
     created REAL NOT NULL, updated REAL NOT NULL, prompts INTEGER NOT NULL,
     model_calls INTEGER NOT NULL,
     prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cost REAL,
-    parent TEXT, parent_event INTEGER, size INTEGER NOT NULL, mtime INTEGER NOT NULL);
+    parent TEXT, parent_event INTEGER, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
+    cache_read_tokens INTEGER NOT NULL DEFAULT 0, cache_write_tokens INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX sessions_project ON sessions (project, updated);
 CREATE TABLE files (session_id TEXT NOT NULL, path TEXT NOT NULL,
     PRIMARY KEY (session_id, path)) WITHOUT ROWID;
@@ -59,7 +60,7 @@ PRAGMA user_version = {SCHEMA_VERSION};
 """
 _COLUMNS = (
     "id, title, project, model, created, updated, prompts, model_calls, prompt_tokens, "
-    "completion_tokens, cost, parent, parent_event, size"
+    "completion_tokens, cost, parent, parent_event, size, cache_read_tokens, cache_write_tokens"
 )
 
 
@@ -306,7 +307,8 @@ class SessionIndex:
         self._db.execute(
             "INSERT INTO sessions (id, title, project, model, created, updated, prompts, "
             "model_calls, prompt_tokens, completion_tokens, cost, parent, parent_event, size, "
-            "mtime) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "mtime, cache_read_tokens, cache_write_tokens) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 s.id,
                 s.title,
@@ -323,6 +325,8 @@ class SessionIndex:
                 s.parent[1] if s.parent else None,
                 s.size,
                 mtime_ns,
+                s.cache_read_tokens,
+                s.cache_write_tokens,
             ),
         )
         first = self._db.execute("SELECT last_insert_rowid()").fetchone()[0] << _MESSAGE_BITS
@@ -356,6 +360,8 @@ def _summary_from_row(row: tuple[Any, ...]) -> SessionSummary:
         parent,
         parent_event,
         size,
+        cache_read_tokens,
+        cache_write_tokens,
         *match,
     ) = row
     return SessionSummary(
@@ -372,6 +378,8 @@ def _summary_from_row(row: tuple[Any, ...]) -> SessionSummary:
         cost=cost,
         parent=(parent, parent_event) if parent is not None else None,
         size=size,
+        cache_read_tokens=cache_read_tokens,
+        cache_write_tokens=cache_write_tokens,
         match=match[0] if match else None,
     )
 

@@ -36,6 +36,9 @@ class SessionSummary:
         prompt_tokens: Session total from the last ``usage`` record.
         completion_tokens: Likewise.
         cost: US dollars from the last ``usage`` record; None when unknown.
+        cache_read_tokens: Of the prompt tokens, those read from the provider's prompt
+            cache (from the last ``usage`` record).
+        cache_write_tokens: Of the prompt tokens, those written to the prompt cache.
         parent: ``(session id, event index)`` it was forked from, if it was.
         size: Bytes of its log.
         match: For search results, a snippet of the best matching message.
@@ -55,6 +58,8 @@ class SessionSummary:
     parent: tuple[str, int] | None = None
     size: int = 0
     match: str | None = None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -140,6 +145,8 @@ def digest_log(log: SessionLog, *, size: int, mtime_updated: float) -> LogDigest
         cost=usage.get("cost") if isinstance(usage.get("cost"), int | float) else None,
         parent=parent,
         size=size,
+        cache_read_tokens=int(_number(usage.get("cache_read_tokens"))),
+        cache_write_tokens=int(_number(usage.get("cache_write_tokens"))),
     )
     return LogDigest(summary, files, messages)
 

@@ -77,6 +77,9 @@ def main(argv: list[str]) -> int:
                     for s in found:
                         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated))
                         cost = "" if s.cost is None else f"  ${s.cost:.4f}"
+                        if s.cache_read_tokens or s.cache_write_tokens:
+                            cost += (f" (cache: {s.cache_read_tokens:,} read, "
+                                     f"{s.cache_write_tokens:,} written)")
                         print(shown(f"{s.id}  {when}  {counted(s.prompts, 'prompt')} · "
                                     f"{counted(s.model_calls, 'model call')}  "
                                     f"{s.total_tokens:>8,} tok{cost}  {s.model}  {s.project}\n"

@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from ...core.events import Usage
 from ..outside_text import visible
 from .waiting import Awaited, spinner_frame
 
@@ -97,6 +98,15 @@ class TodoPane(Static):
         self.update(text if text else Text("No todos yet.", "italic dim"))
 
 
+def cache_line(usage: Usage) -> str:
+    """The prompt cache's part of ``usage`` ("" when the provider reported none)."""
+    if not (usage.cache_read_tokens or usage.cache_write_tokens):
+        return ""
+    share = usage.cache_read_tokens / usage.prompt_tokens if usage.prompt_tokens else 0.0
+    return (f"cache: {share:.0%} of input read · "
+            f"{format_tokens(usage.cache_write_tokens)} written")
+
+
 class ContextGauge(Static):
     """Tokens in context against the window, with marks at 50/60/70/80 %, and costs."""
 
@@ -108,6 +118,8 @@ class ContextGauge(Static):
     """Cost of the last model call."""
     session_cost: reactive[float | None] = reactive(None)
     """Cost of the session so far."""
+    session_usage: reactive[Usage] = reactive(Usage)
+    """Tokens of the session so far: its prompt cache's reads and writes are shown."""
     level: reactive[int] = reactive(0)
     """The highest thinning threshold crossed (0: none)."""
     compactions: reactive[int] = reactive(0)
@@ -129,6 +141,8 @@ class ContextGauge(Static):
         bar.append(f"\n{format_tokens(self.tokens)} / {window} tokens ({share:.0%})")
         bar.append(f"\nlast call {format_cost(self.call_cost)} · session "
                    f"{format_cost(self.session_cost)}", "dim")
+        if line := cache_line(self.session_usage):
+            bar.append(f"\n{line}", "dim")
         if self.level or self.compactions:
             bar.append(f"\nthinned at {self.level} %" if self.level else "\n", "yellow")
             if self.compactions:

@@ -533,6 +533,7 @@ class EventView:
         gauge = self.panes.query_one(ContextGauge)
         gauge.call_cost = event.usage.cost
         gauge.session_cost = event.session.cost
+        gauge.session_usage = event.session
 
     @shows(ev.LaneStarted)
     async def _lane(self, event: ev.LaneStarted) -> None:

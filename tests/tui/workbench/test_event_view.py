@@ -281,3 +281,15 @@ async def test_the_gauge_names_the_last_model_calls_cost_and_the_sessions() -> N
         await pilot.pause()
         lines = str(app.query_one(ContextGauge).render()).splitlines()
         assert lines[-1] == "last call $0.0200 · session $0.0300"
+
+
+async def test_the_gauge_shows_what_the_prompt_cache_read_and_wrote() -> None:
+    """With a provider that caches prompts, the gauge says which share of the session's
+    input was read from the cache and how much was written to it."""
+    app = Panes()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.view.show(ev.TurnUsage(ev.Usage(4000, 50, 0.02, 3000, 900),
+                                         ev.Usage(10_000, 250, 0.05, 9000, 900)))
+        await pilot.pause()
+        lines = str(app.query_one(ContextGauge).render()).splitlines()
+        assert lines[-1] == "cache: 90% of input read · 900 written"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_tui.core.events import Usage
+from agent_tui.core.providers.litellm import cache_counts, load_litellm
 from tests.core.loop_helpers import run
 from tests.fakes.prompt_cache import cached_prefix, request_blocks, request_bytes
 from tests.fakes.providers import Reply, ToolCall
@@ -111,3 +112,16 @@ def test_a_usage_logged_before_cache_counts_loads_with_none():
 
     assert Usage.from_dict(old) == Usage(10, 5, 0.5)
     assert Usage.from_dict(Usage(10, 5, 0.5, 7, 2).to_dict()) == Usage(10, 5, 0.5, 7, 2)
+
+
+def test_openai_and_gemini_cached_tokens_count_as_cache_reads():
+    litellm = load_litellm()  # configured offline before litellm's types are imported
+    usage = litellm.Usage(
+        prompt_tokens=5000,
+        completion_tokens=10,
+        total_tokens=5010,
+        prompt_tokens_details=litellm.types.utils.PromptTokensDetailsWrapper(cached_tokens=4096),
+    )
+
+    assert cache_counts(usage) == (4096, 0)
+    assert cache_counts(None) == (0, 0)

@@ -253,7 +253,8 @@ class ToolCalls:
         if cleared.note:
             result.llm_content = cleared.note + result.llm_content
         after = await owner.hooks.post_tool_use(invocation.tool.name, arguments, call.id,
-                                                result.ok, result.llm_content)
+                                                result.ok, result.llm_content,
+                                                error_type=result.failure_type)
         report_failures(owner.emit, after.failures)
         if after.stop:
             raise HookStopped(f"A PostToolUse hook stopped the work: {after.stop}")

@@ -58,8 +58,13 @@ class HookRunner:
             "tool_name": tool_name, "tool_input": tool_input, "tool_use_id": call_id}))
 
     async def post_tool_use(self, tool_name: str, tool_input: object, call_id: str,
-                            ok: bool, output: str) -> HookOutcome:
+                            ok: bool, output: str,
+                            error_type: str | None = None) -> HookOutcome:
         """Tell the PostToolUse hooks matching ``tool_name`` how a call went.
+
+        Args:
+            error_type: Why a failed call failed (``tools.base.ErrorType``), passed on as
+                ``tool_response.error_type``.
 
         Returns:
             ``feedback`` for the model, ``failures`` and ``stop``.
@@ -67,9 +72,12 @@ class HookRunner:
         hooks = self.hooks.for_event("PostToolUse", tool_name)
         if not hooks:
             return HookOutcome()
+        response: dict[str, object] = {"ok": ok, "output": output}
+        if error_type is not None:
+            response["error_type"] = error_type
         return post_tool_outcome(await self._run(hooks, {
             "tool_name": tool_name, "tool_input": tool_input, "tool_use_id": call_id,
-            "tool_response": {"ok": ok, "output": output}}))
+            "tool_response": response}))
 
     async def user_prompt_submit(self, prompt: str) -> PromptVerdict:
         """Ask the UserPromptSubmit hooks about a prompt before the model sees it."""

@@ -17,7 +17,7 @@ from agent_tui.tools.base import ErrorType
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tui.cli.cli_parser import ACD_NOTE
-from tests.core.loop_helpers import settings_for
+from tests.core.loop_helpers import run, settings_for
 from tests.fakes.providers import FakeProvider, Reply, ToolCall
 from tests.tui.cli.test_cli import agent_tui, fake_flags
 
@@ -134,3 +134,27 @@ def test_acd_is_accepted_and_says_it_changes_nothing(fake_provider: FakeProvider
     assert done.stderr.splitlines().count(ACD_NOTE) == 1
     helped = agent_tui("--help", cwd=tmp_path)
     assert "--acd" in helped.stdout and "dehydration" in helped.stdout
+
+
+async def test_a_post_tool_use_hook_reads_the_error_type(fake_provider: FakeProvider,
+                                                         tmp_path: Path,
+                                                         agent_tui_home: Path) -> None:
+    seen = tmp_path / "seen.jsonl"
+    hook = tmp_path / "record.sh"
+    hook.write_text(f"#!/usr/bin/env bash\ncat >> {seen}; echo >> {seen}\n")
+    hook.chmod(0o755)
+    (agent_tui_home / "config.toml").write_text(
+        f'[[hooks.PostToolUse]]\nmatcher = "read_file"\ncommand = "{hook}"\n')
+    (tmp_path / "here.txt").write_text("x\n")
+    fake_provider.script(
+        _step(ToolCall("read_file", {"file_path": "missing.txt"})),
+        _step(ToolCall("read_file", {"file_path": "here.txt"})),
+        Reply(text="done"))
+
+    outcome = await run(fake_provider, tmp_path)
+
+    assert outcome.code == 0, outcome.stderr
+    missing, found = [json.loads(line)["tool_response"]
+                      for line in seen.read_text().splitlines() if line.strip()]
+    assert missing["ok"] is False and missing["error_type"] == "not_found"
+    assert found["ok"] is True and "error_type" not in found

@@ -7,11 +7,11 @@ committed ones are what the declaration gives.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 from .setting_fields import SETTINGS, SettingSpec
+from .text.generated_part import rewrite_parts, with_part
 
 BEGIN = "<!-- settings table: generated from core/setting_fields.py by python3 -m agent_tui.core.setting_docs -->"
 END = "<!-- end of settings table -->"
@@ -69,19 +69,13 @@ def with_table(text: str) -> str:
     Raises:
         ValueError: ``text`` has no such part.
     """
-    start, end = text.find(BEGIN), text.find(END)
-    if start < 0 or end < start:
-        raise ValueError(f"no {BEGIN!r} … {END!r} part to fill in")
-    return f"{text[:start]}{BEGIN}\n{settings_table()}\n{text[end:]}"
+    return with_part(text, BEGIN, END, settings_table())
 
 
 def main() -> int:
     """Rewrite the tables in :data:`FILES_WITH_THE_TABLE`; 0."""
-    for name in FILES_WITH_THE_TABLE:
-        path = ROOT / name
-        path.write_text(with_table(path.read_text(encoding="utf-8")), encoding="utf-8")
-        sys.stdout.write(f"wrote the settings table in {path}\n")
-    return 0
+    return rewrite_parts((ROOT / name for name in FILES_WITH_THE_TABLE), BEGIN, END, settings_table(),
+                         "settings table")
 
 
 if __name__ == "__main__":

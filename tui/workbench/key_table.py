@@ -12,7 +12,6 @@ same bindings (:mod:`..widgets.key_footer`).
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 from textual.app import App
 from textual.binding import Binding
 
+from ...core.text.generated_part import rewrite_parts, with_part
 from ..widgets.key_footer import bound_keys
 from .bindings import APP_BINDINGS, PROMPT_BINDINGS
 
@@ -139,19 +139,13 @@ def with_table(text: str) -> str:
     Raises:
         ValueError: ``text`` has no such part.
     """
-    start, end = text.find(BEGIN), text.find(END)
-    if start < 0 or end < start:
-        raise ValueError(f"no {BEGIN!r} … {END!r} part to fill in")
-    return f"{text[:start]}{BEGIN}\n{keys_table()}\n{text[end:]}"
+    return with_part(text, BEGIN, END, keys_table())
 
 
 def main() -> int:
     """Rewrite the tables in :data:`FILES_WITH_THE_TABLE`; 0."""
-    for name in FILES_WITH_THE_TABLE:
-        path = ROOT / name
-        path.write_text(with_table(path.read_text(encoding="utf-8")), encoding="utf-8")
-        sys.stdout.write(f"wrote the keys table in {path}\n")
-    return 0
+    return rewrite_parts((ROOT / name for name in FILES_WITH_THE_TABLE), BEGIN, END, keys_table(),
+                         "keys table")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from agent_tui.core.agent import Agent
 from agent_tui.core.approval import HeadlessApprover
 from agent_tui.core.events import Event, ToolResultEvent
 from agent_tui.core.providers.litellm import LitellmProvider
+from agent_tui.tools.base import ErrorType
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.registry import ToolRegistry
 from tests.core.loop_helpers import settings_for
@@ -40,6 +41,7 @@ async def test_a_cancel_ends_the_running_call_and_the_ones_after_it_as_cancelled
     ended = {e.id: e for e in events if isinstance(e, ToolResultEvent)}
     assert set(ended) == {"call_running", "call_next"}
     assert all(e.cancelled and not e.ok for e in ended.values())
+    assert {e.to_dict()["error_type"] for e in ended.values()} == {ErrorType.CANCELLED}
     assert "cancelled" in ended["call_running"].output
     assert ended["call_running"].duration > 0
     assert not (tmp_path / "never.txt").exists()

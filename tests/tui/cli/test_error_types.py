@@ -3,21 +3,14 @@ stream-json from the real ``agent-tui -p``, in the session log, and when old log
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.agent import Agent
-from agent_tui.core.approval import HeadlessApprover
-from agent_tui.core.events import Event, ToolResultEvent
-from agent_tui.core.providers.litellm import LitellmProvider
+from agent_tui.core.events import ToolResultEvent
 from agent_tui.core.sessions.replay import event_from_record
-from agent_tui.tools.base import ErrorType
-from agent_tui.tools.builtin import builtin_tools
-from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tui.cli.cli_parser import ACD_NOTE
-from tests.core.loop_helpers import run, settings_for
+from tests.core.loop_helpers import run
 from tests.fakes.providers import FakeProvider, Reply, ToolCall
 from tests.tui.cli.test_cli import agent_tui, fake_flags
 
@@ -82,31 +75,6 @@ def test_timeouts_missing_edits_and_repeats_carry_their_error_type(
     for results in (_results(done.stdout), _logged_results(tmp_path / ".home")):
         assert {i: results[i].get("error_type") for i in expected} == expected
         assert "error_type" not in results["c_first"]
-
-
-async def test_a_cancelled_call_is_of_type_cancelled(fake_provider: FakeProvider,
-                                                     tmp_path: Path) -> None:
-    marker = tmp_path / "started"
-    fake_provider.script(Reply(tool_calls=[
-        ToolCall("shell", {"command": f"touch {marker}; sleep 30"}, id="call_running"),
-        ToolCall("shell", {"command": "true"}, id="call_next"),
-    ]))
-    config = settings_for(fake_provider, approval_mode="yolo")
-    events: list[Event] = []
-    agent = Agent(LitellmProvider(config), ToolRegistry(builtin_tools()), config, tmp_path,
-                  HeadlessApprover("yolo"), events.append)
-    turn = asyncio.create_task(agent.run("go"))
-    for _ in range(300):
-        if marker.exists():
-            break
-        await asyncio.sleep(0.05)
-    assert marker.exists(), "the first call never started"
-    turn.cancel()
-    await asyncio.gather(turn, return_exceptions=True)
-
-    ended = [e for e in events if isinstance(e, ToolResultEvent)]
-    assert {e.id for e in ended} == {"call_running", "call_next"}
-    assert {e.to_dict()["error_type"] for e in ended} == {ErrorType.CANCELLED}
 
 
 def test_a_log_written_before_error_types_still_reads() -> None:

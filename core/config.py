@@ -155,7 +155,7 @@ class SettingsSources:
     warnings: list[str] = field(default_factory=list)
 
     def validate(self) -> Settings:
-        """The settings, validated by pydantic (its import included: ~100 ms).
+        """The settings, validated by pydantic (its import included).
 
         Raises:
             ConfigError: a value is invalid; the message names it and where to look.
@@ -237,7 +237,7 @@ class CheckedSettings:
         return CheckedSettings(self._sources, self.values, {**self._update, **update})
 
     def build(self) -> Settings:
-        """The :class:`Settings` (pydantic's import and validation, ~100 ms)."""
+        """The :class:`Settings` (pydantic's import and validation)."""
         settings = self._sources.validate()
         return settings.model_copy(update=self._update) if self._update else settings
 

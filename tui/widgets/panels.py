@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from ...core.events import Usage
 from ..outside_text import visible
 from .waiting import Awaited, spinner_frame
+
+if TYPE_CHECKING:  # the engine's events load after the first frame
+    from ...core.events import Usage
 
 THRESHOLDS = (50, 60, 70, 80)
 _ITEM = re.compile(r"^(?P<indent>\s*)[-*] \[(?P<mark>[ xX])\] (?P<task>.*)$")
@@ -98,9 +101,10 @@ class TodoPane(Static):
         self.update(text if text else Text("No todos yet.", "italic dim"))
 
 
-def cache_line(usage: Usage) -> str:
-    """The prompt cache's part of ``usage`` ("" when the provider reported none)."""
-    if not (usage.cache_read_tokens or usage.cache_write_tokens):
+def cache_line(usage: Usage | None) -> str:
+    """The prompt cache's part of ``usage`` ("" when there is none or the provider reported
+    none)."""
+    if usage is None or not (usage.cache_read_tokens or usage.cache_write_tokens):
         return ""
     share = usage.cache_read_tokens / usage.prompt_tokens if usage.prompt_tokens else 0.0
     return (f"cache: {share:.0%} of input read · "
@@ -118,8 +122,9 @@ class ContextGauge(Static):
     """Cost of the last model call."""
     session_cost: reactive[float | None] = reactive(None)
     """Cost of the session so far."""
-    session_usage: reactive[Usage] = reactive(Usage)
-    """Tokens of the session so far: its prompt cache's reads and writes are shown."""
+    session_usage: reactive[Usage | None] = reactive(None)
+    """Tokens of the session so far (None before the first call): its prompt cache's reads
+    and writes are shown."""
     level: reactive[int] = reactive(0)
     """The highest thinning threshold crossed (0: none)."""
     compactions: reactive[int] = reactive(0)

@@ -70,17 +70,22 @@ async def test_a_persona_replaces_the_configured_one(fake_provider, tmp_path):
     assert COACH_PROMPT.strip().splitlines()[0] in _system(request)
     assert "grep" in _offered(request) and "write_file" not in _offered(request)
 
-
-async def test_a_resumed_session_goes_on_from_its_history(fake_provider, tmp_path):
-    fake_provider.script(Reply(text="Noted."), Reply(text="It was heron."))
+async def _resumed_after_one_prompt(fake_provider, tmp_path):
+    """A session whose one prompt asked to remember "heron", closed, then opened again to
+    go on from it: (the first opening, the second)."""
     first = await asyncio.to_thread(open_session, tmp_path, "openai/fake-model")
     agent = await _open(fake_provider, tmp_path, session=first)
     await agent.run("remember the word heron")
     agent.close()
     await asyncio.to_thread(close_session, first)
-
     again = await asyncio.to_thread(open_session, tmp_path, "openai/fake-model",
                                     resume=first.store.session_id)
+    return first, again
+
+
+async def test_a_resumed_session_goes_on_from_its_history(fake_provider, tmp_path):
+    fake_provider.script(Reply(text="Noted."), Reply(text="It was heron."))
+    first, again = await _resumed_after_one_prompt(fake_provider, tmp_path)
     agent = await _open(fake_provider, tmp_path, session=again)
     try:
         assert agent.session_id == first.store.session_id
@@ -96,14 +101,7 @@ async def test_without_resume_the_caller_restores_the_history(fake_provider, tmp
     """The workbench restores a resumed log itself, once; the agent opened for it starts
     with none."""
     fake_provider.script(Reply(text="Noted."), Reply(text="Which word?"))
-    first = await asyncio.to_thread(open_session, tmp_path, "openai/fake-model")
-    agent = await _open(fake_provider, tmp_path, session=first)
-    await agent.run("remember the word heron")
-    agent.close()
-    await asyncio.to_thread(close_session, first)
-
-    again = await asyncio.to_thread(open_session, tmp_path, "openai/fake-model",
-                                    resume=first.store.session_id)
+    first, again = await _resumed_after_one_prompt(fake_provider, tmp_path)
     again.warnings.append("line 9 of the log could not be read; it was skipped.")
     warnings: list[str] = []
     agent = await _open(fake_provider, tmp_path, warnings, session=again, resume=False)

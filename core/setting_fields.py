@@ -226,6 +226,15 @@ class SettingFields:
     )
     max_output_tokens: int | None = setting(None, ge=1, description="Cap on tokens per response.")
     temperature: float | None = setting(None, ge=0, le=2, description="Sampling temperature.")
+    gemini_explicit_cache: bool = setting(
+        False,
+        description=(
+            "Gemini and Vertex AI: keep the system prompt and tools in an explicit context "
+            "cache (cachedContents, one hour), so every call reads them at the cached price; "
+            "Google bills the cache's storage by the hour. Off: Gemini 2.5 and later cache a "
+            "repeated prefix on their own, without the guarantee."
+        ),
+    )
     tool_protocol: ToolProtocol = setting(
         "auto",
         description="native function calling, a text protocol, or auto-detect.",
@@ -285,6 +294,11 @@ class SettingFields:
     )
 
     theme: str = setting("agent-tui-dark", description="The workbench's Textual theme.")
+    vi_mode: bool = setting(
+        False,
+        description="Edit the prompt with vi keys: Esc to normal mode (h j k l w b e 0 ^ $ "
+        "gg G x dd dw cw yy p u, counts), i a I A o O back to insert.",
+    )
     notify_bell: bool = setting(
         True,
         description="Ring the terminal bell when the agent waits or finishes while the "

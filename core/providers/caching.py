@@ -12,7 +12,12 @@ cache at a tenth of the price. The marks are placed as Anthropic documents them:
    so it is read even when one reply added more blocks than the API looks back over).
 
 OpenAI and Gemini cache a repeated prefix on their own; they need no marks, only the same
-stable prefix (the system prompt and tools never change from call to call).
+stable prefix (the system prompt and tools never change from call to call). Gemini also has an
+explicit cache (``gemini_explicit_cache``): litellm puts the messages marked ``cache_control``
+and the tools into a ``cachedContents`` entry, found again by a key made from their bytes, and
+sends each call with its name and without them. Only the system prompt is marked: the cached
+block must be one run of messages that does not end on a model turn, and the history changes
+every call.
 """
 
 from __future__ import annotations
@@ -30,6 +35,19 @@ def takes_cache_marks(model: str) -> bool:
     """Whether ``model`` is reached through litellm's Anthropic route, which carries
     ``cache_control`` to the API (another provider's API would refuse the field)."""
     return model.startswith("anthropic/") or ("/" not in model and model.startswith("claude"))
+
+
+def takes_gemini_cache(model: str) -> bool:
+    """Whether ``model`` is reached through litellm's Gemini or Vertex AI route, whose
+    explicit context cache litellm manages from ``cache_control`` marks."""
+    return model.startswith(("gemini/", "vertex_ai/", "vertex_ai_beta/"))
+
+
+def mark_gemini_cache(messages: list[Message]) -> list[Message]:
+    """A copy of ``messages`` with the system prompt marked for Gemini's explicit cache."""
+    if not messages or messages[0].get("role") != "system" or not _has_text(messages[0]):
+        return messages
+    return [_marked(messages[0]), *messages[1:]]
 
 
 def mark_cache_breakpoints(

@@ -23,7 +23,12 @@ from ..config import Settings
 from ..events import Usage
 from . import failures, llamacpp
 from .base import Message, ModelReply, ProviderError, TextCallback, ToolCallRequest
-from .caching import mark_cache_breakpoints, takes_cache_marks
+from .caching import (
+    mark_cache_breakpoints,
+    mark_gemini_cache,
+    takes_cache_marks,
+    takes_gemini_cache,
+)
 
 if TYPE_CHECKING:
     from litellm.types.utils import GenericStreamingChunk
@@ -36,7 +41,8 @@ _litellm: Any = None
 
 REQUEST_SETTINGS = frozenset({
     "model", "api_base", "api_key", "api_key_env", "tool_protocol", "context_window",
-    "request_timeout", "stream_idle_timeout", "temperature", "max_output_tokens"})
+    "request_timeout", "stream_idle_timeout", "temperature", "max_output_tokens",
+    "gemini_explicit_cache"})
 """The settings a model call is made with."""
 
 NON_TEXT_DELTA_FIELDS = ("tool_calls", "function_call", "reasoning_content", "thinking_blocks",
@@ -235,6 +241,8 @@ class LitellmProvider:
         s = self._settings
         if takes_cache_marks(self.model):
             messages, tools = mark_cache_breakpoints(messages, tools)
+        elif s.gemini_explicit_cache and takes_gemini_cache(self.model):
+            messages = mark_gemini_cache(messages)
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": messages,

@@ -32,9 +32,23 @@ MAX_BREAKPOINTS = 4
 
 
 def takes_cache_marks(model: str) -> bool:
-    """Whether ``model`` is reached through litellm's Anthropic route, which carries
-    ``cache_control`` to the API (another provider's API would refuse the field)."""
-    return model.startswith("anthropic/") or ("/" not in model and model.startswith("claude"))
+    """Whether ``model`` is an Anthropic model on a route that carries ``cache_control`` to
+    its API: Anthropic's own, Vertex AI's and OpenRouter's (which pass the marks on), and
+    Bedrock's (where litellm turns them into ``cachePoint`` blocks). Another provider's API
+    would refuse the field."""
+    lowered = model.lower()
+    if lowered.startswith("anthropic/") or ("/" not in lowered and lowered.startswith("claude")):
+        return True
+    route, _, name = lowered.partition("/")
+    if route in ("vertex_ai", "openrouter"):
+        return "claude" in name
+    return route == "bedrock" and ("anthropic." in name or "claude" in name)
+
+
+def marks_tools(model: str) -> bool:
+    """Whether the tool list takes a mark too: Bedrock's tool configuration has no place for
+    one (its cached prefix is the tools with the system prompt, whose mark covers them)."""
+    return not model.lower().startswith("bedrock/")
 
 
 def takes_gemini_cache(model: str) -> bool:
@@ -51,14 +65,15 @@ def mark_gemini_cache(messages: list[Message]) -> list[Message]:
 
 
 def mark_cache_breakpoints(
-    messages: list[Message], tools: list[dict[str, Any]] | None
+    messages: list[Message], tools: list[dict[str, Any]] | None, *, tools_too: bool = True
 ) -> tuple[list[Message], list[dict[str, Any]] | None]:
-    """Copies of ``messages`` and ``tools`` with the cache breakpoints set (see the module).
+    """Copies of ``messages`` and ``tools`` with the cache breakpoints set (see the module);
+    ``tools_too=False`` leaves the tools unmarked (see :func:`marks_tools`).
 
     The originals (the agent's history) are left unmarked: only the copies of the marked
     items differ."""
     marked_tools = tools
-    if tools:
+    if tools and tools_too:
         marked_tools = [*tools[:-1], {**tools[-1], "cache_control": EPHEMERAL}]
     marked = list(messages)
     for index in _message_breakpoints(marked):

@@ -26,8 +26,16 @@ from .base import Message, ModelReply, ProviderError, TextCallback, ToolCallRequ
 from .caching import (
     mark_cache_breakpoints,
     mark_gemini_cache,
+    marks_tools,
     takes_cache_marks,
     takes_gemini_cache,
+)
+from .reasoning import (
+    effort_params,
+    keeps_thinking_blocks,
+    reasoning_tokens,
+    thinking_blocks,
+    without_thinking,
 )
 
 if TYPE_CHECKING:
@@ -42,6 +50,7 @@ _litellm: Any = None
 REQUEST_SETTINGS = frozenset({
     "model", "api_base", "api_key", "api_key_env", "tool_protocol", "context_window",
     "request_timeout", "stream_idle_timeout", "temperature", "max_output_tokens",
+    "reasoning_effort",
     "gemini_explicit_cache"})
 """The settings a model call is made with."""
 
@@ -182,16 +191,24 @@ class LitellmProvider:
         except Exception:
             return sum(len(str(m.get("content") or "")) for m in messages) // 4
 
+    def reasoning_note(self) -> str | None:
+        """See ``Provider.reasoning_note``; imports litellm when an effort is set."""
+        if self._settings.reasoning_effort is None:
+            return None
+        return effort_params(load_litellm(), self.model, self._settings.reasoning_effort)[1]
+
     # -- the call ----------------------------------------------------------------------
 
     async def complete(
-        self, messages: list[Message], tools: list[dict[str, Any]] | None, on_text: TextCallback
+        self, messages: list[Message], tools: list[dict[str, Any]] | None, on_text: TextCallback,
+        on_thinking: TextCallback | None = None,
     ) -> ModelReply:
         """Stream one response; see ``Provider.complete``."""
         kwargs = self._request_kwargs(messages, tools)
         if (error := self.preflight(kwargs)) is not None:
             raise error
         litellm = await asyncio.to_thread(load_litellm)
+        kwargs.update(effort_params(litellm, self.model, self._settings.reasoning_effort)[0])
         if llamacpp.is_embedded(self.model):
             _route_embedded_models(litellm)
             kwargs["n_ctx"] = await asyncio.to_thread(self.context_window)
@@ -218,6 +235,8 @@ class LitellmProvider:
                         deadline.reschedule(due)
                     if text := chunks.add(chunk):
                         on_text(text)
+                    elif on_thinking is not None and (thought := _delta_reasoning(chunk)):
+                        on_thinking(thought)
         except ProviderError:
             raise
         except Exception as exc:
@@ -239,8 +258,13 @@ class LitellmProvider:
         self, messages: list[Message], tools: list[dict[str, Any]] | None
     ) -> dict[str, Any]:
         s = self._settings
+        if not keeps_thinking_blocks(self.model):
+            # Only Anthropic's API takes the model's reasoning back (a model switched mid-
+            # session must not be sent the blocks of another's).
+            messages = without_thinking(messages)
         if takes_cache_marks(self.model):
-            messages, tools = mark_cache_breakpoints(messages, tools)
+            messages, tools = mark_cache_breakpoints(
+                messages, tools, tools_too=marks_tools(self.model))
         elif s.gemini_explicit_cache and takes_gemini_cache(self.model):
             messages = mark_gemini_cache(messages)
         kwargs: dict[str, Any] = {
@@ -296,6 +320,7 @@ class LitellmProvider:
         prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
         cache_read, cache_write = cache_counts(usage)
+        reasoned = reasoning_tokens(usage)
         try:
             cost: float | None = float(
                 litellm.completion_cost(completion_response=response, model=self.model)
@@ -305,8 +330,11 @@ class LitellmProvider:
         return ModelReply(
             text=message.content or "",
             tool_calls=calls,
-            usage=Usage(prompt_tokens, completion_tokens, cost, cache_read, cache_write),
+            usage=Usage(prompt_tokens, completion_tokens, cost, cache_read, cache_write,
+                        reasoned),
             finish_reason=choice.finish_reason,
+            reasoning=getattr(message, "reasoning_content", None) or "",
+            thinking_blocks=thinking_blocks(message),
         )
 
     def _translate(self, litellm: Any, exc: Exception) -> ProviderError:
@@ -438,6 +466,14 @@ def _delta_text(chunk: Any) -> str:
         return chunk.choices[0].delta.content or ""
     except (AttributeError, IndexError):
         return ""
+
+
+def _delta_reasoning(chunk: Any) -> str:
+    """The reasoning a streamed chunk carries ("" for none): litellm's
+    ``reasoning_content``, Anthropic's thinking deltas among them."""
+    choices = _field(chunk, "choices")
+    delta = _field(choices[0], "delta") if choices else None
+    return (_field(delta, "reasoning_content") or "") if delta is not None else ""
 
 
 def _plain_text(chunk: Any) -> bool:

@@ -6,6 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from agent_tui.core.events import Usage
+from agent_tui.core.providers.caching import (
+    mark_cache_breakpoints,
+    marks_tools,
+    takes_cache_marks,
+)
 from agent_tui.core.providers.litellm import cache_counts, load_litellm
 from tests.core.loop_helpers import run
 from tests.fakes.prompt_cache import cached_prefix, request_blocks, request_bytes
@@ -125,3 +130,50 @@ def test_openai_and_gemini_cached_tokens_count_as_cache_reads():
 
     assert cache_counts(usage) == (4096, 0)
     assert cache_counts(None) == (0, 0)
+
+
+def test_anthropic_models_on_other_routes_take_the_marks():
+    for model in ("anthropic/claude-sonnet-4-5", "claude-3-5-haiku", "vertex_ai/claude-sonnet-4",
+                  "openrouter/anthropic/claude-sonnet-4",
+                  "bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0",
+                  "bedrock/us.anthropic.claude-sonnet-4-20250514-v1:0"):
+        assert takes_cache_marks(model), model
+    for model in ("openai/gpt-4o", "gemini/gemini-2.5-pro", "openrouter/openai/gpt-4o",
+                  "bedrock/meta.llama3-70b-instruct-v1:0", "ollama/qwen3"):
+        assert not takes_cache_marks(model), model
+
+
+async def test_openrouter_claude_requests_carry_the_marks_in_content(fake_provider):
+    from agent_tui.core.providers.litellm import LitellmProvider
+    from agent_tui.core.settings import Settings
+
+    fake_provider.script(Reply("ok"))
+    provider = LitellmProvider(Settings(model="openrouter/anthropic/claude-sonnet-4",
+                                        api_base=fake_provider.openai_base, api_key="k"))
+    tools = [{"type": "function", "function": {"name": "read_file", "description": "Read.",
+                                                "parameters": {"type": "object"}}}]
+    await provider.complete([{"role": "system", "content": "Rules. " * 500},
+                             {"role": "user", "content": "Hi"}], tools, lambda text: None)
+
+    body = fake_provider.requests[0].body
+    assert body["messages"][0]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert body["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert body["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+
+
+def test_bedrock_claude_marks_become_cache_points():
+    """litellm's own Converse transformation turns the marks into ``cachePoint`` blocks."""
+    litellm = load_litellm()
+    model = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+    tools = [{"type": "function", "function": {"name": "read_file", "description": "Read.",
+                                                "parameters": {"type": "object"}}}]
+    messages, marked_tools = mark_cache_breakpoints(
+        [{"role": "system", "content": "Rules. " * 500}, {"role": "user", "content": "Hi"}],
+        tools, tools_too=marks_tools("bedrock/" + model))
+
+    request = litellm.AmazonConverseConfig().transform_request(
+        model, messages, {"tools": marked_tools}, {}, {})
+
+    assert "cachePoint" in request["system"][-1]
+    assert "cachePoint" in request["messages"][-1]["content"][-1]
+    assert all("cache_control" not in str(tool) for tool in request["toolConfig"]["tools"])

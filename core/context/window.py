@@ -400,18 +400,23 @@ class ContextManager:
     # -- compaction --------------------------------------------------------------------
 
     def build_compaction_request(self, messages: list[Message], *, todos: str | None = None,
-                                 keep_recent_turns: int = 2) -> list[Message]:
+                                 keep_recent_turns: int = 2, focus: str = "",
+                                 guarded: bool = True) -> list[Message]:
         """The messages asking the model for a summary to replace the older history.
 
         Args:
             messages: The history.
             todos: The session's todo list; by default the last todo_write in the history.
             keep_recent_turns: Turns ``apply_compaction`` will keep verbatim.
+            focus: What the person wants the summary to dwell on (``/compact FOCUS``).
+            guarded: Whether the loop guard may refuse it (a person's ``/compact`` is no
+                sign of a loop).
 
         Raises:
             CompactionLoop: compaction came back too often, or there is nothing to summarize.
         """
-        self.guard.check(self.turn, self._detail())
+        if guarded:
+            self.guard.check(self.turn, self._detail())
         pinned, older, recent = self._plan(messages, keep_recent_turns)
         if not older:
             raise CompactionLoop(
@@ -434,16 +439,21 @@ class ContextManager:
             todos="\n".join(f"  {line.strip()}" for line in todo_text.splitlines()
                             if "[ ]" in line) or "  (none recorded)",
             kept=kept)
+        if focus.strip():
+            text += ("\n\nThe person asked for this summary and wants it to focus on: "
+                     f"{focus.strip()}")
         return [{"role": "system", "content": _SUMMARIZER}, {"role": "user", "content": text}]
 
     def apply_compaction(self, messages: list[Message], summary: str,
-                         keep_recent_turns: int = 2) -> list[Message]:
+                         keep_recent_turns: int = 2, *, guarded: bool = True) -> list[Message]:
         """The compacted history: system prompt, pinned items, the summary, recent turns.
 
-        Returns a new list (the message dicts kept are the same objects).
+        Returns a new list (the message dicts kept are the same objects). ``guarded``: the
+        loop guard counts it.
         """
         pinned, _, recent = self._plan(messages, keep_recent_turns)
-        self.guard.record(self.turn)
+        if guarded:
+            self.guard.record(self.turn)
         head = [messages[0]] if messages and messages[0].get("role") == "system" else []
         note = {"role": "user", "content": f"{SUMMARY_PREFIX}\n\n{summary.strip()}"}
         compacted = [*head, *(messages[i] for i in pinned), note, *(messages[i] for i in recent)]

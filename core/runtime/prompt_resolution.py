@@ -1,7 +1,8 @@
 """What a typed prompt asks the model, the same for every front end (workbench, ``-p``, ACP).
 
 ``/review 42`` runs the custom command ``/review`` (its prompt, its allowed tools, its
-``model:``), ``/mcp__docs__review app.py`` an MCP server's prompt; anything else is sent as
+``model:``), ``/mcp__docs__review app.py`` an MCP server's prompt; ``/compact [FOCUS]`` and
+``!COMMAND`` agent-tui runs itself (:mod:`.direct_commands`); anything else is sent as
 typed. Then what the prompt names is attached: each ``@path`` of an image, each
 ``@server:uri`` of an MCP server's resource. The front end's own slash commands (``/help``…)
 never get here.
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING
 from ...tools.base import ImagePart
 from ..custom_commands import CustomCommands
 from .assembly import make_provider as litellm_provider
+from .direct_commands import DirectCommand, direct_command, run_direct
 
 ImageReader = Callable[[str, Path], tuple[list[tuple[str, ImagePart]], list[str]]]
 """Reads the images a prompt's text names (``@shot.png``) relative to a folder: the images
@@ -60,6 +62,8 @@ class ResolvedPrompt:
         command: The custom command it runs (``/review``), if any.
         warnings: What the person should know, one sentence each (an attachment that could
             not be read, a command's tools not granted); the prompt runs all the same.
+        direct: What agent-tui runs itself instead of asking the model (``/compact``,
+            ``!COMMAND``), if anything; ``text`` is then its argument.
     """
 
     text: str
@@ -68,6 +72,7 @@ class ResolvedPrompt:
     model: str | None = None
     command: str | None = None
     warnings: tuple[str, ...] = ()
+    direct: DirectCommand | None = None
 
 
 async def resolve_prompt(prompt: str, workdir: Path, commands: CustomCommands,
@@ -86,6 +91,10 @@ async def resolve_prompt(prompt: str, workdir: Path, commands: CustomCommands,
     Raises:
         PromptFailed: an MCP prompt's server failed or its arguments do not fit.
     """
+    if (direct := direct_command(prompt)) is not None:
+        what = "/compact" if direct.kind == "compact" else "a !command"
+        ignored = [f"Not attached: {name}: {what} takes no images" for name, _part in images]
+        return ResolvedPrompt(direct.argument, warnings=tuple(ignored), direct=direct)
     text, rules, model, command, warnings = await _expand(prompt, commands, mcp)
     images = list(images)
     if read_images is not None:
@@ -150,7 +159,10 @@ async def run_resolved(agent: Agent, prompt: ResolvedPrompt,
     """Run ``prompt`` with ``agent`` to the end of its turn, on the prompt's model when it
     names another: a helper agent on that model (its provider from ``make_provider``) takes
     the conversation over for the turn and hands it back; it shares the agent's tools,
-    approver, front end, session log and knowledge."""
+    approver, front end, session log and knowledge. What agent-tui runs itself
+    (``prompt.direct``) runs with ``agent``, no model turn."""
+    if prompt.direct is not None:
+        return await run_direct(agent, prompt.direct)
     if not prompt.model or prompt.model == agent.provider.model:
         return await agent.run(prompt.text, allowed_rules=prompt.allowed_rules,
                                images=prompt.images)

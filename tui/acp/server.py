@@ -43,6 +43,7 @@ from acp.schema import (
 
 from ...core import __version__
 from ...core.config import APPROVAL_MODES, ConfigError, Settings
+from ...core.runtime.direct_commands import COMPACT_COMMAND
 from ...core.runtime.outside_tools import MCP_GROUP
 from ...core.runtime.prompt_resolution import PromptFailed, resolve_prompt, run_resolved
 from ...core.sessions.log import SessionError
@@ -344,8 +345,14 @@ class AgentTuiAcp:
 
 
 def available_commands(session: AcpSession) -> list[AvailableCommand]:
-    """The slash commands a client may offer: custom commands and MCP servers' prompts."""
+    """The slash commands a client may offer: ``/compact``, custom commands and MCP servers'
+    prompts."""
     commands = [AvailableCommand(
+        name=COMPACT_COMMAND.lstrip("/"),
+        description="Summarize the conversation so far into one message, to free the context",
+        input=AvailableCommandInput(root=UnstructuredCommandInput(
+            hint="what the summary should focus on (optional)")))]
+    commands += [AvailableCommand(
         name=command.name.lstrip("/"), description=command.description or command.name,
         input=AvailableCommandInput(root=UnstructuredCommandInput(hint=command.argument_hint))
         if command.argument_hint else None)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
 
+from ..outside_text import visible
 from ..widgets.keys_in_order import TextEditor
 from .edit_text import for_editor, from_editor
 
@@ -16,6 +18,11 @@ class CompactionScreen(ModalScreen[str]):
     """Shows the summary that will replace the conversation so far; Ctrl+S applies it.
 
     Esc applies the summary as the model wrote it (the context must shrink either way).
+
+    Args:
+        summary: The model's summary.
+        on_demand: The person asked for it (``/compact``), the context is not full.
+        focus: What they asked the summary to dwell on (``/compact FOCUS``).
     """
 
     DEFAULT_CSS = """
@@ -33,21 +40,32 @@ class CompactionScreen(ModalScreen[str]):
         Binding("escape", "keep", "apply as written"),
     ]
 
-    def __init__(self, summary: str, tokens_before: int | None = None) -> None:
+    def __init__(self, summary: str, tokens_before: int | None = None, *,
+                 on_demand: bool = False, focus: str = "") -> None:
         super().__init__()
         self.summary = summary
         self.tokens_before = tokens_before
+        self.on_demand = on_demand
+        self.focus = focus
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("The context is nearly full: this summary will replace the conversation "
-                        "so far (the latest turns and pinned items stay as they are).",
-                        id="compaction-title")
+            yield Label(self._title(), id="compaction-title")
             # The model's words: escape sequences shown, never sent to the terminal.
             yield TextEditor(for_editor(self.summary), id="compaction-summary",
                              tab_behavior="focus")
             yield Label("Edit it if something important is missing. Ctrl+S applies your "
                         "version; Esc applies it as the model wrote it.", id="compaction-help")
+
+    def _title(self) -> Text:
+        if not self.on_demand:
+            return Text("The context is nearly full: this summary will replace the "
+                        "conversation so far (the latest turns and pinned items stay as they "
+                        "are).")
+        # The focus is the person's typing: shown literally, never read as markup.
+        focus = f" (focus: {visible(self.focus)})" if self.focus else ""
+        return Text(f"/compact{focus}: this summary will replace the whole conversation so "
+                    "far (pinned items stay as they are).")
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

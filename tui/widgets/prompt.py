@@ -34,6 +34,9 @@ DEFAULT_COMMANDS = SLASH_COMMANDS
 PLACEHOLDER = "Ask anything · / commands · @ files · ? keys"
 """What the empty prompt box of the workbench shows."""
 
+SHELL_MODE = "! shell: Enter runs the command; its output goes with your next prompt"
+"""The prompt's border title while its text starts with ``!``."""
+
 SHOWN = 10
 """How many completions the pop-up shows."""
 
@@ -228,6 +231,14 @@ class PromptInput(TextArea):
         if self._kind is not None:
             self._accept(message.value)
             self.focus()
+
+    @on(TextArea.Changed)
+    def _show_shell_mode(self) -> None:
+        # `!command` runs in the shell (core.runtime.direct_commands): the box says so.
+        shell = self.document.get_line(0).lstrip().startswith("!")
+        if shell != self.has_class("-shell"):
+            self.set_class(shell, "-shell")
+            self.border_title = SHELL_MODE if shell else None
 
     @on(TextArea.Changed)
     @on(TextArea.SelectionChanged)

@@ -115,6 +115,12 @@ async def _context(app: CommandHost, arg: str) -> None:
     await app.push_screen(ContextInspector(app.ensure_agent))
 
 
+async def _compact(app: CommandHost, arg: str) -> None:
+    from .compact_action import compact_now
+
+    compact_now(app, arg)
+
+
 async def _processes(app: CommandHost, arg: str) -> None:
     from ...tools.background import background_processes
 
@@ -410,6 +416,10 @@ COMMANDS = SlashRegistry([
     SlashCommand("/context", "Inspect the context: every item and its tokens; pin, dehydrate, drop",
                  "inspect the context: every item and its tokens; pin, dehydrate, drop",
                  _context, wait_note="to inspect the context"),
+    SlashCommand("/compact", "Summarize the conversation now: /compact [FOCUS] steers the summary",
+                 "summarize the conversation so far into one message (you review it first); "
+                 "FOCUS says what the summary should dwell on", _compact, args="[FOCUS]",
+                 wait_note="before compacting"),
     SlashCommand("/fork", "Go on in a copy of this session: /fork [TURN] keeps turns up to TURN",
                  "go on in a copy of the session, whole or before turn TURN", _fork,
                  args="[TURN]", wait_note="before forking"),

@@ -452,7 +452,11 @@ class EventView:
             self._tool_blocks[event.id] = record
             self._batch.blocks.append(record)
         else:
+            from ...core.runtime.direct_commands import PERSON_SHELL_CALL
+
             block = ToolBlock(event.id, event.name, event.summary, event.args)
+            if event.id.startswith(PERSON_SHELL_CALL):
+                block.action_toggle()  # the person's `!command`: its output is what they want
             self._tool_blocks[event.id] = block
             await self.conversation.add(block)
         self._tool_log.add_call(event.id, event.name, event.summary, event.args)

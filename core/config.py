@@ -146,6 +146,8 @@ class SettingsSources:
         overrides: The flags given (no ``None``).
         user_file, project_file: The two files, for messages.
         warnings: Unknown keys, keys an untrusted project may not set.
+        origins: Each setting a file sets to the file's name (``user``, ``project``, or
+            ``user + project`` for a rule list both add to).
     """
 
     layers: tuple[dict[str, Any], dict[str, Any]]
@@ -153,6 +155,17 @@ class SettingsSources:
     user_file: Path
     project_file: Path
     warnings: list[str] = field(default_factory=list)
+    origins: dict[str, str] = field(default_factory=dict)
+
+    def source_of(self, name: str) -> str:
+        """Where the value of setting ``name`` comes from: ``flag``, ``environment``,
+        ``project``, ``user``, ``user + project`` (a rule list) or ``default``."""
+        if name in self.overrides:
+            return "flag"
+        variable = (ENV_PREFIX + name).lower()
+        if any(key.lower() == variable for key in os.environ):
+            return "environment"
+        return self.origins.get(name, "default")
 
     def validate(self) -> Settings:
         """The settings, validated by pydantic (its import included).
@@ -284,12 +297,47 @@ def read_settings(workdir: Path,
                 f"trusted; add it to trusted_projects in {user_file} to allow it."
             )
             project = {k: v for k, v in project.items() if k not in TRUST_GATED_KEYS}
+    origins = _origins(user, project, workdir)
     project = {**project, **_merged_rules(user, project, workdir)}
     user_layer, project_layer = ({k: v for k, v in data.items() if k in SETTING_KINDS}
                                  for data in (user, project))
     flags = {k: v for k, v in (overrides or {}).items() if v is not None}
     return SettingsSources((user_layer, project_layer), flags, user_file, project_file,
-                           warnings)
+                           warnings, origins)
+
+
+def _origins(user: dict[str, Any], project: dict[str, Any], workdir: Path) -> dict[str, str]:
+    """Which file sets each setting (``project`` already stripped of what trust gates); the
+    user file's table for this project counts as the user file."""
+    tables = user.get("projects")
+    table = tables.get(project_table_key(workdir), {}) if isinstance(tables, dict) else {}
+    origins: dict[str, str] = {}
+    for name in SETTING_KINDS:
+        in_user = name in user or (name in RULE_KEYS and isinstance(table, dict)
+                                   and name in table)
+        in_project = name in project
+        if in_user and in_project and name in RULE_KEYS:
+            origins[name] = "user + project"
+        elif in_project:
+            origins[name] = "project"
+        elif in_user:
+            origins[name] = "user"
+    return origins
+
+
+def read_key_table(workdir: Path) -> dict[str, tuple[object, Path]]:
+    """The ``[keys]`` tables of the user file and the project file, merged (the project's
+    entries win): each action named to its keys as written and the file that says so. A
+    file that is not TOML or whose ``keys`` is not a table gives none."""
+    found: dict[str, tuple[object, Path]] = {}
+    for path in (paths.user_config_file(), paths.project_config_file(workdir)):
+        try:
+            table = read_toml(path).get("keys")
+        except ConfigError:
+            continue
+        if isinstance(table, dict):
+            found.update({str(action): (keys, path) for action, keys in table.items()})
+    return found
 
 
 def _trusted(user: Mapping[str, object], workdir: Path) -> bool:

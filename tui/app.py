@@ -26,7 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Static, TextArea
 
 from ..core import paths
-from ..core.config import CheckedSettings
+from ..core.config import CheckedSettings, read_key_table
 from ..themes import STYLESHEET, THEMES
 from .outside_text import outside_text
 from .widgets.conversation import ConversationView, NoticeBlock
@@ -42,6 +42,7 @@ from .workbench.change_actions import ChangeActions
 from .workbench.commands import COMMANDS, SLASH_COMMANDS
 from .workbench.front_panes import FrontPanes, short_path
 from .workbench.key_actions import KeyActions
+from .workbench.key_map import key_map
 from .workbench.knowledge_actions import KnowledgeActions
 from .workbench.outside_tools import OutsideTools
 from .workbench.palette import palette_commands
@@ -136,6 +137,8 @@ class AgentApp(KeyActions, App[None]):
         self.panes = FrontPanes(self)
         self.agents = WorkbenchAgents(self)
         self.settings_actions = SettingsActions(self, persona_settings)
+        self.key_map = key_map(read_key_table(workdir))
+        """The ``[keys]`` table of config.toml, checked: what moves where, what was wrong."""
         self.session_source = "startup"
         """What the next agent's ``SessionStart`` hooks are told: ``startup`` or ``clear``."""
         self._load_litellm = load_litellm
@@ -206,7 +209,8 @@ class AgentApp(KeyActions, App[None]):
                                        id="conversation")
                 yield PromptInput(id="prompt", commands=SLASH_COMMANDS, workdir=self.workdir,
                                   placeholder=PLACEHOLDER)
-                yield KeyFooter([*self.BINDINGS, *PromptInput.BINDINGS], id="key-footer")
+                yield KeyFooter(self.key_map.bindings([*self.BINDINGS, *PromptInput.BINDINGS]),
+                                id="key-footer")
             with SidePanel(id="side"):
                 yield Static("context", classes="side-title")
                 yield ContextGauge(id="gauge")
@@ -231,6 +235,10 @@ class AgentApp(KeyActions, App[None]):
         status.project = short_path(self.workdir)
         status.session_id = self.session_id
         self.query_one(TodoPane).show("")
+        self.set_keymap(self.key_map.keymap)
+        self.query_one(PromptInput).vi_mode = first.vi_mode
+        for problem in self.key_map.problems:
+            self.notice(problem, error=True)
         # First after the first frame, before anything below.
         self.call_after_refresh(self._after_first_frame)
         if self.opened is not None and self.opened.log is not None:

@@ -27,6 +27,7 @@ from .completion import (
     rank,
 )
 from .keys_in_order import run_own_binding
+from .vi_keys import ViKeys, ViMode
 
 DEFAULT_COMMANDS = SLASH_COMMANDS
 """The slash commands offered when no ``commands`` are given (the workbench's list)."""
@@ -74,6 +75,8 @@ class PromptInput(TextArea):
 
     ``?`` typed into the empty box asks for the keys (:class:`KeysWanted`), as in other
     terminal agents; typed after anything else it is a question mark.
+
+    With :attr:`vi_mode` on, vi's keys edit it (:mod:`.vi_keys`); its border names the mode.
     """
 
     BINDINGS = PROMPT_BINDINGS
@@ -113,6 +116,26 @@ class PromptInput(TextArea):
         self._files: list[str] | None = None
         self._files_read_at = 0.0
         self._dismissed: str | None = None
+        self.vi: ViKeys | None = None
+        """vi's state while vi mode is on (None: off)."""
+
+    @property
+    def vi_mode(self) -> bool:
+        """Whether vi keys edit the prompt (the ``vi_mode`` setting)."""
+        return self.vi is not None
+
+    @vi_mode.setter
+    def vi_mode(self, on: bool) -> None:
+        if on and self.vi is None:
+            self.vi = ViKeys(self, on_mode=self._show_vi_mode)
+            self._show_vi_mode(self.vi.mode)
+        elif not on and self.vi is not None:
+            self.vi = None
+            self.border_subtitle = ""
+
+    def _show_vi_mode(self, mode: ViMode) -> None:
+        self.border_subtitle = mode.upper()
+        self.set_class(mode == "normal", "-vi-normal")
 
     def _on_mount(self) -> None:
         # A sibling, not a child: a TextArea lays out no children. The list's CSS keeps it
@@ -140,6 +163,10 @@ class PromptInput(TextArea):
             event.stop()
             self.post_message(self.KeysWanted())
             return
+        if self.vi is not None and not self.read_only and self._vi_key(event):
+            event.prevent_default()
+            event.stop()
+            return
         if event.key == "up" and self.cursor_location[0] == 0 and self.prompt_history:
             event.prevent_default()
             event.stop()
@@ -163,6 +190,21 @@ class PromptInput(TextArea):
             self.move_cursor(result.end_location)
             self.focus()
 
+    def _vi_key(self, event: events.Key) -> bool:
+        """Give ``event`` to vi (k and j on the first and last line walk the history, as
+        the arrows do); True when it was used."""
+        assert self.vi is not None
+        if self.vi.mode == "normal" and event.character in ("k", "j"):
+            row = self.cursor_location[0]
+            if event.character == "k" and row == 0 and self.prompt_history:
+                self._walk_history(-1)
+                return True
+            if (event.character == "j" and self._history_index is not None
+                    and row == self.document.line_count - 1):
+                self._walk_history(1)
+                return True
+        return self.vi.handle(event)
+
     def action_newline(self) -> None:
         self.insert("\n")
 
@@ -175,6 +217,8 @@ class PromptInput(TextArea):
         self._history_index = None
         self.close_completion()
         self.clear()
+        if self.vi is not None and self.vi.mode != "insert":
+            self.vi.set_mode("insert")  # each prompt starts in insert mode, as in a shell
         self.post_message(self.Submitted(text))
 
     def _walk_history(self, step: int) -> None:

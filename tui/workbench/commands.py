@@ -84,12 +84,14 @@ of it with your next prompt
 list of commands: the keys of the modals."""
 
 
-def help_text() -> str:
-    """What ``/help`` shows: the keys, then every command with its help."""
+def help_text(moved: Any = None) -> str:
+    """What ``/help`` shows: the keys (as the ``[keys]`` table, a
+    :class:`~agent_tui.tui.workbench.key_map.KeyMap`, moves them), then every command with
+    its help."""
     # Imported here: the bindings are Textual's, and headless runs and ACP use this module.
     from .key_table import keys_paragraph
 
-    return f"{keys_paragraph()}\n\n{KEYS_HELP}{COMMANDS.help_line()}"
+    return f"{keys_paragraph(moved)}\n\n{KEYS_HELP}{COMMANDS.help_line()}"
 
 
 # -- the workbench ---------------------------------------------------------------------
@@ -98,7 +100,7 @@ def help_text() -> str:
 async def _help(app: CommandHost, arg: str) -> None:
     from ..widgets.assistant_block import AssistantBlock
 
-    await app.conversation.add(AssistantBlock(help_text()))
+    await app.conversation.add(AssistantBlock(help_text(getattr(app, "key_map", None))))
 
 
 async def _quit(app: CommandHost, arg: str) -> None:
@@ -383,6 +385,12 @@ async def _switch(app: CommandHost, arg: str) -> None:
     app.action_switch_sessions()
 
 
+async def _config(app: CommandHost, arg: str) -> None:
+    from .config_actions import open_config
+
+    await open_config(app)
+
+
 async def _undo(app: CommandHost, arg: str) -> None:
     await app.changes.undo()
 
@@ -465,6 +473,10 @@ COMMANDS = SlashRegistry([
     SlashCommand("/mcp", "The MCP servers: state, tools, errors; reconnect or disable one",
                  "the MCP servers: each one's state, tools and log; reconnect or disable",
                  _mcp),
+    SlashCommand("/config", "Every setting: its value, where it comes from; edit and save one",
+                 "every setting with its value, where it comes from (default, user, project, "
+                 "environment, flag) and its help; filter, edit, save to the user or project "
+                 "config", _config),
     SlashCommand("/theme", "Switch the theme: /theme NAME",
                  "switch the theme (the choice is saved)", _theme, args="NAME",
                  in_palette=False, choices=_theme_choices),

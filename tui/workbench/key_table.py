@@ -22,6 +22,7 @@ from textual.binding import Binding
 from ...core.text.generated_part import rewrite_parts, with_part
 from ..widgets.key_footer import bound_keys
 from .bindings import APP_BINDINGS, PROMPT_BINDINGS
+from .key_map import KeyMap
 
 
 @dataclass(frozen=True)
@@ -86,10 +87,12 @@ KEY_ROWS: tuple[KeyRow, ...] = (
 _ACTION = re.compile(r"\{([^{}]+)\}")
 
 
-def bound() -> dict[str, str]:
-    """Each action to the label of its key: the workbench's bindings first, then the
-    prompt's, then Textual's own (``quit``, ``command_palette``)."""
-    return bound_keys([*APP_BINDINGS, *PROMPT_BINDINGS, *App.BINDINGS,
+def bound(moved: KeyMap | None = None) -> dict[str, str]:
+    """Each action to the label of its key: the workbench's bindings first (as ``moved``,
+    the ``[keys]`` table, moves them), then the prompt's, then Textual's own (``quit``,
+    ``command_palette``)."""
+    ours = [*APP_BINDINGS, *PROMPT_BINDINGS]
+    return bound_keys([*(moved.bindings(ours) if moved else ours), *App.BINDINGS,
                        Binding(App.COMMAND_PALETTE_BINDING, "command_palette")])
 
 
@@ -109,9 +112,10 @@ def actions_named(rows: Iterable[KeyRow] = KEY_ROWS) -> set[str]:
             for match in _ACTION.findall(text)}
 
 
-def keys_paragraph() -> str:
-    """The keys paragraph of ``/help``: ``**Keys** — Enter send · …``."""
-    keys = bound()
+def keys_paragraph(moved: KeyMap | None = None) -> str:
+    """The keys paragraph of ``/help``: ``**Keys** — Enter send · …``, with the keys the
+    ``[keys]`` table (``moved``) gives."""
+    keys = bound(moved)
     items = [with_keys(item, keys) for row in KEY_ROWS for item in row.brief]
     return "**Keys** — " + " · ".join(items)
 

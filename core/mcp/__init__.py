@@ -15,7 +15,14 @@ Use::
 
 Stdio servers run in their own process group with stderr in ``log_dir/<name>.log``. A
 server that stops while in use is restarted in the background (1 s, 2 s, 4 s... at most
-60 s apart, 5 tries in a row); ``on_change`` is called on every change of state.
+60 s apart, 5 tries in a row); ``on_change`` is called on every change of state and when
+a server's tools change (``notifications/tools/list_changed``: they are listed again).
+
+Beyond tools, a server gets the project folder as its root, a person's answers to its forms
+(elicitation) and the session's model (sampling, each request allowed by the person) as
+the front end's :class:`McpHost` provides them; its log messages (level ``info`` and up) go
+to its log and ``McpServer.log_messages``; calls carry a progress token. Tools that only run
+as tasks (``execution.taskSupport`` = ``required``) are not offered (``task_tools``).
 """
 
 from __future__ import annotations
@@ -27,6 +34,14 @@ from .loading import load_mcp_config
 from .server_config import McpServerConfig
 
 if TYPE_CHECKING:
+    from .host import (
+        ElicitationAnswer,
+        ElicitationRequest,
+        McpHost,
+        SamplingAnswer,
+        SamplingRefused,
+        SamplingRequest,
+    )
     from .manager import McpManager
     from .prompts import McpPromptInfo
     from .results import McpCallResult, McpToolInfo
@@ -37,6 +52,8 @@ if TYPE_CHECKING:
 _LAZY = {
     "McpCallResult": ".results", "McpToolInfo": ".results", "McpManager": ".manager",
     "McpPromptInfo": ".prompts", "McpServer": ".server", "ServerState": ".server",
+    "McpHost": ".host", "ElicitationRequest": ".host", "ElicitationAnswer": ".host",
+    "SamplingRequest": ".host", "SamplingAnswer": ".host", "SamplingRefused": ".host",
 }
 
 
@@ -49,6 +66,12 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "ElicitationAnswer",
+    "ElicitationRequest",
+    "McpHost",
+    "SamplingAnswer",
+    "SamplingRefused",
+    "SamplingRequest",
     "McpCallResult",
     "McpError",
     "McpManager",

@@ -3,6 +3,7 @@ failed in words a person can act on."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -43,20 +44,27 @@ class Connection:
         self.lost = process.ended if process is not None else anyio.Event()
         self.problem: str | None = None
         self.session: ClientSession
+        self.lists_changed = asyncio.Event()
+        """Set when the server says its tools or prompts changed (the supervisor lists
+        them again and clears it)."""
 
     async def on_message(self, message: Any) -> None:
-        """The session's message handler: a transport fault ends the connection."""
+        """The session's message handler: a transport fault ends the connection; a changed
+        list of tools or prompts is noted for the supervisor."""
         if isinstance(message, Exception):
             self.problem = self.problem or describe_exception(message)
             self.lost.set()
+        elif isinstance(message, types.ToolListChangedNotification | types.PromptListChangedNotification):
+            self.lists_changed.set()
         await anyio.lowlevel.checkpoint()
 
 
 @asynccontextmanager
-async def open_connection(config: McpServerConfig, env: dict[str, str],
-                          log: IO[str]) -> AsyncIterator[Connection]:
+async def open_connection(config: McpServerConfig, env: dict[str, str], log: IO[str],
+                          callbacks: dict[str, Any] | None = None) -> AsyncIterator[Connection]:
     """Connect to ``config``'s server (starting it, for stdio) and open a session, not yet
-    initialized.
+    initialized; ``callbacks`` answer the server's own requests (see
+    :func:`~agent_tui.core.mcp.client_requests.client_callbacks`).
 
     Raises:
         OSError: a stdio server's command could not be started.
@@ -83,7 +91,7 @@ async def open_connection(config: McpServerConfig, env: dict[str, str],
         connection = Connection(process)
         connection.session = await stack.enter_async_context(
             ClientSession(read, write, message_handler=connection.on_message,
-                          client_info=CLIENT_INFO))
+                          client_info=CLIENT_INFO, **(callbacks or {})))
         yield connection
 
 

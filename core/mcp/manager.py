@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from .errors import McpError
+from .host import McpHost
 from .prompts import McpPromptInfo
 from .results import McpCallResult, McpToolInfo
-from .server import McpServer
+from .server import McpServer, ProgressSink
 from .server_config import McpServerConfig
 
 DEFAULT_STARTUP_TIMEOUT_S = 30.0
@@ -37,7 +38,8 @@ class McpManager:
     def __init__(self, configs: list[McpServerConfig], log_dir: Path, *,
                  on_change: Callable[[], None] | None = None,
                  env: Mapping[str, str] | None = None,
-                 startup_timeout: float = DEFAULT_STARTUP_TIMEOUT_S) -> None:
+                 startup_timeout: float = DEFAULT_STARTUP_TIMEOUT_S,
+                 host: McpHost | None = None) -> None:
         """Args:
             configs: The servers, as :func:`load_mcp_config` read them.
             log_dir: Where each server's stderr goes, as ``<name>.log``.
@@ -46,11 +48,14 @@ class McpManager:
                 PATH, the locale…; None: this process's own); each server's configured
                 ``env`` goes on top.
             startup_timeout: Seconds a server has to connect, initialize and list its tools.
+            host: What the servers may ask of agent-tui (roots, forms, the model); a front
+                end fills it in, before or after the servers start.
         """
+        self.host = host or McpHost()
         self.servers: dict[str, McpServer] = {
             config.name: McpServer(config, log_dir / f"{_UNSAFE_FILE_CHARS.sub('_', config.name)}.log",
                                    env=env, startup_timeout=startup_timeout,
-                                   on_change=on_change)
+                                   on_change=on_change, host=self.host)
             for config in configs
         }
 
@@ -76,8 +81,10 @@ class McpManager:
         return found
 
     async def call(self, server: str, tool: str, arguments: dict[str, Any],
-                   timeout: float | None = None) -> McpCallResult:
-        """Call ``tool`` on ``server``; ``timeout`` in seconds (None: the server's own).
+                   timeout: float | None = None,
+                   on_progress: ProgressSink | None = None) -> McpCallResult:
+        """Call ``tool`` on ``server``; ``timeout`` in seconds (None: the server's own);
+        ``on_progress`` hears the server's progress notifications for the call.
 
         A server that is (re)starting is waited for, up to the timeout.
 
@@ -93,7 +100,7 @@ class McpManager:
         if not _enabled(live, tool):
             raise McpError(f"the tool {tool} of the MCP server {server} is not enabled; add it "
                            f"to enabled_tools in {live.config.source} to use it")
-        return await live.call(tool, arguments, timeout)
+        return await live.call(tool, arguments, timeout, on_progress)
 
     def prompts(self) -> list[McpPromptInfo]:
         """The prompts of the servers ready now."""
@@ -124,6 +131,15 @@ class McpManager:
             McpError: no server has that name.
         """
         self._server(name).disable()
+
+    async def set_roots(self, roots: list[Path]) -> None:
+        """Offer ``roots`` (the project folder) from now on and tell the running servers
+        (``notifications/roots/list_changed``) when they differ from before."""
+        if roots == self.host.roots:
+            return
+        self.host.roots = list(roots)
+        await asyncio.gather(*(server.announce_roots_changed()
+                               for server in self.servers.values()))
 
     async def close(self) -> None:
         """End every server and wait until their processes are gone."""

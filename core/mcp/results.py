@@ -43,6 +43,13 @@ class McpCallResult:
     images: list[tuple[str, str]] = field(default_factory=list)
 
 
+def needs_task(tool: types.Tool) -> bool:
+    """Whether the tool can only run as a task (``execution.taskSupport`` ``required``, the
+    2025-11 protocol's tasks), which agent-tui's SDK cannot drive: such tools are not
+    offered."""
+    return tool.execution is not None and tool.execution.task_support == "required"
+
+
 def tool_info(server: str, tool: types.Tool) -> McpToolInfo:
     """The :class:`McpToolInfo` of a listed tool."""
     schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}

@@ -7,6 +7,7 @@ must be entered and left in one task); calls come from other tasks and use the s
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -16,10 +17,17 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from ..safety.subprocess_env import SERVER_BASE_NAMES
+from .client_requests import (
+    announce_roots_changed,
+    ask_for_logs,
+    client_callbacks,
+    log_line,
+)
 from .connection import Connection, describe_exception, list_all_tools, open_connection
 from .errors import McpError
+from .host import McpHost
 from .prompts import McpPromptInfo, list_all_prompts, prompt_text, resource_text
-from .results import McpCallResult, McpToolInfo, call_result, tool_info
+from .results import McpCallResult, McpToolInfo, call_result, needs_task, tool_info
 from .server_config import McpServerConfig, subprocess_env
 
 ServerState = Literal["starting", "ready", "failed", "disabled"]
@@ -33,6 +41,11 @@ STABLE_AFTER_S = 60.0
 EXIT_REPORT_S = 1.0
 # Extra time past a call's own timeout before the call is abandoned regardless.
 CALL_GRACE_S = 5.0
+LOG_MESSAGES_KEPT = 200
+"""The server's latest log messages kept for /mcp (all of them go to its log file)."""
+
+ProgressSink = Callable[[float, float | None, str | None], None]
+"""Takes a call's progress: how far, out of how much (None: unknown), and a message."""
 
 
 class McpServer:
@@ -45,17 +58,26 @@ class McpServer:
             ``error``) or ``disabled`` (by the person or its config).
         error: Why it failed or is restarting, a sentence saying what to do; "" otherwise.
         tools: Its tools as last listed (all of them; ``enabled_tools`` is not applied).
-        log_path: The file its stderr goes to.
+        task_tools: The names of its tools that only run as tasks, which are not offered.
+        log_path: The file its stderr and its log messages go to.
+        log_messages: Its latest log messages (``notifications/message``), a line each.
     """
 
     def __init__(self, config: McpServerConfig, log_path: Path, *,
                  env: Mapping[str, str] | None = None, startup_timeout: float = 30.0,
-                 on_change: Callable[[], None] | None = None) -> None:
+                 on_change: Callable[[], None] | None = None,
+                 host: McpHost | None = None) -> None:
         self.name = config.name
         self.config = config
         self.state: ServerState = "starting" if config.enabled else "disabled"
         self.error = ""
         self.tools: list[McpToolInfo] = []
+        self.task_tools: list[str] = []
+        self.log_messages: deque[str] = deque(maxlen=LOG_MESSAGES_KEPT)
+        self.log_count = 0
+        """How many log messages it has sent (a screen redraws when it grows)."""
+        self.host = host or McpHost()
+        self._log: IO[str] | None = None
         self.prompts: list[McpPromptInfo] = []
         """The prompts it offers (slash commands in the workbench)."""
         self.log_path = log_path
@@ -115,6 +137,7 @@ class McpServer:
             self._stopping = True
             self._task.cancel()
         self.tools = []
+        self.task_tools = []
         self.prompts = []
         self._set("disabled")
 
@@ -176,25 +199,25 @@ class McpServer:
         ready (None: never) and why it ended."""
         ready_at: float | None = None
         log = self._open_log()
+        self._log = log
         try:
             env = subprocess_env(self.config, self._env)
-            async with open_connection(self.config, env, log) as connection:
+            callbacks = client_callbacks(self.name, self.host, self._take_log_message)
+            async with open_connection(self.config, env, log, callbacks) as connection:
                 try:
                     with anyio.fail_after(self._startup_timeout):
                         await connection.session.initialize()
-                        listed = await list_all_tools(connection.session)
-                        prompts = await list_all_prompts(connection.session, self.name)
+                        await self._list(connection)
+                        await self._ask_for_logs(connection)
                 except TimeoutError:
                     return None, self._hung_message()
                 except Exception as exc:
                     return None, (await self._lost_message(connection, exc)
                                   + self._environment_hint(connection))
-                self.tools = [tool_info(self.name, tool) for tool in listed]
-                self.prompts = prompts
                 self._connection = connection
                 ready_at = asyncio.get_running_loop().time()
                 self._set("ready")
-                await connection.lost.wait()
+                await self._serve(connection)
                 return ready_at, await self._lost_message(connection, None)
         except FileNotFoundError:
             return ready_at, (f"the MCP server {self.name} could not start: the command "
@@ -210,7 +233,63 @@ class McpServer:
             if self._connection is not None:
                 self._connection.lost.set()  # wakes calls still waiting on this connection
             self._connection = None
+            self._log = None
             log.close()
+
+    async def _list(self, connection: Connection) -> None:
+        connection.lists_changed.clear()
+        listed = await list_all_tools(connection.session)
+        self.prompts = await list_all_prompts(connection.session, self.name)
+        self.tools = [tool_info(self.name, tool) for tool in listed if not needs_task(tool)]
+        self.task_tools = [tool.name for tool in listed if needs_task(tool)]
+
+    async def _ask_for_logs(self, connection: Connection) -> None:
+        try:
+            await ask_for_logs(connection.session)
+        except Exception as exc:  # a server that cannot set its level still works
+            self._take_log_message("warning", "agent-tui", "logging/setLevel failed: "
+                                   f"{describe_exception(exc)}")
+
+    async def _serve(self, connection: Connection) -> None:
+        """Until the connection is lost: list the tools and prompts again each time the
+        server says they changed (``notifications/tools/list_changed``)."""
+        lost = asyncio.ensure_future(connection.lost.wait())
+        try:
+            while not connection.lost.is_set():
+                changed = asyncio.ensure_future(connection.lists_changed.wait())
+                await asyncio.wait({lost, changed}, return_when=asyncio.FIRST_COMPLETED)
+                changed.cancel()
+                if connection.lost.is_set():
+                    return
+                try:
+                    with anyio.fail_after(self.config.timeout):
+                        await self._list(connection)
+                except Exception as exc:  # the old lists stay; the next change tries again
+                    self._take_log_message("warning", "agent-tui", "listing the changed "
+                                           f"tools failed: {describe_exception(exc)}")
+                    continue
+                self._set("ready")
+        finally:
+            lost.cancel()
+
+    def _take_log_message(self, level: str, logger: str | None, data: Any) -> None:
+        line = log_line(level, logger, data)
+        self.log_messages.append(line)
+        self.log_count += 1
+        if self._log is not None and not self._log.closed:
+            try:
+                self._log.write(f"[log] {line}\n")
+                self._log.flush()
+            except (OSError, ValueError):
+                pass
+
+    async def announce_roots_changed(self) -> None:
+        """Tell the server, if it is connected, that the host's roots changed."""
+        if self._connection is not None and self.state == "ready":
+            try:
+                await announce_roots_changed(self._connection.session)
+            except Exception:
+                pass  # a server gone meanwhile is restarted and asks afresh
 
     def _open_log(self) -> IO[str]:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -279,9 +358,11 @@ class McpServer:
 
     # ------------------------------------------------------------------ calls
 
-    async def call(self, tool: str, arguments: dict[str, Any],
-                   timeout: float | None = None) -> McpCallResult:
-        """Call ``tool``, waiting first while the server is (re)starting.
+    async def call(self, tool: str, arguments: dict[str, Any], timeout: float | None = None,
+                   on_progress: ProgressSink | None = None) -> McpCallResult:
+        """Call ``tool``, waiting first while the server is (re)starting. With
+        ``on_progress`` the call carries a progress token and ``on_progress`` hears each
+        progress notification of the server.
 
         Raises:
             McpError: the server is not usable, stopped during the call, did not answer in
@@ -294,8 +375,13 @@ class McpServer:
         if self.state != "ready" or connection is None:
             raise McpError(self._unusable_message())
         ended = self._ended
+        report = None
+        if on_progress is not None:
+            async def report(progress: float, total: float | None, message: str | None) -> None:
+                on_progress(progress, total, message)
         call = asyncio.ensure_future(
-            connection.session.call_tool(tool, arguments, read_timeout_seconds=limit))
+            connection.session.call_tool(tool, arguments, read_timeout_seconds=limit,
+                                         progress_callback=report))
         lost = asyncio.ensure_future(connection.lost.wait())
         try:
             done, _ = await asyncio.wait({call, lost}, timeout=limit + CALL_GRACE_S,

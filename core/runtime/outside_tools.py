@@ -43,16 +43,32 @@ async def lend_outside_tools(agent: Agent, settings: Settings, workdir: Path,
     :func:`start_mcp_servers`), and give ``agent`` their tools; returns the servers (to
     close after the run) or None. ``warn`` hears what fails, one sentence each."""
     from ...tools.discovered import discover_tools
+    from .mcp_host import agent_sampler
 
     discovered, problems = await discover_tools(settings, workdir)
     for problem in problems:
         warn(problem)
     agent.use_external_tools(DISCOVERED_GROUP, discovered)
-    mcp = await start_mcp_servers(workdir, warn, extra=extra, wait_s=wait_s)
-    if mcp is not None:
-        from ...tools.mcp import mcp_tools
+    started: list[McpManager] = []
 
-        agent.use_external_tools(MCP_GROUP, mcp_tools(mcp))
+    def tools_changed() -> None:
+        """A server's tools changed (or it stopped, or came back): the model is offered
+        them as they are from its next call on."""
+        if started:
+            from ...tools.mcp import mcp_tools
+
+            agent.use_external_tools(MCP_GROUP, mcp_tools(started[0]))
+
+    mcp = await mcp_servers(workdir, warn, extra=extra, on_change=tools_changed)
+    if mcp is None:
+        return None
+    # Nobody fills in a form here (elicitation is refused, with a note); sampling asks the
+    # agent's approver, which refuses unless the run is in yolo mode.
+    mcp.host.sample = agent_sampler(lambda: agent)
+    mcp.host.note = warn
+    await _start(mcp, warn, wait_s)
+    started.append(mcp)
+    tools_changed()
     return mcp
 
 
@@ -75,8 +91,10 @@ async def mcp_servers(workdir: Path, warn: Callable[[str], None], *,
         return None
     # The SDK's import in a thread, not on a loop that may be drawing the screen.
     manager_module = await asyncio.to_thread(import_module, "agent_tui.core.mcp.manager")
-    manager: McpManager = manager_module.McpManager(configs, paths.data_dir() / "mcp-logs",
-                                                    on_change=on_change)
+    host_module = import_module("agent_tui.core.mcp.host")
+    manager: McpManager = manager_module.McpManager(
+        configs, paths.data_dir() / "mcp-logs", on_change=on_change,
+        host=host_module.McpHost(roots=[workdir]))
     return manager
 
 
@@ -87,12 +105,15 @@ async def start_mcp_servers(workdir: Path, warn: Callable[[str], None], *,
     when there are none. ``warn`` hears what fails, in a sentence each; the run goes on
     without it."""
     manager = await mcp_servers(workdir, warn, extra=extra)
-    if manager is None:
-        return None
+    if manager is not None:
+        await _start(manager, warn, wait_s)
+    return manager
+
+
+async def _start(manager: McpManager, warn: Callable[[str], None], wait_s: float) -> None:
     await manager.start()
     await manager.wait_ready(wait_s)
     for server in manager.servers.values():
         if server.state != "ready":
             why = server.error or f"not ready after {wait_s:.0f} s"
             warn(f"MCP server {server.name}: {why}; its log: {server.log_path}")
-    return manager

@@ -27,6 +27,7 @@ from .base import (
     _simplify_schema,
 )
 
+PROGRESS_BAR_CELLS = 10
 MAX_TOOL_NAME = 64
 """The longest function name the providers accept."""
 _NOT_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
@@ -127,8 +128,14 @@ class McpInvocation(Invocation[OpenArguments]):
 
     async def execute(self, on_output: OutputCallback | None = None) -> ToolResult:
         info = self.tool.info
+        on_progress = None
+        if on_output is not None:
+            def on_progress(done: float, total: float | None, message: str | None) -> None:
+                # A carriage return redraws the call's progress line in its block.
+                on_output("\r" + progress_text(done, total, message))
         try:
-            result = await self.tool.manager.call(info.server, info.name, self.arguments)
+            result = await self.tool.manager.call(info.server, info.name, self.arguments,
+                                                  on_progress=on_progress)
         except McpError as exc:
             return ToolResult.failure(str(exc))
         if result.is_error:
@@ -142,6 +149,17 @@ class McpInvocation(Invocation[OpenArguments]):
         if not text.strip():
             text = f"[{len(images)} image(s)]" if images else "(the tool returned nothing)"
         return ToolResult(llm_content=text.strip(), images=images)
+
+
+def progress_text(done: float, total: float | None, message: str | None) -> str:
+    """A server's progress notification as one line: a bar and ``3/5`` when the total is
+    known, the count alone when not, and the server's message."""
+    if total and total > 0:
+        filled = max(0, min(PROGRESS_BAR_CELLS, round(PROGRESS_BAR_CELLS * done / total)))
+        line = f"{'▰' * filled}{'▱' * (PROGRESS_BAR_CELLS - filled)} {done:g}/{total:g}"
+    else:
+        line = f"progress {done:g}"
+    return f"{line} {' '.join(message.split())}" if message else line
 
 
 def mcp_tools(manager: McpManager) -> list[Tool]:

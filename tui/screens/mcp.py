@@ -14,14 +14,18 @@ from textual.widgets import DataTable, Label, Static
 from ..outside_text import outside_text
 from ..widgets.measured_table import MeasuredTable
 
+LOG_MESSAGES_SHOWN = 20
+"""The server's latest log messages shown under its tools (all are in its log file)."""
+
 STATE_STYLES = {"ready": "green", "starting": "yellow", "failed": "bold red",
                 "disabled": "dim"}
 
 
 class McpScreen(ModalScreen[None]):
     """The MCP servers of the session (``core.mcp.McpManager``): one row each with its
-    transport, state and tool count; below, the highlighted server's tools, or its error and
-    the end of its log. ``r`` reconnects it, ``d`` disables it, Esc closes."""
+    transport, state and tool count; below, the highlighted server's tools, its latest log
+    messages, or its error and the end of its log. ``r`` reconnects it, ``d`` disables it,
+    Esc closes."""
 
     DEFAULT_CSS = """
     McpScreen { align: center middle; }
@@ -45,6 +49,7 @@ class McpScreen(ModalScreen[None]):
         self.manager = manager
         self.warnings = list(warnings or [])
         self._names: list[str] = []
+        self._log_count_shown = 0
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -60,6 +65,14 @@ class McpScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self.refresh_servers()
         self.query_one(DataTable).focus()
+        self.set_interval(1.0, self._new_log_messages)
+
+    def _new_log_messages(self) -> None:
+        """Redraw the highlighted server once it has sent log messages since."""
+        name = self._selected()
+        server = self.manager.servers.get(name) if name is not None else None
+        if server is not None and server.log_count != self._log_count_shown:
+            self._show(self.query_one(DataTable).cursor_row)
 
     def refresh_servers(self) -> None:
         """Redraw every server's row (the manager calls back on each change of state)."""
@@ -98,6 +111,13 @@ class McpScreen(ModalScreen[None]):
                 lines += ["", *(f"  {tool.name}: {tool.description.splitlines()[0][:100]}"
                                 if tool.description else f"  {tool.name}"
                                 for tool in server.tools)]
+                if server.task_tools:
+                    lines += ["", "not offered (they run only as MCP tasks, which agent-tui "
+                              f"does not run yet): {', '.join(server.task_tools)}"]
+            self._log_count_shown = server.log_count
+            messages = list(server.log_messages)[-LOG_MESSAGES_SHOWN:]
+            if messages:
+                lines += ["", "its log messages (info and above):", *messages]
             tail = server.stderr_tail()
             if tail and server.state != "ready":
                 lines += ["", "the end of its log:", tail]

@@ -19,6 +19,7 @@ from textual.message import Message
 from ...tools.names import ToolName
 from ..outside_text import outside_content, visible
 from .blocks import Block
+from .tool_lane import Lane
 from .waiting import elapsed_text
 
 if TYPE_CHECKING:
@@ -40,8 +41,26 @@ def tool_output_content(tool_name: str, output: str) -> Content:
 
 
 def live_output(shown: str, more: str) -> str:
-    """``shown`` with live output ``more`` added, only as much as the panes show."""
-    return (shown[-SHOWN_OUTPUT:] + more)[-SHOWN_OUTPUT:]
+    """``shown`` with live output ``more`` added, only as much as the panes show. A
+    carriage return (not ending a line) redraws its line, as on a terminal: a progress
+    bar's or an MCP server's progress updates leave only their latest state."""
+    text = shown[-SHOWN_OUTPUT:] + more
+    if "\r" in more:
+        text = "\n".join(_redrawn(line) for line in text.split("\n"))
+    return text[-SHOWN_OUTPUT:]
+
+
+def _redrawn(line: str) -> str:
+    """What a terminal shows of ``line``: the text after its last carriage return."""
+    body = line.rstrip("\r")
+    return line if "\r" not in body else line[body.rfind("\r") + 1:]
+
+
+def progress_line(more: str) -> str | None:
+    """The line a piece of live output redraws (it starts with a carriage return), or None."""
+    if not more.startswith("\r"):
+        return None
+    return _redrawn(more.rstrip("\n").rsplit("\n", 1)[-1]).strip() or None
 
 
 STATUS_ICONS = {"pending": "…", "approval": "?", "running": "⋯", "ok": "✓", "error": "✗",
@@ -59,6 +78,7 @@ class ToolBlock(Block):
 
     Images the call saved (screenshots) are drawn under the summary, expanded or not: each
     is read off the event loop when the block is first mounted, and fitted to its width.
+    A ``task`` call's block draws its sub-agent's calls under the summary (its lane).
 
     The app keeps this object to report the call's progress even after the conversation
     has unmounted it; a copy made by ``revive()`` receives those reports too.
@@ -75,8 +95,11 @@ class ToolBlock(Block):
     def __init__(self, call_id: str, name: str, summary: str, args: Any, *,
                  status: str = "pending", duration: float | None = None,
                  output: str = "", note: str = "", image_files: Sequence[str] = (),
-                 proposed: str = "") -> None:
+                 proposed: str = "", lane: Lane | None = None) -> None:
         super().__init__("")
+        self.lane = lane if lane is not None else Lane()
+        """A task's sub-agent's calls (shared with revived copies)."""
+        self.lane.shown = self.lane_changed
         self.note = note
         self.call_id = call_id
         self.tool_name = name
@@ -89,6 +112,8 @@ class ToolBlock(Block):
         self.duration: float | None = duration
         self.output = output
         self.expanded = False
+        self.progress = ""
+        """The line the running call last redrew (its progress), shown beside its summary."""
         self.images: list[ToolImage] = []
         """Images the call saved, drawn under its summary (shared with revived copies)."""
         self._revived: ToolBlock | None = None
@@ -107,6 +132,8 @@ class ToolBlock(Block):
         """Show a new status (and the final output, and a note such as how an edit
         matched or a warning)."""
         self.status = status
+        if status != "running":
+            self.progress = ""
         if duration is not None:
             self.duration = duration
         if output is not None:
@@ -141,6 +168,10 @@ class ToolBlock(Block):
             return ""
         return elapsed_text(self._moment - self.running_since)
 
+    def lane_changed(self) -> None:
+        """A call of the task's lane started or changed."""
+        self._refresh()
+
     def show_edited(self, summary: str, args: Any) -> None:
         """The person edited the call before it ran: show the edit, marked as such."""
         self.proposed = self.proposed or self.summary
@@ -152,7 +183,11 @@ class ToolBlock(Block):
     def add_output(self, text: str) -> None:
         """Live output of a running tool."""
         self.output = live_output(self.output, text)
-        if self.expanded:
+        progress = progress_line(text)
+        if progress is not None and self.status == "running":
+            self.progress = progress
+            self._refresh(same_height=not self.expanded)
+        elif self.expanded:
             self._refresh()
         if self._revived is not None:
             self._revived.add_output(text)
@@ -175,7 +210,7 @@ class ToolBlock(Block):
         """A fresh, mountable copy in the latest state; later reports reach it too."""
         copy = ToolBlock(self.call_id, self.tool_name, self.summary, self.args,
                          status=self.status, duration=self.duration, output=self.output,
-                         note=self.note, proposed=self.proposed)
+                         note=self.note, proposed=self.proposed, lane=self.lane)
         copy.running_since, copy._moment = self.running_since, self._moment
         if self.images:
             copy._set_images(self.images)  # already read images are not read again
@@ -223,8 +258,14 @@ class ToolBlock(Block):
         edited = (EDITED_MARK, "bold $warning") if self.proposed else ""
         head = Content.assemble(f"{arrow} ", (icon, "bold"), " ", edited,
                                 outside_content(self.summary), (took, "dim"),
+                                *(("  ", outside_content(self.progress, "$accent"))
+                                  if self.progress else ()),
                                 *(("  ", outside_content(self.note, "$warning")) if self.note
                                   else ()))
+        lane = self.lane.content(ended=self.status not in ("pending", "approval", "running"),
+                                 expanded=self.expanded)
+        if lane is not None:
+            head = Content.assemble(head, "\n", lane)
         body = None
         if self.expanded:
             args = json.dumps(self.args, indent=2, ensure_ascii=False) if not isinstance(

@@ -4,6 +4,7 @@ servers' state on the ``/mcp`` screen."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from ...core.runtime.outside_tools import lend_tools, mcp_servers
@@ -37,7 +38,36 @@ class OutsideTools:
         self.warnings = []
         self.manager = await mcp_servers(self.app.workdir, self._warn, on_change=self._changed)
         if self.manager is not None:
+            from ...core.runtime.mcp_host import agent_sampler
+
+            host = self.manager.host
+            host.elicit = self._elicit
+            host.sample = agent_sampler(self._front_agent)
+            host.note = self.app.notice
             await self.manager.start()
+
+    async def _elicit(self, request: Any) -> Any:
+        """A server's form (``core.mcp.ElicitationRequest``) in a modal; the person's
+        answer."""
+        from ..screens.elicitation import ElicitationScreen
+
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        def answered(result: Any) -> None:
+            if not answer.done():
+                answer.set_result(result)
+
+        self.app.push_screen(ElicitationScreen(request), callback=answered)
+        self.app.bell()
+        return await answer
+
+    def _front_agent(self) -> Any:
+        from ...core.mcp.host import SamplingRefused
+
+        if self.app.agent is None:
+            raise SamplingRefused("no agent-tui session is open to lend its model yet; try "
+                                  "again once the person has sent a prompt")
+        return self.app.agent
 
     def _warn(self, warning: str) -> None:
         self.warnings.append(warning)
@@ -56,6 +86,10 @@ class OutsideTools:
         if isinstance(self.app.screen, McpScreen):
             self.app.screen.refresh_servers()
         self.app.knowledge.offer_commands()
+        if self.app.agent is not None:
+            # A server's tools changed (tools/list_changed, a restart): the model sees them
+            # as they are from its next call on, not only from the next turn.
+            lend_tools(self.app.agent, self.discovered, self.manager)
 
     def offer_tools(self, agent: Any) -> None:
         """Give ``agent`` the discovered tools and those of the servers ready now (before

@@ -22,6 +22,7 @@ SandboxMode = Literal["none", "bwrap"]
 SyntaxGuard = Literal["warn", "refuse", "off"]
 EditCorrection = Literal["off", "model"]
 SearchBackend = Literal["searxng", "brave", "tavily"]
+NotifyTerminal = Literal["auto", "osc9", "osc777", "off"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,6 +306,21 @@ class SettingFields:
         True,
         description="Ring the terminal bell when the agent waits or finishes while the "
         "terminal is not focused.",
+    )
+    notify_terminal: NotifyTerminal = setting(
+        "auto",
+        description="A notification the terminal shows when the agent waits or finishes "
+        "while the terminal is not focused: osc9 (iTerm2, WezTerm, Windows Terminal, kitty), "
+        "osc777 (Ghostty, foot, rxvt, VTE terminals), auto (picked from $TERM_PROGRAM, $TERM "
+        "and the variables terminals set; none for a terminal it does not know) or off. "
+        "Under tmux it goes through tmux's passthrough (set allow-passthrough on).",
+    )
+    notify_desktop: bool = setting(
+        True,
+        description="Also run notify-send (where installed, with $DISPLAY or "
+        "$WAYLAND_DISPLAY set) when the agent waits or finishes while the terminal is not "
+        "focused; skipped when notify_terminal's auto already picked a terminal "
+        "notification, so one shows, not two.",
     )
 
     network: bool = setting(

@@ -44,6 +44,7 @@ from .workbench.front_panes import FrontPanes, short_path
 from .workbench.key_actions import KeyActions
 from .workbench.key_map import key_map
 from .workbench.knowledge_actions import KnowledgeActions
+from .workbench.notifications import AwayNotifier
 from .workbench.outside_tools import OutsideTools
 from .workbench.palette import palette_commands
 from .workbench.session import InFront, WorkbenchSession
@@ -142,7 +143,8 @@ class AgentApp(KeyActions, App[None]):
         self.session_source = "startup"
         """What the next agent's ``SessionStart`` hooks are told: ``startup`` or ``clear``."""
         self._load_litellm = load_litellm
-        self._window_focused = True
+        self.away = AwayNotifier(self)
+        """Tells the person looking elsewhere that the agent finished or waits."""
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = settings.theme if settings.theme in self.available_themes else THEMES[0].name
@@ -383,11 +385,11 @@ class AgentApp(KeyActions, App[None]):
         if message.session_id and message.session_id != self.session_id:
             self.notify(f"Background session {message.session_id} waits for approval: "
                         f"{message.request.summary} (F8: the inbox)", markup=False, timeout=6)
-            self.ring_if_away("A background session waits for your approval.")
+            self.away.approval_needed(message.request, message.session_id)
             self.background.changed()
             return
         self.view.awaiting_approval(message.call_id)
-        self.ring_if_away("The agent waits for your approval.")
+        self.away.approval_needed(message.request)
 
     def on_inbox_changed(self, message: InboxChanged) -> None:
         self.status.inbox = message.waiting
@@ -396,18 +398,6 @@ class AgentApp(KeyActions, App[None]):
 
     def on_rules_remembered(self, message: RulesRemembered) -> None:
         self.settings_actions.remember_rules(message.saved)
-
-    def ring_if_away(self, message: str) -> None:
-        """Ring the bell and show ``message`` when the window is not focused."""
-        if not self._window_focused and self.settings.notify_bell:
-            self.bell()
-            self.notify(message, timeout=5)
-
-    def on_app_blur(self) -> None:
-        self._window_focused = False
-
-    def on_app_focus(self) -> None:
-        self._window_focused = True
 
     # -- settings and actions ----------------------------------------------------------
 

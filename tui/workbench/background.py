@@ -212,7 +212,7 @@ class BackgroundSessions:
             timeout=6,
             severity="error" if state == "failed" else "information",
         )
-        self.app.ring_if_away(f"Background session {session.session_id} {state}.")
+        self.app.away.turn_ended(session.session_id, state)
 
     def cancel(self, session_id: str) -> None:
         """Stop the session's running prompt (its stream and tools) and its waiting ones."""

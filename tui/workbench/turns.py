@@ -159,7 +159,7 @@ class FrontTurns:
             app.background.ended(agent, cancelled=cancelled)
             return
         self.set_busy(False)
-        app.ring_if_away("The agent finished.")
+        app.away.turn_ended(outcome="cancelled" if cancelled else app.front.outcome)
         app.call_later(self._next_in_queue)
         app.call_later(app.knowledge.reload_pending)
         app.set_timer(1.0, self._freeze_if_idle)

@@ -63,6 +63,7 @@ from .todos import TodoStore
 from .tool_offer import ToolOffer
 
 if TYPE_CHECKING:
+    from .context.repo_map import RepoMap
     from .memory import ProjectMemory
     from .skills import Skill
 
@@ -145,6 +146,8 @@ class Agent:
         self._session_started = False
         self.context = ContextManager(provider.context_window(), provider.count_tokens,
                                       paths.fragments_dir(self.session_id))
+        self.repo_map: RepoMap | None = None
+        """The repository map sent after the history (core/runtime gives one)."""
         registry.choose_set(settings.tool_set, self.context.window)
         self.offer.specs = text_protocol.tool_specs(registry.schemas())
         self.messages: list[Message] = [{"role": "system", "content": ""}]
@@ -284,6 +287,8 @@ class Agent:
               for _name, part in images)]})
         self._notes.clear()
         self.emit(UserMessage(prompt, tuple(name for name, _part in images)))
+        if self.repo_map is not None:
+            await self.repo_map.refresh_between_turns(self.messages, self.emit)
         self.gate.turn_rules = list(allowed_rules)
         self.calls.start_run()
         self.escalation.start_run()
@@ -392,7 +397,8 @@ class Agent:
         tools = self.registry.schemas() if self.native_tools else None
         reply = await model_call.complete(
             lambda: self.escalation.active or self.provider, self.messages, tools,
-            None if self.native_tools else self.offer.specs, self.retry, self.emit, self._compact)
+            None if self.native_tools else self.offer.specs, self.retry, self.emit, self._compact,
+            self.repo_map.request_tail() if self.repo_map else ())
         reply = self._record_reply(reply)
         self.usage = self.usage + reply.usage
         self.emit(TurnUsage(reply.usage, self.usage))

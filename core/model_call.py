@@ -4,7 +4,7 @@ and the conversation compacted once when the provider says it does not fit."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from .events import EventSink, StreamRestart, TextDelta
 from .providers.base import Message, ModelReply, Provider, ProviderError
@@ -15,7 +15,8 @@ from .text_protocol import ToolBlockFilter, ToolSpec
 async def complete(provider: Callable[[], Provider], messages: list[Message],
                    tools: list[dict[str, object]] | None, specs: Mapping[str, ToolSpec] | None,
                    retry: RetryPolicy, emit: EventSink,
-                   compact: Callable[[], Awaitable[None]]) -> ModelReply:
+                   compact: Callable[[], Awaitable[None]],
+                   tail: Sequence[Message] = ()) -> ModelReply:
     """Ask the model once for its reply to ``messages``, streaming its text to ``emit``.
 
     Args:
@@ -24,6 +25,7 @@ async def complete(provider: Callable[[], Provider], messages: list[Message],
         specs: For a text-protocol model, its tools: their call blocks are kept out of the
             streamed text (None: a native model).
         compact: Compacts ``messages`` in place (once, on a context-length error).
+        tail: Sent after ``messages`` at each try, never added to them (the repository map).
 
     Raises:
         ProviderError: The call failed and the retry policy gave up (or never retries it).
@@ -39,7 +41,8 @@ async def complete(provider: Callable[[], Provider], messages: list[Message],
                 emit(TextDelta(shown))
 
         try:
-            reply = await provider().complete(messages, tools, on_text)
+            sent = [*messages, *tail] if tail else messages
+            reply = await provider().complete(sent, tools, on_text)
             break
         except ProviderError as error:
             if error.kind == "context_length" and not compacted:

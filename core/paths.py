@@ -86,6 +86,14 @@ def checkpoints_dir(workdir: Path) -> Path:
     return data_dir() / "checkpoints" / key
 
 
+def repo_map_cache_file(workdir: Path) -> Path:
+    """The tags of a project's source files that its repository map keeps between sessions,
+    keyed like :func:`checkpoints_dir` by a hash of the project's real path."""
+    real = os.path.realpath(workdir)
+    key = hashlib.sha256(os.fsencode(real)).hexdigest()[:16]
+    return data_dir() / "repo-maps" / f"{key}.json"
+
+
 def user_instructions_file() -> Path:
     """The person's own ``AGENTS.md``, loaded into every session's system prompt."""
     return config_dir() / "AGENTS.md"

@@ -253,6 +253,19 @@ class SettingFields:
             "(default: auto, lean for windows up to 16,384 tokens)",
         ),
     )
+    repo_map_tokens: int = setting(
+        2048,
+        ge=0,
+        description="Tokens of the repository map sent with each request (the project's files "
+        "and main definitions, ranked by what the conversation touches), at most an eighth of "
+        "the window (a sixteenth with the lean tool set, none under 8K tokens); 0: no map.",
+        flag=CliFlag(
+            ("--map-tokens",),
+            "tokens of the repository map sent with each request (default: 2048, at most an "
+            "eighth of the window; 0: no map)",
+            "N",
+        ),
+    )
     request_timeout: float = setting(600.0, gt=0, description="Seconds for one model request.")
     stream_idle_timeout: float = setting(
         120.0, gt=0, description="Seconds a stream may stay silent before it is retried."

@@ -9,6 +9,7 @@ errors into a line, a caret and suggestions the model can act on.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import typing
 from dataclasses import dataclass
@@ -89,6 +90,32 @@ def find_language(name: str) -> SourceLanguage | None:
         return None
     return SourceLanguage(key, grammar, LANGUAGE_EXTENSIONS.get(key, (f".{key}",)),
                           LANGUAGE_FILENAMES.get(key, ()))
+
+
+@functools.cache
+def _files_table() -> dict[str, str]:
+    """Extension (lower case, with its dot) or whole file name -> the first language that
+    claims it (``.h`` is C)."""
+    table: dict[str, str] = {}
+    for name, extensions in LANGUAGE_EXTENSIONS.items():
+        for extension in extensions:
+            table.setdefault(extension, name)
+    for name, filenames in LANGUAGE_FILENAMES.items():
+        for filename in filenames:
+            table.setdefault(filename, name)
+    return table
+
+
+@functools.cache
+def _cached_language(name: str) -> SourceLanguage | None:
+    return find_language(name)
+
+
+def language_of(path: Path) -> SourceLanguage | None:
+    """The language ``path`` is written in, by its extension or whole name, or None."""
+    table = _files_table()
+    name = table.get(path.name) or table.get(path.suffix.lower())
+    return _cached_language(name) if name else None
 
 
 # --------------------------------------------------------------------------- query errors

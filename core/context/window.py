@@ -262,6 +262,9 @@ class ContextManager:
         self.turn = 0
         self.last_report: ContextReport | None = None
         self.error: str | None = None
+        self.reserved: Callable[[], int] = lambda: 0
+        """Tokens each request sends besides the history and the tools (the repository
+        map), counted when measuring the context."""
         self._pins: dict[int, Message] = {}
 
     # -- every turn --------------------------------------------------------------------
@@ -274,7 +277,8 @@ class ContextManager:
         """
         self.turn += 1
         self.error = None
-        before = self.ledger.count(messages) + self.ledger.schema_tokens(tools)
+        before = (self.ledger.count(messages) + self.ledger.schema_tokens(tools)
+                  + self.reserved())
         level = max((t for t in self.thresholds if before * 100 >= t * self.window), default=0)
         thinned: list[str] = []
         tokens = before
@@ -389,7 +393,8 @@ class ContextManager:
                       results: int, answer_tokens: int) -> int:
         """Tokens each of ``results`` new tool results may take, so that with them the
         context still leaves ``answer_tokens`` of the window for the model's answer."""
-        used = self.ledger.count(messages) + self.ledger.schema_tokens(tools)
+        used = (self.ledger.count(messages) + self.ledger.schema_tokens(tools)
+                + self.reserved())
         room = self.window - answer_tokens - used - 20 * results  # message overheads
         return max(room // max(results, 1), 0)
 

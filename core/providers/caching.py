@@ -11,6 +11,10 @@ cache at a tenth of the price. The marks are placed as Anthropic documents them:
 4. the last user or tool message before the previous reply (what the previous call wrote,
    so it is read even when one reply added more blocks than the API looks back over).
 
+The repository map, sent after the history (``context/repo_map``), is left out of the
+marks: they go on the history before it, so the map may change between turns without
+spoiling the cached prefix.
+
 OpenAI and Gemini cache a repeated prefix on their own; they need no marks, only the same
 stable prefix (the system prompt and tools never change from call to call). Gemini also has an
 explicit cache (``gemini_explicit_cache``): litellm puts the messages marked ``cache_control``
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..context.repo_map_render import REPO_MAP_PREFIX
 from .base import Message
 
 EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
@@ -88,6 +93,8 @@ def _message_breakpoints(messages: list[Message]) -> list[int]:
     if messages and messages[0].get("role") == "system" and _has_text(messages[0]):
         points.append(0)
     last = len(messages) - 1
+    if last > 0 and _is_repo_map(messages[last]):
+        last -= 1
     if last > 0 and messages[last].get("role") in ("user", "tool"):
         points.append(last)
         for index in range(last - 1, 0, -1):
@@ -98,6 +105,12 @@ def _message_breakpoints(messages: list[Message]) -> list[int]:
                 points.append(earlier)
             break
     return points[: MAX_BREAKPOINTS - 1]
+
+
+def _is_repo_map(message: Message) -> bool:
+    content = message.get("content")
+    return (message.get("role") == "user" and isinstance(content, str)
+            and content.startswith(REPO_MAP_PREFIX))
 
 
 def _has_text(message: Message) -> bool:

@@ -115,4 +115,27 @@ async def open_agent(
                   knowledge=knowledge, memory=memory)
     if session is not None and resume and session.log is not None:
         agent.restore(session.log)
+    give_repo_map(agent, settings, workdir)
     return agent
+
+
+def give_repo_map(agent: Agent, settings: Settings, workdir: Path) -> None:
+    """Give ``agent`` the repository map of ``workdir``, with the budget its settings and
+    window allow (none when that is 0), its tags kept between sessions in the data folder."""
+    from .. import paths
+    from ..context.repo_map import RepoMap, SourceFiles, map_budget
+
+    budget = map_budget(settings.repo_map_tokens, agent.context.window, agent.registry.lean)
+    if budget <= 0:
+        return
+    from ...tools.code_search import list_source_files
+    from ...tools.source_languages import language_of
+
+    provider = agent.provider
+
+    def count(text: str) -> int:
+        return provider.count_tokens([{"role": "user", "content": text}])
+
+    sources = SourceFiles(lambda root, wanted: list_source_files([root], wanted), language_of)
+    agent.repo_map = RepoMap(workdir, sources, budget, count, paths.repo_map_cache_file(workdir))
+    agent.context.reserved = agent.repo_map.tokens_sent

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_tui.core.context.repo_map import REPO_MAP_PREFIX
 from agent_tui.core.events import Usage
 from agent_tui.core.providers.caching import (
     mark_cache_breakpoints,
@@ -42,7 +43,10 @@ async def test_anthropic_requests_mark_tools_system_and_history(fake_provider, t
         assert body["tools"][-1]["cache_control"] == {"type": "ephemeral"}
         assert all("cache_control" not in tool for tool in body["tools"][:-1])
         assert body["system"][-1]["cache_control"] == {"type": "ephemeral"}
-        assert body["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+        # a.py makes a repository map: it goes last, unmarked, after the marked history
+        last = body["messages"][-1]["content"][-1]
+        assert last["text"].startswith(REPO_MAP_PREFIX) and "cache_control" not in last
+        assert _marked(body)[-1] == len(request_blocks(body)) - 2
     # From the second call on, the history the previous call ended with is marked too.
     later = fake_provider.requests[2].body["messages"]
     assert later[-3]["content"][-1]["cache_control"] == {"type": "ephemeral"}

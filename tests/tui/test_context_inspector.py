@@ -80,3 +80,53 @@ async def context_header(fake_provider: Any, tmp_path: Path, window: int) -> tup
         await pilot.pause()
         total = str(screen.query_one("#context-total", Label).render())
         return total, str(screen.query_one(DataTable).get_row_at(1)[4])
+
+
+async def test_context_lists_the_repository_map_and_a_dropped_map_is_not_sent_again(
+    fake_provider: Any, tmp_path: Path
+) -> None:
+    """/context shows the repository map as one row with its tokens, last (it is sent
+    after the history); x drops it, and the next request goes without it."""
+    from agent_tui.core.context import repo_map as repo_map_module
+    from agent_tui.tui.screens import context_inspector
+    from tests.core.context.test_repo_map import project
+    from tests.core.context.test_repo_map_loop import map_messages
+    from tests.fakes.providers import Reply
+
+    assert context_inspector.REPO_MAP_INDEX == repo_map_module.REPO_MAP_INDEX
+    project(tmp_path)
+    fake_provider.script(Reply(text="first"), Reply(text="second"))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "/context")  # before any turn: the map to be sent
+        await until(pilot, lambda: isinstance(app.screen, ContextInspector) and app.screen.loaded,
+                    60)
+        table = app.screen.query_one(DataTable)
+        rows = [table.get_row_at(i) for i in range(table.row_count)]
+        assert [str(row[1]) for row in rows][-1] == "repo map"
+        assert "repository map: 5 files" in str(rows[-1][4])
+        await pilot.press("escape")
+
+        await type_prompt(pilot, "hello")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1, 60)
+        sent = map_messages(fake_provider.requests[0])
+        assert len(sent) == 1 and "app/store.py" in sent[0]
+
+        await type_prompt(pilot, "/context")
+        await until(pilot, lambda: isinstance(app.screen, ContextInspector) and app.screen.loaded)
+        screen = app.screen
+        table = screen.query_one(DataTable)
+        row = [str(table.get_row_at(i)[1]) for i in range(table.row_count)].index("repo map")
+        tokens = int(str(table.get_row_at(row)[2]).replace(",", ""))
+        assert tokens == app.agent.repo_map.tokens > 0
+        table.move_cursor(row=row)
+        await pilot.press("x")
+        await until(pilot, lambda: screen.loaded)
+        await pilot.pause()
+        kinds = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+        assert "repo map" not in kinds
+        await pilot.press("escape")
+
+        await type_prompt(pilot, "again")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2, 60)
+        assert map_messages(fake_provider.requests[1]) == []

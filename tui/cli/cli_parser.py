@@ -127,8 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --planning: approve the refined requirements without asking",
     )
-    add_setting_flags(parser, "context_window", "tool_protocol", "tool_set", "network",
-                      "webdriver", "chrome_headless", "computer_control", "sandbox")
+    add_setting_flags(parser, "context_window", "tool_protocol", "tool_set", "repo_map_tokens",
+                      "network", "webdriver", "chrome_headless", "computer_control", "sandbox")
     parser.add_argument("--acd", action="store_true",
                         help="g3's aggressive context dehydration: always on in agent-tui "
                         "(old tool results become fragments that rehydrate brings back), "

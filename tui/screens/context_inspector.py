@@ -24,6 +24,8 @@ from ..widgets.waiting import TICK_S, Awaited, WaitingLine, now
 
 INSTRUCTION_ROW = -2
 """The index of a row showing an instruction file inside the system prompt."""
+REPO_MAP_INDEX = -3
+"""The repository map's row (``core.context.repo_map.REPO_MAP_INDEX``)."""
 
 A_MOMENT_S = 0.2
 """A load that takes longer than this shows the loading line (a quick one does not flash it)."""
@@ -53,9 +55,10 @@ class ContextInspector(ModalScreen[None]):
     tokens counted off the event loop, a spinner line saying which while it takes longer
     than a moment; :attr:`loaded` is True once the table shows the count. Keys act on the
     highlighted item: ``p`` pin or unpin (compaction keeps it verbatim and thinning leaves
-    it alone), ``h`` dehydrate (a tool result goes to a fragment the agent can
-    ``rehydrate``), ``x`` drop (out of the context; the history stays valid). Only while
-    the agent is idle: the workbench opens it then.
+    it alone; the repository map is kept as it is, no longer rebuilt), ``h`` dehydrate (a
+    tool result goes to a fragment the agent can ``rehydrate``), ``x`` drop (out of the
+    context; the history stays valid; the repository map for the rest of the session).
+    Only while the agent is idle: the workbench opens it then.
 
     Args:
         agent: Gives the session's agent (the workbench's ``ensure_agent``).
@@ -146,6 +149,11 @@ class ContextInspector(ModalScreen[None]):
         agent = self.agent
         tools = agent.registry.schemas() if agent.native_tools else None
         items = agent.context.items(agent.messages, tools)
+        repo_map = getattr(agent, "repo_map", None)
+        if repo_map is not None and repo_map.last is None:
+            repo_map.refresh(agent.messages)  # before the first turn: what it will send
+        if repo_map is not None and (map_item := repo_map.context_item()) is not None:
+            items.append(map_item)  # sent last, after the history
         knowledge = getattr(agent, "knowledge", None)
         files = [(f"{loaded.label}: {loaded.path}",
                   agent.context.ledger.tokens({"role": "system", "content": loaded.text}))
@@ -190,12 +198,14 @@ class ContextInspector(ModalScreen[None]):
         index = self._indices[table.cursor_row]
         context, messages = self.agent.context, self.agent.messages
         try:
-            if index == INSTRUCTION_ROW:
+            if index == REPO_MAP_INDEX:
+                self._act_on_map(action)
+            elif index == INSTRUCTION_ROW:
                 raise ContextError("this file is part of the system prompt: edit the file "
                                    "itself; it is read again between turns")
-            if index < 0:
+            elif index < 0:
                 raise ContextError("the tool schemas cannot be changed here")
-            if action == "pin":
+            elif action == "pin":
                 pinned = index in context.pinned_indices(messages)
                 (context.unpin if pinned else context.pin)(messages, index)
                 self.notify("Unpinned." if pinned else "Pinned: compaction keeps it.")
@@ -208,6 +218,21 @@ class ContextInspector(ModalScreen[None]):
         except ContextError as exc:
             self.notify(visible(str(exc)), severity="warning", markup=False)
         self.refresh_items()
+
+    def _act_on_map(self, action: str) -> None:
+        """Pin (keep as it is), unpin or drop the repository map."""
+        repo_map = self.agent.repo_map
+        if action == "pin":
+            pinned = repo_map.toggle_pin()
+            self.notify("Pinned: the repository map stays as it is." if pinned else
+                        "Unpinned: the repository map is rebuilt between turns.")
+        elif action == "dehydrate":
+            raise ContextError("only tool results can be dehydrated; drop the repository "
+                               "map instead.")
+        else:
+            freed = repo_map.drop()
+            self.notify(f"Dropped the repository map for this session: {freed:,} tokens "
+                        "freed. repo_map_tokens = 0 in config.toml turns it off for good.")
 
     def action_pin(self) -> None:
         self._act("pin")

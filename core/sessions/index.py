@@ -240,6 +240,26 @@ class SessionIndex:
             ORDER BY hits.score, s.updated DESC LIMIT ?"""
         return self._summaries(sql, (query, limit))
 
+    def prompts(self, project: Path, limit: int = 5_000) -> builtins.list[str]:
+        """The person's prompts in ``project``'s sessions, newest first (the latest session's
+        last prompt first), each text once, at most ``limit``."""
+        # A session's messages have the rowids key << 24 onwards (see _insert): a rowid range
+        # per session is a b-tree seek into the FTS table.
+        sql = f"""
+            SELECT m.text FROM sessions s JOIN messages m
+                ON m.rowid BETWEEN s.rowid << {_MESSAGE_BITS}
+                               AND (s.rowid << {_MESSAGE_BITS}) + {_MESSAGES_PER_SESSION - 1}
+            WHERE s.project = ? AND m.kind = 'user'
+            ORDER BY s.updated DESC, m.rowid DESC"""
+        found: dict[str, None] = {}
+        with self._mutex:
+            for (text,) in self._db.execute(sql, (str(Path(project).resolve()),)):
+                if text.strip():
+                    found[text] = None
+                    if len(found) >= limit:
+                        break
+        return builtins.list(found)
+
     def sessions_touching(self, path_fragment: str) -> builtins.list[SessionSummary]:
         """Sessions that changed a file whose path contains ``path_fragment``."""
         like = re.sub(r"([\\%_])", r"\\\1", path_fragment)

@@ -208,6 +208,22 @@ class PromptInput(TextArea):
     def action_newline(self) -> None:
         self.insert("\n")
 
+    def action_search_history(self) -> None:
+        """Search the project's earlier prompts (:mod:`..screens.history_search`); the one
+        chosen replaces the prompt's text, to edit and send."""
+        from ..screens.history_search import HistorySearch
+
+        self.close_completion()
+        self.app.push_screen(HistorySearch(self.prompt_history, self.workdir or Path.cwd()),
+                             self._recalled)
+
+    def _recalled(self, text: str | None) -> None:
+        if text is not None:
+            self._history_index = None
+            self.text = prompt_text(text)
+            self.move_cursor(self.document.end)
+        self.focus()
+
     def _submit(self) -> None:
         text = self.text
         if not text.strip():

@@ -45,6 +45,10 @@ KEY_ROWS: tuple[KeyRow, ...] = (
     KeyRow("Enter", "send the prompt", ("Enter send",)),
     KeyRow("{newline} (or Alt+Enter)", "new line in the prompt", ("{newline} new line",)),
     KeyRow("↑ / ↓ in the prompt", "walk the prompt history", ("↑/↓ history",)),
+    KeyRow("{search_history} in the prompt", "search the project's earlier prompts (this "
+           "session's and earlier sessions'): type words to narrow, the same key or ↑ for "
+           "an older match, ↓ a newer one, Enter puts it in the prompt, Esc leaves",
+           ("{search_history} search earlier prompts",)),
     KeyRow("{show_keys}, or `?` in the empty prompt",
            "the keys and slash commands (as `/help`)",
            ("{show_keys} or ? (empty prompt) these keys",)),

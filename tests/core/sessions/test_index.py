@@ -226,3 +226,17 @@ def test_two_index_objects_share_one_file(projects):
     first.close()
     second.close()
     assert os.path.exists(paths.sessions_dir() / "index.sqlite")
+
+
+def test_prompts_of_a_project_newest_first_each_once(projects):
+    a, b = projects
+    with SessionStore.create("old", project=a, model="m") as store:
+        for n, text in enumerate(["run the tests", "fix the parser", "run the tests"]):
+            store.append({"type": "user_message", "text": text, "ts": 1000 + n})
+        store.append(AssistantMessage("an answer, not a prompt").to_dict() | {"ts": 1010})
+    write_session("new", a, "ship it", ts=2000)
+    write_session("elsewhere", b, "another project's prompt", ts=3000)
+    with SessionIndex() as index:
+        assert index.prompts(a) == ["ship it", "run the tests", "fix the parser"]
+        assert index.prompts(a, limit=2) == ["ship it", "run the tests"]
+        assert index.prompts(b) == ["another project's prompt"]

@@ -30,9 +30,9 @@ class CompactionScreen(ModalScreen[str]):
     CompactionScreen > Vertical {
         width: 90%; height: 80%; border: round $warning; background: $surface; padding: 0 1;
     }
-    CompactionScreen #compaction-title { text-style: bold; color: $warning; }
+    CompactionScreen #compaction-title { text-style: bold; color: $warning; width: 100%; }
     CompactionScreen TextArea { height: 1fr; }
-    CompactionScreen #compaction-help { color: $text-muted; }
+    CompactionScreen #compaction-help { color: $text-muted; width: 100%; }
     """
 
     BINDINGS = [

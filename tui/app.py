@@ -39,6 +39,7 @@ from .workbench.agents import WorkbenchAgents
 from .workbench.autonomous_actions import AutonomousActions
 from .workbench.bindings import APP_BINDINGS
 from .workbench.change_actions import ChangeActions
+from .workbench.clipboard_images import paste_clipboard_image
 from .workbench.commands import COMMANDS, SLASH_COMMANDS
 from .workbench.front_panes import FrontPanes, short_path
 from .workbench.key_actions import KeyActions
@@ -311,6 +312,11 @@ class AgentApp(KeyActions, App[None]):
     @on(PromptInput.KeysWanted)
     async def _on_keys_wanted(self) -> None:
         await self.action_show_keys()
+
+    @on(PromptInput.ImageWanted)
+    def _on_image_wanted(self) -> None:
+        self.run_worker(paste_clipboard_image(self, self.query_one(PromptInput)),
+                        group="clipboard", exclusive=True, exit_on_error=False)
 
     def offer_commands(self, commands: dict[str, str]) -> None:
         """What the prompt's ``/`` completion offers: names to one-line help."""

@@ -91,6 +91,9 @@ class PromptInput(TextArea):
     class KeysWanted(Message):
         """The person typed ``?`` into the empty prompt: show them the keys."""
 
+    class ImageWanted(Message):
+        """The person pressed Ctrl+V: attach the clipboard's image (the workbench reads it)."""
+
     def __init__(self, *, commands: dict[str, str] | None = None,
                  workdir: Path | None = None, **kwargs) -> None:
         """A prompt completing ``commands`` after ``/`` and ``workdir``'s files after ``@``.
@@ -207,6 +210,11 @@ class PromptInput(TextArea):
 
     def action_newline(self) -> None:
         self.insert("\n")
+
+    def action_paste_image(self) -> None:
+        """Ask for the clipboard's image (:mod:`..workbench.clipboard_images`)."""
+        if not self.read_only:
+            self.post_message(self.ImageWanted())
 
     def action_search_history(self) -> None:
         """Search the project's earlier prompts (:mod:`..screens.history_search`); the one

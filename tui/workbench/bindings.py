@@ -43,4 +43,5 @@ APP_BINDINGS: list[Binding] = [
 PROMPT_BINDINGS: list[Binding] = [
     Binding("ctrl+j,alt+enter,shift+enter", "newline", "New line", show=False, id="newline"),
     Binding("ctrl+s", "search_history", "Search prompts", show=False, id="search_history"),
+    Binding("ctrl+v", "paste_image", "Paste an image", show=False, id="paste_image"),
 ]

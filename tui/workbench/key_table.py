@@ -49,6 +49,10 @@ KEY_ROWS: tuple[KeyRow, ...] = (
            "session's and earlier sessions'): type words to narrow, the same key or ↑ for "
            "an older match, ↓ a newer one, Enter puts it in the prompt, Esc leaves",
            ("{search_history} search earlier prompts",)),
+    KeyRow("{paste_image} in the prompt", "attach the image in the clipboard (a screenshot): "
+           "read with wl-paste or xclip, saved in the session's folder and named `@path` in "
+           "the prompt; with no image there, paste the workbench's copied text",
+           ("{paste_image} paste an image",)),
     KeyRow("{show_keys}, or `?` in the empty prompt",
            "the keys and slash commands (as `/help`)",
            ("{show_keys} or ? (empty prompt) these keys",)),

@@ -1,0 +1,124 @@
+"""Ctrl+V in the prompt: the image in the system clipboard, read by a real xclip from a real
+X display (Xvfb), saved in the session's folder and attached when the prompt is sent."""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+from agent_tui.core import paths
+from agent_tui.tui.widgets.conversation import UserBlock
+from agent_tui.tui.widgets.prompt import PromptInput
+from agent_tui.tui.workbench.clipboard_images import NO_IMAGE, NO_READER
+from tests.fakes.providers import Reply
+from tests.tui.test_app import SIZE, app_for, until
+
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("Xvfb") and shutil.which("xclip")),
+    reason="needs Xvfb and xclip (Debian: apt-get install xvfb xclip; .ci/run installs them)",
+)
+
+# A 1x1 red PNG.
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+)
+
+FIRST_CALL = 60.0
+"""Seconds a first model call may take: it loads litellm, slow on a busy machine."""
+
+
+@pytest.fixture
+def display(tmp_path, monkeypatch) -> Iterator[str]:
+    """A fresh Xvfb (its clipboard empty) as $DISPLAY, no Wayland."""
+    read, write = os.pipe()
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write), "-screen", "0", "640x480x24", "-nolisten", "tcp"],
+        pass_fds=(write,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write)
+    with os.fdopen(read) as numbers:
+        number = numbers.readline().strip()
+    cookie = tmp_path / "xauthority"
+    cookie.touch()
+    monkeypatch.setenv("DISPLAY", f":{number}")
+    monkeypatch.setenv("XAUTHORITY", str(cookie))
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    yield f":{number}"
+    server.terminate()
+    server.wait(10)
+
+
+def copy_png(tmp_path) -> subprocess.Popen[bytes]:
+    """Put :data:`PNG` in the clipboard as a screenshot tool does: xclip owns the selection
+    (and serves it) until the display ends."""
+    image = tmp_path / "shot.png"
+    image.write_bytes(PNG)
+    return subprocess.Popen(
+        ["xclip", "-selection", "clipboard", "-target", "image/png", "-in", str(image)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+async def test_ctrl_v_attaches_the_clipboard_image(fake_provider, tmp_path, display):
+    owner = copy_png(tmp_path)
+    project = tmp_path / "project"
+    project.mkdir()
+    fake_provider.script(Reply(text="A red dot."))
+    app = app_for(fake_provider, project, model="openai/gpt-4o")  # litellm: takes images
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            prompt = app.query_one(PromptInput)
+            prompt.text = "what is in"
+            prompt.move_cursor(prompt.document.end)
+            await pilot.press("ctrl+v")
+            await until(pilot, lambda: "@" in prompt.text)
+            saved = list((paths.session_dir(app.session_id) / "attachments").iterdir())
+            assert len(saved) == 1 and saved[0].read_bytes() == PNG
+            assert prompt.text == f"what is in @{saved[0]} "
+            await pilot.press("enter")
+            await until(
+                pilot, lambda: not app.busy and len(fake_provider.requests) == 1, FIRST_CALL
+            )
+            assert app.query_one(UserBlock).images == (str(saved[0]),)
+            sent = fake_provider.requests[0].messages[-1]["content"]
+            image_parts = [part for part in sent if part.get("type") == "image_url"]
+            assert image_parts[0]["image_url"]["url"] == (
+                "data:image/png;base64," + base64.b64encode(PNG).decode()
+            )
+    finally:
+        owner.kill()
+        owner.wait()
+
+
+async def test_no_image_in_the_clipboard_says_so(fake_provider, tmp_path, display):
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        prompt = app.query_one(PromptInput)
+        prompt.focus()
+        await pilot.press("ctrl+v")
+        await until(pilot, lambda: any(n.message == NO_IMAGE for n in app._notifications))
+        assert prompt.text == ""
+        # The workbench's own copied text still pastes.
+        app.copy_to_clipboard("copied words")
+        await pilot.press("ctrl+v")
+        await until(pilot, lambda: prompt.text == "copied words")
+
+
+async def test_without_a_clipboard_program_ctrl_v_says_what_to_install(
+    fake_provider, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no xclip, no wl-paste
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one(PromptInput).focus()
+        await pilot.press("ctrl+v")
+        await until(pilot, lambda: any(n.message == NO_READER for n in app._notifications))

@@ -310,11 +310,6 @@ class SettingFields:
     theme: str = setting("agent-tui-dark", description="The workbench's Textual theme.")
     vi_mode: bool = setting(False, description="Edit the prompt with vi keys: Esc to normal "
                             "mode (motions, dd dw cw yy p u, counts), i a o back to insert.")
-    vi_mode: bool = setting(
-        False,
-        description="Edit the prompt with vi keys: Esc to normal mode (h j k l w b e 0 ^ $ "
-        "gg G x dd dw cw yy p u, counts), i a I A o O back to insert.",
-    )
     notify_bell: bool = setting(
         True,
         description="Ring the terminal bell when the agent waits or finishes while the "

@@ -35,6 +35,7 @@ ACD_NOTE = ("agent-tui: note: --acd changes nothing here: context dehydration is
 SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "sessions": (".sessions_cli", "main", "list, search, show and delete recorded sessions"),
     "agents": (".agents_cli", "main", "list the personas --agent NAME takes on"),
+    "config": (".config_cli", "main", "list, get and set settings (as /config)"),
     "replay": (".main", "replay_main", "play a recorded session back in the workbench"),
     "batch": (".batch_cli", "batch_main", "run headless tasks from a JSON-lines file on a "
               "pool of workers"),

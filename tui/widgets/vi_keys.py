@@ -2,8 +2,8 @@
 motions and edits, counts.
 
 Normal mode: ``h j k l w b e 0 ^ $ gg G`` move; ``x dd dw cw D C yy p P`` edit (a count
-before them repeats: ``3w``, ``2dd``); ``u`` undoes (Ctrl+R redoes in Textual's text area as
-Ctrl+Y); ``i a I A o O`` go to insert mode. Esc goes to normal mode.
+before them repeats: ``3w``, ``2dd``); ``u`` undoes (Ctrl+Y redoes: Ctrl+R
+stays the session browser's); ``i a I A o O`` go to insert mode. Esc goes to normal mode.
 
 Esc is also the workbench's key to cancel a running turn. In vi mode an Esc in insert mode
 with text in the prompt only goes to normal mode; an Esc in normal mode, or in insert mode on
@@ -68,9 +68,6 @@ class ViKeys:
         if self.mode == "insert":
             return False
         char = event.character
-        if event.key == "ctrl+r":
-            self.area.redo()
-            return True
         if char is None or not char.isprintable() or event.key.startswith(("ctrl+", "alt+")):
             return False  # arrows, Enter, Ctrl keys: as in insert mode
         self._normal(char)

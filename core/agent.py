@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from ..tools.base import ImagePart, Tool, ToolContext
 from ..tools.registry import ToolRegistry
 from . import model_call, paths, text_protocol
+from .after_turn import AfterTurn
 from .approval import Approver
 from .calls import (
     ApprovalGate,
@@ -163,6 +164,9 @@ class Agent:
         self.calls = ToolCalls(self, registry, self.tool_ctx, self.gate, TurnCheckpoints(
             workdir, checkpoints, self.emit, lambda: self.settings.checkpoint_timeout))
         """Runs each tool call through the hooks, the gate and the turn's checkpoints."""
+        self.after_turn = AfterTurn(workdir, lambda: self.settings, self.calls.checkpoints,
+                                    lambda: self.provider, self.tool_ctx.env, self.emit)
+        """The checks after a turn's edits (lint_command, test_command) and its commit."""
         # Turn N is the N-th prompt of the session log; None: count them at the next prompt.
         self._next_turn: int | None = None if session is not None else 0
         self._response_calls = ResponseCalls()  # to answer what a cancel leaves unanswered
@@ -292,6 +296,7 @@ class Agent:
         self.gate.turn_rules = list(allowed_rules)
         self.calls.start_run()
         self.escalation.start_run()
+        self.after_turn.start_run()
         self._stop_hook_active = False
         model_calls = 0
         usage = Usage()
@@ -310,7 +315,9 @@ class Agent:
                 text = reply.text
                 if not reply.tool_calls:
                     if (await self._stop_hooks_go_on(text)
-                            or self.escalation.take_over_answer(text)):
+                            or self.escalation.take_over_answer(text)
+                            or (not self.subagent
+                                and await self.after_turn.fix_needed(self.messages))):
                         continue
                     break
                 if reply.text.strip():
@@ -341,6 +348,8 @@ class Agent:
         if self.escalation.active is not None:
             result = replace(result, escalated_to=self.escalation.active.model)
         await self.calls.checkpoints.end_turn()
+        if result.ok and not self.subagent:
+            await self.after_turn.commit(prompt)
         self.emit(result)
         return result
 

@@ -389,6 +389,55 @@ class Checkpoint(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class CheckRan(Event):
+    """``lint_command`` or ``test_command`` ran after the turn's edits: reported when it
+    starts (``running``) and when it ends (``passed`` or ``failed``), under one ``id``.
+
+    Attributes:
+        kind: ``lint`` or ``test``.
+        command: The command as it ran (``{files}`` filled in).
+        exit_code: Its exit status; None while it runs, or when it timed out or could not
+            start (``output`` says which).
+        output: The end of what it printed (stdout and stderr together).
+        feedback: What the model was told of the failure to fix it ("" when nothing).
+    """
+
+    type: ClassVar[str] = "check"
+    replayed: ClassVar[bool] = True
+    restored: ClassVar[bool] = True
+    id: str
+    kind: str
+    command: str
+    status: str
+    exit_code: int | None = None
+    output: str = ""
+    duration: float = 0.0
+    feedback: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AutoCommitted(Event):
+    """``auto_commit`` committed the files a turn changed to the project's git repository.
+
+    Attributes:
+        commit: The new commit's id.
+        message: Its message (the model's, or a plain one listing the files).
+        files: The committed files, project-relative.
+        left_out: Files the turn changed that held the person's own uncommitted changes
+            before it, so they were not committed.
+    """
+
+    type: ClassVar[str] = "auto_commit"
+    replayed: ClassVar[bool] = True
+    restored: ClassVar[bool] = True
+    turn: int
+    commit: str
+    message: str
+    files: list[str]
+    left_out: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
 class TurnUsage(Event):
     """Usage and cost of one model call, and of the session so far."""
 

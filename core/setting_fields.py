@@ -467,6 +467,20 @@ class SettingFields:
         description="Seconds a turn waits for its checkpoint; past that the turn "
         "goes on without it (hashing goes on in the background).",
     )
+    auto_commit: bool = setting(
+        False, description="Commit each turn's changed files (in a git repository) with a "
+        "message the model writes; files you had changed or staged before it are left out. "
+        "/undo takes the commit back too while HEAD is still that commit.")
+    lint_command: str = setting(
+        "", trust_gated=True, description="Run after a turn's edits, e.g. 'ruff check "
+        "{files}' ({files}: the changed files); a failure goes back to the model to fix.")
+    test_command: str = setting(
+        "", trust_gated=True, description="Run after a turn's edits once lint_command "
+        "passes, e.g. 'pytest -q -x'; a failure goes back to the model as lint's does.")
+    fix_attempts: int = setting(3, ge=0, description="Failures of lint_command and "
+                                "test_command one prompt sends back to the model to fix.")
+    check_timeout: float = setting(600.0, gt=0, description="Seconds lint_command or "
+                                   "test_command may run before it is killed (a failure).")
 
     review_compaction: bool = setting(
         True,

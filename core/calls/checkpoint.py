@@ -47,6 +47,11 @@ class TurnCheckpoints:
         self.turn = turn
         self._before = ""
 
+    @property
+    def turn_changed(self) -> bool:
+        """A call that may change files ran in this turn (its before-snapshot was tried)."""
+        return bool(self._before)
+
     async def before_change(self, invocation: Invocation[ToolParams]) -> None:
         """Snapshot the project ahead of the turn's first call that may change it."""
         if invocation.tool.read_only or self._before:

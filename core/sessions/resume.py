@@ -91,6 +91,10 @@ def restore(log: SessionLog, *, native_tools: bool) -> RestoredSession:
             elif unanswered.pop(record.get("id", ""), None) is not None:
                 call = ToolCallRequest(record.get("id", ""), record.get("name", ""), "")
                 pending.append((call, record.get("output", ""), bool(record.get("ok"))))
+        elif kind == "check" and record.get("feedback"):
+            # A failed lint or test command the model was sent back to fix.
+            flush_text_results()
+            messages.append({"role": "user", "content": record["feedback"]})
         elif kind == "escalated" and record.get("trigger") == "answer":
             # The stronger model was told it takes over: the history keeps what it saw.
             flush_text_results()

@@ -157,6 +157,21 @@ class UpdateTranslator:
     def _nothing(self, event: ev.Event) -> list[Any]:
         return []
 
+    def _check(self, event: ev.CheckRan) -> list[Any]:
+        """A lint or test run after the turn's edits: a call of its own in the client."""
+        if event.status == "running":
+            return [start_tool_call(event.id, f"{event.kind}: {event.command}", kind="execute",
+                                    status="in_progress")]
+        output = event.output[-SHOWN_OUTPUT:]
+        content = [tool_content(text_block(_fenced(output)))] if output.strip() else None
+        return [update_tool_call(event.id, status="completed" if event.status == "passed"
+                                 else "failed", content=content)]
+
+    def _committed(self, event: ev.AutoCommitted) -> list[Any]:
+        subject = event.message.splitlines()[0] if event.message else ""
+        return [update_agent_message_text(
+            f"\n\n*(committed {event.commit[:7]}: {subject})*\n\n")]
+
     def _started(self, event: ev.ToolCallStarted) -> Any:
         call = _Call(event.name)
         self._calls[event.id] = call
@@ -247,6 +262,8 @@ _TRANSLATIONS: dict[type[ev.Event], Translation] = {
     ev.ContextThinned: UpdateTranslator._nothing,
     ev.Compacted: UpdateTranslator._compacted,
     ev.Checkpoint: UpdateTranslator._nothing,
+    ev.CheckRan: UpdateTranslator._check,
+    ev.AutoCommitted: UpdateTranslator._committed,
     ev.TurnUsage: UpdateTranslator._nothing,
     ev.LaneStarted: UpdateTranslator._nothing,
     ev.RoundEnded: UpdateTranslator._nothing,

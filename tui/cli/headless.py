@@ -20,6 +20,8 @@ from ...core.approval import ApprovalRequest, HeadlessApprover
 from ...core.config import Settings
 from ...core.events import (
     ApprovalDecided,
+    AutoCommitted,
+    CheckRan,
     ErrorEvent,
     Escalated,
     Event,
@@ -133,8 +135,24 @@ PROGRESS_LINES: dict[type[Event], Callable[[Any], str | None]] = {
     RoundEnded: lambda e: (f"── round {e.round}: the coach approves" if e.approved
                            else f"── round {e.round}: the coach asks for changes:\n{e.review}"),
     Preview: lambda e: preview_text(e),
+    CheckRan: lambda e: check_line(e),
+    AutoCommitted: lambda e: (f"● committed {e.commit[:7]} {e.message.splitlines()[0]}"
+                              + (f" (left out: {', '.join(e.left_out)})" if e.left_out else "")),
 }
 """What the text formats tell the person on stderr, one line (or block) per event type."""
+
+
+def check_line(event: CheckRan) -> str:
+    """A lint or test run for people: its command, then how it ended and, when it failed,
+    the end of its output."""
+    if event.status == "running":
+        return f"● {event.kind}: {event.command}"
+    if event.status == "passed":
+        return f"  ✓ {event.kind} passed ({event.duration:.1f}s)"
+    ended = f"exit {event.exit_code}" if event.exit_code is not None else "did not finish"
+    tail = "\n".join(f"    {line}" for line in event.output.splitlines()[-PREVIEW_OUTPUT_LINES:])
+    fixing = ", sent to the model to fix" if event.feedback else ""
+    return f"  ✗ {event.kind} failed ({ended}{fixing})" + (f"\n{tail}" if tail else "")
 
 
 PREVIEW_DIFF_LINES = 40

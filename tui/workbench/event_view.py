@@ -24,6 +24,7 @@ from ..widgets.panels import ContextGauge, StatusBar, TodoPane
 from ..widgets.tool_block import live_output
 from ..widgets.tool_log import ToolCallRecord, ToolLog
 from ..widgets.waiting import Awaited, WaitingLine, now, running_words
+from .step_view import Step, check_step, check_wait, commit_step
 
 if TYPE_CHECKING:
     from textual.widget import Widget
@@ -558,6 +559,26 @@ class EventView:
         self._escalated_to(event.model)
         self._wait(self._waiting_for_model())
         self.panes.notice(f"↑ Escalated to {event.model}: {event.reason}")
+
+    @shows(ev.CheckRan)
+    async def _check(self, event: ev.CheckRan) -> None:
+        await self._step(check_step(event))
+        self._wait(check_wait(event) or self._waiting_for_model())
+
+    @shows(ev.AutoCommitted)
+    async def _committed(self, event: ev.AutoCommitted) -> None:
+        await self._step(commit_step(event))
+
+    async def _step(self, step: Step) -> None:
+        """agent-tui's own step (a check, a commit): a block as a shell call's, by its id."""
+        if (block := self._tool_blocks.get(step.id)) is None:
+            record = ToolBlockRecord(step.id, "shell", step.summary, step.args)
+            block = self._tool_blocks[step.id] = record if self._batch else record._widget()
+            if self._batch is not None:
+                self._batch.blocks.append(record)
+            else:
+                await self.conversation.add(block)
+        block.set_status(step.status, duration=step.duration, output=step.output, note=step.note)
 
     @shows(ev.ErrorEvent)
     async def _error(self, event: ev.ErrorEvent) -> None:

@@ -131,6 +131,7 @@ class Agent:
             supports_images=provider.supports_images(),
             settings=settings,
             run_subagent=self.subagents.run,
+            run_task=self.subagents.run_task,
             memory=memory,
             on_skill_activated=self._skill_activated,
         )
@@ -138,6 +139,7 @@ class Agent:
         self.tool_ctx.skills = self.knowledge.skills
         self.offer = ToolOffer(self, registry, workdir, self.native_tools)
         """The tools the model is offered and the system prompt that describes them."""
+        self.subagents.offer_personas()
         self.offer.limit_to_persona()
         self.hooks = HookRunner(self.knowledge.hooks, workdir, self.session_id,
                                 self.tool_ctx.env)
@@ -232,6 +234,7 @@ class Agent:
         self.tool_ctx.skills = knowledge.skills
         self.hooks = HookRunner(knowledge.hooks, self.workdir, self.session_id,
                                 self.tool_ctx.env)
+        self.subagents.offer_personas()
         self.offer.refresh()
 
     def use_external_tools(self, group: str, tools: Sequence[Tool]) -> bool:

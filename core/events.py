@@ -96,6 +96,8 @@ class Event:
         data: dict[str, Any] = {"type": self.type}
         for f in fields(self):
             value = getattr(self, f.name)
+            if f.name == "parent_id" and value is None:
+                continue  # only a sub-task's events name the call they belong to
             data[f.name] = value.to_dict() if isinstance(value, Usage) else value
         return data
 
@@ -191,6 +193,8 @@ class ToolCallStarted(Event):
 
     ``name`` is the tool that runs; ``called_as`` the name the model used when it called
     the tool by another agent's name for it (gemini-cli's ``replace`` for ``edit_file``).
+    ``parent_id`` is the ``task`` call whose sub-agent made it (None: the agent's own); the
+    same for the call's ``tool_output``, ``approval`` and ``tool_result`` events.
     """
 
     type: ClassVar[str] = "tool_call"
@@ -201,6 +205,7 @@ class ToolCallStarted(Event):
     args: Any
     summary: str = ""
     called_as: str | None = None
+    parent_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +216,7 @@ class ToolOutput(Event):
     transient: ClassVar[bool] = True
     id: str
     text: str
+    parent_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +239,7 @@ class ApprovalDecided(Event):
     by: str = "policy"  # "policy" | "user" | "rule" | "hook"
     edited_summary: str = ""
     edited_args: Any = None
+    parent_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +306,7 @@ class ToolResultEvent(Event):
     image_files: list[str] = field(default_factory=list)
     cancelled: bool = False
     error_type: str | None = None
+    parent_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form; ``error_type`` only when the call failed."""

@@ -213,6 +213,36 @@ class Confirmation:
     warnings: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class SubTask:
+    """A sub-task the ``task`` tool hands to a fresh agent.
+
+    Attributes:
+        call_id: The ``task`` call's id: the child's calls are shown under it.
+        description: A few words naming it (the title of its lane).
+        prompt: Everything the child needs to know; it sees nothing else of the
+            conversation.
+        persona: The persona the child takes on (None: none).
+        read_only: Restrict the child to reading (plan mode, read-only tools and commands).
+    """
+
+    call_id: str
+    description: str
+    prompt: str
+    persona: str | None = None
+    read_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TaskPersona:
+    """A persona the ``task`` tool offers: its name, what it is for, whether it only reads
+    (its tasks run in parallel)."""
+
+    name: str
+    description: str
+    read_only: bool
+
+
 @dataclass(slots=True)
 class ToolContext:
     """What a running tool may know about its surroundings.
@@ -230,6 +260,9 @@ class ToolContext:
         settings: The run's settings (tools read their own options from it), or None.
         run_subagent: Runs a sub-agent on a prompt with only the named tools and returns
             its final answer (None where sub-agents are unavailable).
+        run_task: Runs a :class:`SubTask` in a fresh agent and returns its final answer;
+            raises ``RuntimeError`` with the reason when it fails (None where sub-tasks
+            are unavailable: in a sub-agent itself).
         reads: What this agent has seen of each file (content hashes); edits of a file
             not read, or changed on disk since, are refused. Each agent has its own.
         browser: The session's browser (``tools.browser.BrowserSession``), made by the first
@@ -257,6 +290,7 @@ class ToolContext:
     supports_images: bool = False
     settings: Settings | None = None
     run_subagent: Callable[[str, list[str]], Awaitable[str]] | None = None
+    run_task: Callable[[SubTask], Awaitable[str]] | None = None
     reads: ReadLedger = field(default_factory=ReadLedger)
     browser: BrowserSession | None = None
     memory: ProjectMemory | None = None
@@ -304,6 +338,12 @@ class Invocation(ABC, Generic[P]):
     def locations(self) -> list[Path]:
         """The paths this call reads or writes (absolute, not yet resolved for symlinks)."""
         return []
+
+    @property
+    def read_only(self) -> bool:
+        """True when this call changes nothing (read-only calls of one response run
+        concurrently); by default its tool's ``read_only``."""
+        return self.tool.read_only
 
     async def prepare(self) -> None:  # noqa: B027
         """Work that must be done before the call is judged and shown for approval and that

@@ -24,6 +24,7 @@ from .research import ResearchTool
 from .search import GlobFilesTool, GrepTool, LsTool
 from .shell import ShellTool
 from .skills import ActivateSkillTool
+from .task import TaskTool
 from .todo import TodoReadTool, TodoWriteTool
 from .web import WebFetchTool
 from .web_search import WebSearchTool
@@ -35,8 +36,9 @@ if TYPE_CHECKING:
 
 def builtin_tools(settings: Settings | None = None, *, every: bool = False) -> list[Tool]:
     """Fresh instances of the built-in tools, files first, then search, code, processes,
-    images and the screen, the web, the agent's own bookkeeping (todos, memory, skills), and last the browser
-    (``webdriver``) and desktop (``computer_control``) tools when the settings offer them.
+    images and the screen, the web, sub-tasks, the agent's own bookkeeping (todos, memory,
+    skills), and last the browser (``webdriver``) and desktop (``computer_control``) tools
+    when the settings offer them.
 
     Args:
         settings: The run's settings (None: the defaults).
@@ -49,7 +51,7 @@ def builtin_tools(settings: Settings | None = None, *, every: bool = False) -> l
         ShellTool(), BackgroundProcessTool(),
         ReadImageTool(), *screen_tools(),
         WebFetchTool(), WebSearchTool(), ResearchTool(), HttpRequestTool(), GifSearchTool(),
-        TodoReadTool(), TodoWriteTool(),
+        TaskTool(), TodoReadTool(), TodoWriteTool(),
         *memory_tools(), ActivateSkillTool(),
         RehydrateTool(), GetInternalDocsTool(),
     ]

@@ -29,6 +29,7 @@ class ToolName(StrEnum):
     WEB_FETCH = "web_fetch"
     WEB_SEARCH = "web_search"
     RESEARCH = "research"
+    TASK = "task"
     TODO_READ = "todo_read"
     TODO_WRITE = "todo_write"
     REHYDRATE = "rehydrate"

@@ -54,7 +54,7 @@ class TurnCheckpoints:
 
     async def before_change(self, invocation: Invocation[ToolParams]) -> None:
         """Snapshot the project ahead of the turn's first call that may change it."""
-        if invocation.tool.read_only or self._before:
+        if invocation.read_only or self._before:
             return
         self._before = "taken" if await self._snapshot("before") else "failed"
 

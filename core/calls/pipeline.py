@@ -112,7 +112,7 @@ class ToolCalls:
         self._take_settings()
         prepared = [self._prepare(call) for call in calls]
         all_read_only = all(
-            p.invocation is not None and p.invocation.tool.read_only for p in prepared
+            p.invocation is not None and p.invocation.read_only for p in prepared
         )
         try:
             if all_read_only and len(prepared) > 1:

@@ -53,6 +53,7 @@ CLAUDE_CODE_TOOLS: dict[str, tuple[str, ...]] = {
     "LS": (ToolName.LS,),
     "WebFetch": (ToolName.WEB_FETCH,),
     "WebSearch": (ToolName.WEB_SEARCH,),
+    "Task": (ToolName.TASK,),
     "TodoWrite": (ToolName.TODO_WRITE, ToolName.TODO_READ),
     "TodoRead": (ToolName.TODO_READ,),
 }

@@ -33,7 +33,7 @@ def test_builtin_tools_in_order(registry: ToolRegistry) -> None:
         "read_file", "read_many_files", "write_file", "edit_file", "str_replace",
         "ls", "glob_files", "grep", "code_search", "code_coverage", "shell",
         "background_process", "read_image", "take_screenshot", "web_fetch", "web_search",
-        "research", "http_request", "gif_search", "todo_read", "todo_write", "remember", "memory_set", "memory_get",
+        "research", "http_request", "gif_search", "task", "todo_read", "todo_write", "remember", "memory_set", "memory_get",
         "memory_search", "activate_skill", "rehydrate", "get_internal_docs",
     ]
 

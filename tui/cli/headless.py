@@ -99,6 +99,8 @@ class HeadlessPrinter:
             return  # its refusal was the line before: once is enough
         show = PROGRESS_LINES.get(type(event))
         line = show(event) if show is not None else None
+        if line and getattr(event, "parent_id", None) is not None:
+            line = "\n".join(f"    {part}" for part in line.split("\n"))  # under its task
         if line:
             self.err.write(visible(f"[{role}] {line}" if role else line) + "\n")
             self.err.flush()

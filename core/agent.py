@@ -44,6 +44,7 @@ from .events import (
     EventSink,
     ModelNote,
     RunResult,
+    Thinking,
     TodoUpdated,
     TurnUsage,
     Usage,
@@ -115,6 +116,7 @@ class Agent:
             settings.max_retries, settings.retry_base_delay, settings.retry_max_delay
         )
         self.usage = Usage()
+        self._reasoning_told: set[str] = set()  # reasoning_effort notes said (once each)
         self.subagent = False
         """A sub-agent's tool calls pass the hooks; its prompt and its stop do not."""
         self.subagents = SubAgents(self, Agent)
@@ -407,6 +409,7 @@ class Agent:
     async def _ask_model(self) -> ModelReply:
         """One model call with retries; appends the assistant message and reports usage."""
         tools = self.registry.schemas() if self.native_tools else None
+        await self._tell_reasoning_note()
         reply = await model_call.complete(
             lambda: self.escalation.active or self.provider, self.messages, tools,
             None if self.native_tools else self.offer.specs, self.retry, self.emit, self._compact,
@@ -422,10 +425,24 @@ class Agent:
         self.emit(ContextUpdated(tokens, self.provider.context_window(), level))
         return reply
 
+    async def _tell_reasoning_note(self) -> None:
+        """Say once per model that its calls go without the configured reasoning effort."""
+        provider = self.escalation.active or self.provider
+        if self.settings.reasoning_effort is None or provider.model in self._reasoning_told:
+            return
+        self._reasoning_told.add(provider.model)
+        if note := await asyncio.to_thread(provider.reasoning_note):
+            self.emit(ErrorEvent(note))
+
     def _record_reply(self, reply: ModelReply) -> ModelReply:
         """Append the assistant message; in text mode, parse tool calls out of the text."""
+        if reply.reasoning or reply.thinking_blocks:
+            self.emit(Thinking(reply.reasoning, list(reply.thinking_blocks)))
         if self.native_tools:
             message: Message = {"role": "assistant", "content": reply.text or None}
+            if reply.thinking_blocks:
+                # Anthropic's signed blocks go back ahead of this response's tool calls.
+                message["thinking_blocks"] = list(reply.thinking_blocks)
             if reply.tool_calls:
                 message["tool_calls"] = [c.to_message() for c in reply.tool_calls]
             shown = reply

@@ -27,6 +27,8 @@ class Usage:
             cache (billed at a fraction of the price).
         cache_write_tokens: Of the prompt tokens, those written to the prompt cache
             (Anthropic bills them above the plain price; OpenAI and Gemini report none).
+        reasoning_tokens: Of the completion tokens, those the model spent reasoning
+            (``completion_tokens_details.reasoning_tokens``; 0 when the provider says none).
     """
 
     prompt_tokens: int = 0
@@ -34,6 +36,7 @@ class Usage:
     cost: float | None = None
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -52,6 +55,7 @@ class Usage:
             cost,
             self.cache_read_tokens + other.cache_read_tokens,
             self.cache_write_tokens + other.cache_write_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -63,17 +67,20 @@ class Usage:
             "cost": self.cost,
             "cache_read_tokens": self.cache_read_tokens,
             "cache_write_tokens": self.cache_write_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
         }
 
     @classmethod
     def from_dict(cls, record: dict[str, Any]) -> Usage:
-        """The usage :meth:`to_dict` wrote; a log from before the cache counts has none."""
+        """The usage :meth:`to_dict` wrote; a log from before the cache (or reasoning)
+        counts has none."""
         cost = record.get("cost")
         return cls(int(record.get("prompt_tokens") or 0),
                    int(record.get("completion_tokens") or 0),
                    float(cost) if cost is not None else None,
                    int(record.get("cache_read_tokens") or 0),
-                   int(record.get("cache_write_tokens") or 0))
+                   int(record.get("cache_write_tokens") or 0),
+                   int(record.get("reasoning_tokens") or 0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +154,34 @@ class TextDelta(Event):
     type: ClassVar[str] = "text_delta"
     transient: ClassVar[bool] = True
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta(Event):
+    """A piece of the model's reasoning as it streams in (before its answer)."""
+
+    type: ClassVar[str] = "thinking_delta"
+    transient: ClassVar[bool] = True
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Thinking(Event):
+    """The model's reasoning of one response, whole; it precedes the ``AssistantMessage``.
+
+    Attributes:
+        text: The reasoning as the provider showed it (Anthropic's thinking, OpenAI-
+            compatible servers' ``reasoning_content``, Gemini's thought summaries).
+        blocks: Anthropic's thinking blocks (``type``, ``thinking``, ``signature``; or
+            ``redacted_thinking`` with ``data``), which go back to the API with the message
+            they came with: a resumed session sends them as the live one did.
+    """
+
+    type: ClassVar[str] = "thinking"
+    replayed: ClassVar[bool] = True
+    restored: ClassVar[bool] = True
+    text: str
+    blocks: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

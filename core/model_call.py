@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-from .events import EventSink, StreamRestart, TextDelta
+from .events import EventSink, StreamRestart, TextDelta, ThinkingDelta
 from .providers.base import Message, ModelReply, Provider, ProviderError
 from .retry import RetryPolicy
 from .text_protocol import ToolBlockFilter, ToolSpec
@@ -17,7 +17,8 @@ async def complete(provider: Callable[[], Provider], messages: list[Message],
                    retry: RetryPolicy, emit: EventSink,
                    compact: Callable[[], Awaitable[None]],
                    tail: Sequence[Message] = ()) -> ModelReply:
-    """Ask the model once for its reply to ``messages``, streaming its text to ``emit``.
+    """Ask the model once for its reply to ``messages``, streaming its text (and its
+    reasoning, as ``ThinkingDelta``) to ``emit``.
 
     Args:
         provider: The provider to ask, at each try (an escalation may have taken over).
@@ -32,6 +33,10 @@ async def complete(provider: Callable[[], Provider], messages: list[Message],
     """
     retries = 0
     compacted = False
+
+    def on_thinking(piece: str) -> None:
+        emit(ThinkingDelta(piece))
+
     while True:
         stream_filter = None if specs is None else ToolBlockFilter(specs)
 
@@ -42,7 +47,7 @@ async def complete(provider: Callable[[], Provider], messages: list[Message],
 
         try:
             sent = [*messages, *tail] if tail else messages
-            reply = await provider().complete(sent, tools, on_text)
+            reply = await provider().complete(sent, tools, on_text, on_thinking)
             break
         except ProviderError as error:
             if error.kind == "context_length" and not compacted:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 ApprovalMode = Literal["default", "auto-edit", "plan", "yolo"]
 ToolProtocol = Literal["auto", "native", "text"]
 ToolSet = Literal["auto", "full", "lean"]
+ReasoningEffort = Literal["off", "low", "medium", "high"]
 SandboxMode = Literal["none", "bwrap"]
 SyntaxGuard = Literal["warn", "refuse", "off"]
 EditCorrection = Literal["off", "model"]
@@ -227,6 +228,18 @@ class SettingFields:
     )
     max_output_tokens: int | None = setting(None, ge=1, description="Cap on tokens per response.")
     temperature: float | None = setting(None, ge=0, le=2, description="Sampling temperature.")
+    reasoning_effort: ReasoningEffort | None = setting(
+        None,
+        description="How hard a reasoning model thinks: off, low, medium or high (unset: the "
+        "provider's default). litellm maps it to OpenAI's reasoning effort and to Anthropic's "
+        "and Gemini's thinking budgets; a model without such a control is called without it "
+        "(said once).",
+        flag=CliFlag(
+            ("--reasoning-effort",),
+            "how hard a reasoning model thinks: off, low, medium or high (default: the "
+            "provider's); OpenAI's effort, Anthropic's and Gemini's thinking budgets",
+        ),
+    )
     gemini_explicit_cache: bool = setting(
         False,
         description=(

@@ -31,12 +31,21 @@ class ToolCallRequest:
 
 @dataclass(frozen=True, slots=True)
 class ModelReply:
-    """One complete model response."""
+    """One complete model response.
+
+    Attributes:
+        reasoning: The model's reasoning before its answer, as the provider showed it
+            ("" for a model that showed none).
+        thinking_blocks: Anthropic's thinking blocks, signed: they must go back to the API
+            ahead of the tool calls of this response (:mod:`.reasoning`).
+    """
 
     text: str
     tool_calls: list[ToolCallRequest] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
+    reasoning: str = ""
+    thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
 
 
 class ProviderError(Exception):
@@ -80,9 +89,11 @@ class Provider(Protocol):
     model: str
 
     async def complete(
-        self, messages: list[Message], tools: list[dict[str, Any]] | None, on_text: TextCallback
+        self, messages: list[Message], tools: list[dict[str, Any]] | None, on_text: TextCallback,
+        on_thinking: TextCallback | None = None,
     ) -> ModelReply:
-        """Send ``messages`` (OpenAI format), stream text to ``on_text``, return the reply.
+        """Send ``messages`` (OpenAI format), stream text to ``on_text`` (and the model's
+        reasoning, when it shows any, to ``on_thinking``), return the reply.
 
         Raises:
             ProviderError: the call failed; ``retryable`` says whether to try again.
@@ -103,6 +114,11 @@ class Provider(Protocol):
 
     def count_tokens(self, messages: list[Message]) -> int:
         """Tokens ``messages`` take for this model."""
+        ...
+
+    def reasoning_note(self) -> str | None:
+        """What the person should be told once about the configured ``reasoning_effort``
+        (the model has no control for it, so its calls go without it), or None."""
         ...
 
     def with_model(self, model: str, **api: str | None) -> Provider:

@@ -41,9 +41,11 @@ class _Call:
     """One call in flight: its text and its end, handed from the reader thread to the
     caller's loop in order, with one wake-up of the loop for whatever came meanwhile."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, on_text: TextCallback) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, on_text: TextCallback,
+                 on_thinking: TextCallback | None = None) -> None:
         self.loop = loop
         self.on_text = on_text
+        self.on_thinking = on_thinking
         self.context = contextvars.copy_context()
         """The caller's context: ``on_text`` runs in it, as it would in this process."""
         self.done: asyncio.Future[ModelReply] = loop.create_future()
@@ -53,7 +55,7 @@ class _Call:
         self._lock = threading.Lock()
 
     def deliver(self, kind: str, value: Any) -> None:
-        """From the reader thread: ``text``, ``reply`` or ``error``."""
+        """From the reader thread: ``text``, ``thinking``, ``reply`` or ``error``."""
         with self._lock:
             self._items.append((kind, value))
             wake = len(self._items) == 1
@@ -69,6 +71,9 @@ class _Call:
                 return
             if kind == "text":
                 self.on_text(value)
+            elif kind == "thinking":
+                if self.on_thinking is not None:
+                    self.on_thinking(value)
             elif kind == "reply":
                 self.done.set_result(value)
             else:
@@ -132,13 +137,14 @@ class StreamProcess:
             process.wait()
 
     async def complete(self, settings: dict[str, Any], messages: list[Message],
-                       tools: list[dict[str, Any]] | None, on_text: TextCallback) -> ModelReply:
+                       tools: list[dict[str, Any]] | None, on_text: TextCallback,
+                       on_thinking: TextCallback | None = None) -> ModelReply:
         """One call of a :class:`LitellmProvider` with ``settings`` (its
         :meth:`~LitellmProvider.request_settings`), in the worker; see ``Provider.complete``."""
         if self.pid is None:
             await asyncio.to_thread(self.start)
         call_id = next(self._ids)
-        call = _Call(asyncio.get_running_loop(), on_text)
+        call = _Call(asyncio.get_running_loop(), on_text, on_thinking)
         request: dict[str, Any] = {"call": call_id, "settings": settings,
                                    "messages": messages, "tools": tools}
         env = dict(os.environ)
@@ -184,6 +190,8 @@ class StreamProcess:
                 continue  # a cancelled call's last words
             if "text" in message:
                 call.deliver("text", message["text"])
+            elif "thinking" in message:
+                call.deliver("thinking", message["thinking"])
             elif "reply" in message:
                 call.deliver("reply", _reply(message["reply"]))
             elif "error" in message:
@@ -217,6 +225,8 @@ def _reply(value: dict[str, Any]) -> ModelReply:
         tool_calls=[ToolCallRequest(*call) for call in value["tool_calls"]],
         usage=Usage.from_dict(value["usage"]),
         finish_reason=value["finish_reason"],
+        reasoning=value.get("reasoning") or "",
+        thinking_blocks=value.get("thinking_blocks") or [],
     )
 
 
@@ -257,12 +267,13 @@ class ProcessProvider:
         return self.inner.model
 
     async def complete(self, messages: list[Message], tools: list[dict[str, Any]] | None,
-                       on_text: TextCallback) -> ModelReply:
+                       on_text: TextCallback,
+                       on_thinking: TextCallback | None = None) -> ModelReply:
         """See ``Provider.complete``."""
         if not streams_in_worker(self.model):
-            return await self.inner.complete(messages, tools, on_text)
+            return await self.inner.complete(messages, tools, on_text, on_thinking)
         return await self.process.complete(self.inner.request_settings(), messages, tools,
-                                           on_text)
+                                           on_text, on_thinking)
 
     def with_model(self, model: str, **api: str | None) -> ProcessProvider:
         """See ``Provider.with_model``; calls go to the same worker."""
@@ -283,3 +294,7 @@ class ProcessProvider:
     def count_tokens(self, messages: list[Message]) -> int:
         """See ``Provider.count_tokens``."""
         return self.inner.count_tokens(messages)
+
+    def reasoning_note(self) -> str | None:
+        """See ``Provider.reasoning_note``."""
+        return self.inner.reasoning_note()

@@ -7,8 +7,9 @@ Run as ``python -m agent_tui.core.providers.stream_worker`` by
 - in: ``{"call": N, "settings": {...}, "messages": [...], "tools": [...], "env": {...}}``
   (``env`` only when the workbench's environment changed since the last call) and
   ``{"cancel": N}``;
-- out: ``{"call": N, "text": "..."}`` (a stream's text, gathered for ``TEXT_GATHER``
-  seconds), then ``{"call": N, "reply": {...}}`` or ``{"call": N, "error": {...}}``.
+- out: ``{"call": N, "text": "..."}`` and ``{"call": N, "thinking": "..."}`` (a stream's
+  text and reasoning, in order, each gathered for ``TEXT_GATHER`` seconds), then
+  ``{"call": N, "reply": {...}}`` or ``{"call": N, "error": {...}}``.
 
 It ends when its input ends (the workbench closed it, or died).
 """
@@ -45,12 +46,15 @@ class LineWriter:
     def __init__(self, out: BinaryIO, loop: asyncio.AbstractEventLoop) -> None:
         self._out = out
         self._loop = loop
-        self._texts: dict[int, list[str]] = {}
+        self._texts: dict[tuple[int, str], list[str]] = {}
         self._scheduled: asyncio.TimerHandle | None = None
 
-    def text(self, call: int, text: str) -> None:
-        """Send ``text`` of ``call`` within ``TEXT_GATHER`` seconds."""
-        self._texts.setdefault(call, []).append(text)
+    def text(self, call: int, text: str, kind: str = "text") -> None:
+        """Send ``text`` of ``call`` within ``TEXT_GATHER`` seconds; ``kind`` ``thinking``
+        for its reasoning (sent before the text gathered after it)."""
+        if kind != "text" and (call, "text") in self._texts:
+            self.flush()  # reasoning after text (interleaved thinking) keeps its place
+        self._texts.setdefault((call, kind), []).append(text)
         if self._scheduled is None:
             self._scheduled = self._loop.call_later(TEXT_GATHER, self.flush)
 
@@ -63,8 +67,8 @@ class LineWriter:
         if self._scheduled is not None:
             self._scheduled.cancel()
             self._scheduled = None
-        gathered = [json.dumps({"call": call, "text": "".join(texts)})
-                    for call, texts in self._texts.items()]
+        gathered = [json.dumps({"call": call, kind: "".join(texts)})
+                    for (call, kind), texts in self._texts.items()]
         self._texts.clear()
         if data := gathered + list(lines):
             self._out.write(("\n".join(data) + "\n").encode())
@@ -78,6 +82,8 @@ def reply_message(reply: ModelReply) -> dict[str, Any]:
         "tool_calls": [[call.id, call.name, call.arguments] for call in reply.tool_calls],
         "usage": reply.usage.to_dict(),
         "finish_reason": reply.finish_reason,
+        "reasoning": reply.reasoning,
+        "thinking_blocks": reply.thinking_blocks,
     }
 
 
@@ -118,8 +124,10 @@ class Worker:
     async def _run(self, call: int, message: dict[str, Any]) -> None:
         provider = LitellmProvider(Settings.model_construct(**message["settings"]))
         try:
-            reply = await provider.complete(message["messages"], message.get("tools"),
-                                            lambda text: self.writer.text(call, text))
+            reply = await provider.complete(
+                message["messages"], message.get("tools"),
+                lambda text: self.writer.text(call, text),
+                lambda thought: self.writer.text(call, thought, "thinking"))
         except ProviderError as exc:
             self.writer.send({"call": call, "error": error_message(exc)})
         except Exception as exc:

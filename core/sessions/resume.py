@@ -53,6 +53,7 @@ def restore(log: SessionLog, *, native_tools: bool) -> RestoredSession:
     pending: list[tuple[ToolCallRequest, str, bool]] = []
     unanswered: dict[str, ToolCallRequest] = {}  # text protocol: the last response's calls
     notes: list[str] = []
+    thinking: list[dict[str, Any]] = []  # the signed blocks of the next assistant message
 
     def flush_text_results() -> None:
         for call in unanswered.values():
@@ -78,9 +79,15 @@ def restore(log: SessionLog, *, native_tools: bool) -> RestoredSession:
                 text += f"\n[the person attached: {', '.join(attached)}]"
             messages.append({"role": "user", "content": text})
             notes.clear()
+        elif kind == "thinking":
+            thinking = list(record.get("blocks") or [])
         elif kind == "assistant_message":
             flush_text_results()
             messages.append(_assistant(record, native_tools))
+            if thinking and native_tools:
+                # Anthropic refuses a tool call's message sent back without its blocks.
+                messages[-1]["thinking_blocks"] = thinking
+            thinking = []
             if not native_tools:
                 unanswered.update((c["id"], ToolCallRequest(c["id"], c["name"], ""))
                                   for c in record.get("tool_calls") or [])

@@ -69,7 +69,7 @@ def test_a_logged_record_reads_back_as_its_event_exactly_when_the_kind_is_replay
 
 
 def test_transient_kinds_are_the_ones_sent_again_whole_and_never_replayed():
-    assert TRANSIENT_EVENTS == {"text_delta", "tool_output"}
+    assert TRANSIENT_EVENTS == {"text_delta", "thinking_delta", "tool_output"}
     assert not any(ev.EVENT_TYPES[kind].replayed for kind in TRANSIENT_EVENTS)
 
 

@@ -34,6 +34,12 @@ from typing import Any, Literal
 
 from .embeddings import embedding_answer
 from .prompt_cache import MAX_BREAKPOINTS, TOO_MANY_BREAKPOINTS, CacheUsage, PromptCache
+from .thinking import (
+    anthropic_thinking_events,
+    anthropic_thinking_problem,
+    openai_reasoning_problem,
+    signature,
+)
 
 __all__ = [
     "Fault",
@@ -95,12 +101,26 @@ class Reply:
         tool_calls: Tool calls; several mean parallel calls in one response.
         usage: ``(prompt_tokens, completion_tokens)``; estimated when None.
         chunk_size: Characters per streamed text delta.
+        thinking: The model's reasoning, streamed before the text: Anthropic's signed
+            thinking block, OpenAI-compatible ``reasoning_content`` deltas.
+        reasoning_tokens: Of the completion tokens, the reasoning's (OpenAI's
+            ``completion_tokens_details``); estimated from ``thinking`` when None.
     """
 
     text: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: tuple[int, int] | None = None
     chunk_size: int = 8
+    thinking: str = ""
+    reasoning_tokens: int | None = None
+
+    def reasoning_usage(self) -> dict[str, Any]:
+        """``completion_tokens_details`` of a reply that reasoned ({} for one that did not)."""
+        if not self.thinking:
+            return {}
+        count = self.reasoning_tokens if self.reasoning_tokens is not None else (
+            len(self.thinking) // 4 + 1)
+        return {"completion_tokens_details": {"reasoning_tokens": count}}
 
 
 @dataclass
@@ -318,7 +338,7 @@ def _usage(reply: Reply, raw_body: bytes) -> tuple[int, int]:
     """The scripted usage, or a plausible estimate."""
     if reply.usage is not None:
         return reply.usage
-    out = len(reply.text) + sum(len(c.arguments) for c in reply.tool_calls)
+    out = len(reply.text) + len(reply.thinking) + sum(len(c.arguments) for c in reply.tool_calls)
     return max(1, len(raw_body) // 4), out // 4 + 10
 
 
@@ -361,6 +381,8 @@ class _OpenAI:
 
     def completion(self, reply: Reply, usage: tuple[int, int]) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+        if reply.thinking:
+            message["reasoning_content"] = reply.thinking
         if reply.tool_calls:
             message["tool_calls"] = [
                 {
@@ -387,7 +409,7 @@ class _OpenAI:
                 "prompt_tokens": usage[0],
                 "completion_tokens": usage[1],
                 "total_tokens": usage[0] + usage[1],
-            },
+            } | reply.reasoning_usage(),
         }
 
     def chunk(self, delta: dict[str, Any], finish_reason: str | None = None) -> bytes:
@@ -410,7 +432,10 @@ class _OpenAI:
         return [self.chunk({"content": piece}) for piece in pieces]
 
     def stream(self, reply: Reply, usage: tuple[int, int], include_usage: bool) -> list[bytes]:
-        events = self.head(usage[0]) + self.text_deltas(_pieces(reply.text, reply.chunk_size))
+        events = self.head(usage[0]) + [
+            self.chunk({"reasoning_content": piece})
+            for piece in _pieces(reply.thinking, reply.chunk_size)]
+        events += self.text_deltas(_pieces(reply.text, reply.chunk_size))
         for index, call in enumerate(reply.tool_calls):
             events.append(
                 self.chunk(
@@ -444,7 +469,7 @@ class _OpenAI:
                             "prompt_tokens": usage[0],
                             "completion_tokens": usage[1],
                             "total_tokens": usage[0] + usage[1],
-                        },
+                        } | reply.reasoning_usage(),
                     }
                 )
             )
@@ -481,6 +506,9 @@ class _Anthropic:
     def message(self, reply: Reply, usage: tuple[int, int],
                 cache: CacheUsage | None = None) -> dict[str, Any]:
         content: list[dict[str, Any]] = []
+        if reply.thinking:
+            content.append({"type": "thinking", "thinking": reply.thinking,
+                            "signature": signature(reply.thinking)})
         if reply.text:
             content.append({"type": "text", "text": reply.text})
         for call in reply.tool_calls:
@@ -527,13 +555,13 @@ class _Anthropic:
             )
         return events
 
-    def text_deltas(self, pieces: list[str]) -> list[bytes]:
-        """One ``text_delta`` event per piece, in text block 0."""
+    def text_deltas(self, pieces: list[str], index: int = 0) -> list[bytes]:
+        """One ``text_delta`` event per piece, in text block ``index``."""
         return [
             _sse_event(
                 {
                     "type": "content_block_delta",
-                    "index": 0,
+                    "index": index,
                     "delta": {"type": "text_delta", "text": piece},
                 }
             )
@@ -542,12 +570,20 @@ class _Anthropic:
 
     def stream(self, reply: Reply, usage: tuple[int, int],
                cache: CacheUsage | None = None) -> list[bytes]:
-        events = self.head(usage[0], text_block=bool(reply.text), cache=cache)
+        events = self.head(usage[0], text_block=bool(reply.text) and not reply.thinking,
+                           cache=cache)
         index = 0
-        if reply.text:
-            events += self.text_deltas(_pieces(reply.text, reply.chunk_size))
-            events.append(_sse_event({"type": "content_block_stop", "index": 0}))
+        if reply.thinking:
+            events += [_sse_event(event) for event in anthropic_thinking_events(
+                0, _pieces(reply.thinking, reply.chunk_size), reply.thinking)]
             index = 1
+            if reply.text:
+                events.append(_sse_event({"type": "content_block_start", "index": 1,
+                                          "content_block": {"type": "text", "text": ""}}))
+        if reply.text:
+            events += self.text_deltas(_pieces(reply.text, reply.chunk_size), index)
+            events.append(_sse_event({"type": "content_block_stop", "index": index}))
+            index += 1
         for call in reply.tool_calls:
             events.append(
                 _sse_event(
@@ -795,7 +831,9 @@ class _Handler(BaseHTTPRequestHandler):
         if api is None:
             self._send_json(404, {"error": {"message": f"no route {request.path}"}})
             return
-        if provider.validate_history and (problem := history_problem(api, body)):
+        if provider.validate_history and (problem := history_problem(api, body) or (
+                anthropic_thinking_problem(body) if api == "anthropic"
+                else openai_reasoning_problem(body))):
             wire = _OpenAI("", provider._ids) if api == "openai" else _Anthropic("", provider._ids)
             self._send_json(400, wire.error_body(400, problem))
             return

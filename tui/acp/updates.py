@@ -19,6 +19,7 @@ from acp import (
     tool_content,
     tool_diff_content,
     update_agent_message_text,
+    update_agent_thought_text,
     update_plan,
     update_tool_call,
     update_user_message_text,
@@ -127,6 +128,12 @@ class UpdateTranslator:
 
     def _text(self, event: ev.TextDelta) -> list[Any]:
         return [update_agent_message_text(event.text)] if event.text else []
+
+    def _thought(self, event: ev.ThinkingDelta) -> list[Any]:
+        return [update_agent_thought_text(event.text)] if event.text else []
+
+    def _thinking(self, event: ev.Thinking) -> list[Any]:
+        return [] if self.live or not event.text else [update_agent_thought_text(event.text)]
 
     def _answer(self, event: ev.AssistantMessage) -> list[Any]:
         return [] if self.live or not event.text else [update_agent_message_text(event.text)]
@@ -249,6 +256,8 @@ _TRANSLATIONS: dict[type[ev.Event], Translation] = {
     ev.UserMessage: UpdateTranslator._prompt,
     ev.ModelNote: UpdateTranslator._nothing,
     ev.TextDelta: UpdateTranslator._text,
+    ev.ThinkingDelta: UpdateTranslator._thought,
+    ev.Thinking: UpdateTranslator._thinking,
     ev.StreamRestart: UpdateTranslator._retry,
     ev.AssistantMessage: UpdateTranslator._answer,
     ev.ToolCallStarted: lambda self, event: [self._started(event)],

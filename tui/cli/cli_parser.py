@@ -97,8 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="text",
         help="headless output (default: text)",
     )
-    add_setting_flags(parser, "model", "escalation_model", "api_base", "api_key",
-                      "approval_mode", "agent", "max_turns")
+    add_setting_flags(parser, "model", "reasoning_effort", "escalation_model", "api_base",
+                      "api_key", "approval_mode", "agent", "max_turns")
     parser.add_argument(
         "--autonomous",
         action="store_true",

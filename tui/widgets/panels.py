@@ -111,6 +111,15 @@ def cache_line(usage: Usage | None) -> str:
             f"{format_tokens(usage.cache_write_tokens)} written")
 
 
+def reasoning_line(usage: Usage | None) -> str:
+    """The reasoning's share of the output tokens of ``usage`` ("" when the model reported
+    none)."""
+    if usage is None or not usage.reasoning_tokens:
+        return ""
+    return (f"reasoning: {format_tokens(usage.reasoning_tokens)} of "
+            f"{format_tokens(usage.completion_tokens)} output tokens")
+
+
 class ContextGauge(Static):
     """Tokens in context against the window, with marks at 50/60/70/80 %, and costs."""
 
@@ -124,7 +133,7 @@ class ContextGauge(Static):
     """Cost of the session so far."""
     session_usage: reactive[Usage | None] = reactive(None)
     """Tokens of the session so far (None before the first call): its prompt cache's reads
-    and writes are shown."""
+    and writes, and its reasoning tokens, are shown."""
     level: reactive[int] = reactive(0)
     """The highest thinning threshold crossed (0: none)."""
     compactions: reactive[int] = reactive(0)
@@ -146,8 +155,9 @@ class ContextGauge(Static):
         bar.append(f"\n{format_tokens(self.tokens)} / {window} tokens ({share:.0%})")
         bar.append(f"\nlast call {format_cost(self.call_cost)} · session "
                    f"{format_cost(self.session_cost)}", "dim")
-        if line := cache_line(self.session_usage):
-            bar.append(f"\n{line}", "dim")
+        for line in (cache_line(self.session_usage), reasoning_line(self.session_usage)):
+            if line:
+                bar.append(f"\n{line}", "dim")
         if self.level or self.compactions:
             bar.append(f"\nthinned at {self.level} %" if self.level else "\n", "yellow")
             if self.compactions:

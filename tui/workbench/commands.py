@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, get_args
 
 from ...core.config import APPROVAL_MODES
+from ...core.setting_fields import ReasoningEffort
 from ..outside_text import visible
 from . import NO_MODEL, Workbench
 from .slash_registry import SlashCommand, SlashRegistry
@@ -144,19 +145,55 @@ async def _processes(app: CommandHost, arg: str) -> None:
 # -- model and settings ----------------------------------------------------------------
 
 
+EFFORTS: tuple[str, ...] = get_args(ReasoningEffort)
+MODEL_USAGE = ("Usage: /model NAME, /model NAME EFFORT or /model --effort EFFORT (EFFORT: "
+               f"{'|'.join(EFFORTS)}, or default for the provider's own)")
+
+
+def model_and_effort(arg: str) -> tuple[str, str | None] | None:
+    """``/model``'s words: the model ("" to keep it) and the reasoning effort (None to keep
+    it, "default" to unset it); None when they make no sense."""
+    words = arg.split()
+    effort = None
+    if "--effort" in words:
+        at = words.index("--effort")
+        if at + 1 >= len(words):
+            return None
+        effort = words.pop(at + 1)
+        words.pop(at)
+    elif len(words) == 2:
+        effort = words.pop()
+    if len(words) > 1 or (effort is not None and effort not in (*EFFORTS, "default")):
+        return None
+    return (words[0] if words else ""), effort
+
+
 async def _model(app: CommandHost, arg: str) -> None:
+    effort_now = app.settings.reasoning_effort or "the provider's default"
     if not arg:
         stronger = app.settings.escalation_model
         escalation = f"; escalation model: {stronger}" if stronger else ""
-        app.notice(f"Model: {app.settings.model or 'none'}{escalation}. Usage: /model NAME")
+        app.notice(f"Model: {app.settings.model or 'none'}{escalation}; reasoning effort: "
+                   f"{effort_now}. {MODEL_USAGE}")
         return
-    app.update_settings(model=arg)
-    app.status.model = arg
+    if (asked := model_and_effort(arg)) is None:
+        app.notice(visible(f"Not understood: /model {arg}. {MODEL_USAGE}"), error=True)
+        return
+    model, effort = asked
+    changes: dict[str, Any] = {"model": model} if model else {}
+    if effort is not None:
+        changes["reasoning_effort"] = None if effort == "default" else effort
+    app.update_settings(**changes)
+    if model:
+        app.status.model = model
     previous, app.agent = app.agent, None
     if previous is not None:
         app.call_later(_carry_over, app, previous)
+    said = f"Model: {app.settings.model or 'none'}"
+    if effort is not None:
+        said += f" · reasoning effort: {app.settings.reasoning_effort or 'default'}"
     # The name is the person's typing (or pasted): shown literally, never as markup.
-    app.notify(visible(f"Model: {arg}"), timeout=2, markup=False)
+    app.notify(visible(said), timeout=2, markup=False)
 
 
 async def _carry_over(app: CommandHost, previous: Agent) -> None:
@@ -406,8 +443,10 @@ async def _diff(app: CommandHost, arg: str) -> None:
 COMMANDS = SlashRegistry([
     SlashCommand("/help", "Show the keys and slash commands",
                  "show the keys and slash commands", _help),
-    SlashCommand("/model", "Switch the model: /model NAME", "switch the model", _model,
-                 args="NAME"),
+    SlashCommand("/model", "Switch the model and its reasoning effort: /model NAME [EFFORT], "
+                 "/model --effort off|low|medium|high|default",
+                 "switch the model; EFFORT (off, low, medium, high, default) sets how hard it "
+                 "reasons", _model, args="NAME [EFFORT]"),
     SlashCommand("/agent", "Take on a persona: /agent NAME; /agent alone lists them",
                  "take on a persona (its prompt, model, tools, mode); alone: the current one "
                  "and the list; `/agent off` leaves it", _agent, args="[NAME|off]",

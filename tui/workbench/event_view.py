@@ -21,6 +21,7 @@ from ...core.sessions.replay import LoggedEvent
 from ...tools.base import EDIT_TIER_NOTES
 from ..widgets.conversation import BlockRecord, ConversationView, ToolBlock, UserBlock
 from ..widgets.panels import ContextGauge, StatusBar, TodoPane
+from ..widgets.thinking_block import ThinkingView, show_thinking
 from ..widgets.tool_block import live_output
 from ..widgets.tool_log import ToolCallRecord, ToolLog
 from ..widgets.waiting import Awaited, WaitingLine, now, running_words
@@ -212,7 +213,8 @@ class EventView:
         """The prompt box already showed the prompt of the turn starting: its
         ``UserMessage`` adds no block."""
         self._assistant: StreamedAnswer | None = None  # the answer being streamed into
-        self._tool_blocks: dict[str, ToolBlock | ToolBlockRecord] = {}
+        self.thinking = ThinkingView(self._add)  # the model's reasoning, folded as it answers
+        self._tool_blocks: dict[str, ToolBlock | ToolBlockRecord | LaneCall] = {}
         self._batch: RestoreBatch | None = None
         self._turn = False  # the front session runs a prompt: its waits are shown
         self._awaited: Awaited | None = None
@@ -427,6 +429,7 @@ class EventView:
             # The answer takes the waiting line's place; the status bar goes on counting.
             model = self._waiting_for_model().removeprefix("waiting for ")
             self._wait(f"{model} is answering", in_conversation=False)
+            self.thinking.fold()
             self._assistant = StreamedAnswer(self.conversation,
                                              last_key_at=lambda: self.panes.last_key_at)
             await self._assistant.start()
@@ -586,4 +589,5 @@ class EventView:
         self.panes.notice(event.message, error=True)
 
 
+_HANDLERS.update(dict.fromkeys((ev.ThinkingDelta, ev.Thinking), show_thinking))
 _RESTORED_HANDLERS.update({kind: _HANDLERS[kind] for kind in RESTORED_EVENTS})

@@ -23,6 +23,7 @@ from ..widgets.conversation import BlockRecord, ConversationView, ToolBlock, Use
 from ..widgets.panels import ContextGauge, StatusBar, TodoPane
 from ..widgets.thinking_block import ThinkingView, show_thinking
 from ..widgets.tool_block import live_output
+from ..widgets.tool_lane import Lane, LaneCall
 from ..widgets.tool_log import ToolCallRecord, ToolLog
 from ..widgets.waiting import Awaited, WaitingLine, now, running_words
 from .step_view import Step, check_step, check_wait, commit_step
@@ -80,7 +81,7 @@ class ToolBlockRecord(BlockRecord):
     """A resumed session's tool call, not built yet: reports change what it is built with."""
 
     __slots__ = ("call_id", "tool_name", "summary", "args", "status", "duration", "output",
-                 "note", "image_files", "proposed")
+                 "note", "image_files", "proposed", "lane")
 
     def __init__(self, call_id: str, name: str, summary: str, args: Any) -> None:
         super().__init__(self._widget)
@@ -91,6 +92,7 @@ class ToolBlockRecord(BlockRecord):
         self.note = ""
         self.image_files: list[str] = []
         self.proposed = ""
+        self.lane = Lane()  # a task's sub-agent's calls
 
     def set_status(self, status: str, *, duration: float | None = None,
                    output: str | None = None, note: str | None = None) -> None:
@@ -119,7 +121,8 @@ class ToolBlockRecord(BlockRecord):
     def _widget(self) -> ToolBlock:
         return ToolBlock(self.call_id, self.tool_name, self.summary, self.args,
                          status=self.status, duration=self.duration, output=self.output,
-                         note=self.note, image_files=self.image_files, proposed=self.proposed)
+                         note=self.note, image_files=self.image_files, proposed=self.proposed,
+                         lane=self.lane)
 
 
 class RestoreBatch:
@@ -451,7 +454,10 @@ class EventView:
 
     @shows(ev.ToolCallStarted)
     async def _tool_call(self, event: ev.ToolCallStarted) -> None:
-        if self._batch is not None:
+        if event.parent_id is not None:  # a task's sub-agent's call: a line in its lane
+            self._tool_blocks[event.id] = LaneCall.under(self._tool_blocks.get(event.parent_id),
+                                                         event)
+        elif self._batch is not None:
             record = ToolBlockRecord(event.id, event.name, event.summary, event.args)
             self._tool_blocks[event.id] = record
             self._batch.blocks.append(record)

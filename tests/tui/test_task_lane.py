@@ -1,0 +1,63 @@
+"""A task's sub-agent in the workbench: its calls drawn inside the task's block (its lane),
+listed in the tool log, the block collapsed to a count once the task ended."""
+
+from __future__ import annotations
+
+from agent_tui.tui.widgets.conversation import ToolBlock
+from agent_tui.tui.widgets.tool_lane import LaneCall
+from agent_tui.tui.widgets.tool_log import ToolLog
+from tests.fakes.providers import Reply, ToolCall
+from tests.tui.test_snapshots import SIZE, _submit, _until, project, snapshot_app
+
+__all__ = ["project"]  # the fixture, used by name
+
+TASK = ToolCall("task", {"description": "Read the greeting",
+                         "prompt": "Read hello.txt and say what it says.", "read_only": True})
+
+
+def _script(fake) -> None:
+    fake.script(
+        Reply(text="I will ask a sub-agent.", usage=(1200, 20), tool_calls=[TASK]),
+        Reply(usage=(800, 10), tool_calls=[ToolCall("read_file", {"file_path": "hello.txt"})]),
+        Reply(usage=(900, 10), tool_calls=[ToolCall("glob_files", {"pattern": "hello.*"})]),
+        Reply(text="hello.txt says hello.", usage=(1000, 10)),
+        Reply(text="The sub-agent says the file says **hello**.", usage=(1500, 30)),
+    )
+
+
+async def test_a_tasks_calls_are_lines_in_its_block_and_rows_in_the_tool_log(
+        fake_provider, project) -> None:
+    _script(fake_provider)
+    app = snapshot_app(fake_provider)
+    async with app.run_test(size=SIZE) as pilot:
+        await _submit("what does hello.txt say?")(pilot)
+        await _until(pilot, lambda: len(fake_provider.requests) == 5 and not app.busy, 60)
+        await pilot.pause(0.2)
+        blocks = list(app.query(ToolBlock))
+        assert [b.tool_name for b in blocks] == ["task"]
+        [block] = blocks
+        assert block.summary == "task: Read the greeting" and block.status == "ok"
+        assert [(c.tool_name, c.status) for c in block.lane.calls] == [
+            ("read_file", "ok"), ("glob_files", "ok")]
+        assert all(isinstance(c, LaneCall) for c in block.lane.calls)
+        assert "2 calls" in str(block.render())
+        records = app.query_one(ToolLog).records
+        assert [r.name for r in records.values()] == ["task", "read_file", "glob_files"]
+        assert all(r.status == "ok" for r in records.values())
+
+
+def test_an_expanded_task_shows_each_call_of_its_lane(snap_compare, fake_provider, project):
+    """After the turn, the task's block expanded: its title "task: Read the greeting", the
+    lines "└ ✓ read_file: hello.txt" and "└ ✓ glob_files: hello.*" under it, then its arguments and the
+    sub-agent's answer; the tool log lists the task and its two calls."""
+    _script(fake_provider)
+    submit = _submit("what does hello.txt say?")
+
+    async def run_before(pilot):
+        await submit(pilot)
+        await _until(pilot, lambda: len(fake_provider.requests) == 5 and not pilot.app.busy,
+                     60)
+        pilot.app.query_one(ToolBlock).action_toggle()
+        await pilot.pause(0.3)
+
+    assert snap_compare(snapshot_app(fake_provider), terminal_size=SIZE, run_before=run_before)

@@ -100,8 +100,9 @@ class SamplingRefused(Exception):
 Elicit = Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]]
 Sample = Callable[[SamplingRequest], Awaitable[SamplingAnswer]]
 
-NO_PERSON_TO_ASK = ("agent-tui runs without a person to ask (a headless run), so it cannot "
-                    "fill in this form; run it in the workbench to answer")
+NO_PERSON_TO_ASK = ("agent-tui has no form to show here (a headless run or an ACP session), "
+                    "so nobody can fill in this form; run it in agent-tui's workbench to "
+                    "answer")
 
 
 @dataclass

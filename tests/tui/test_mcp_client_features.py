@@ -162,3 +162,44 @@ async def test_a_headless_run_refuses_forms_and_samples_only_in_yolo_mode(
     results = [json.loads(line) for line in out.getvalue().splitlines()
                if '"tool_result"' in line]
     assert results[0]["ok"] and '"text": "Hello from the model."' in results[0]["output"]
+
+
+async def test_mcp_shows_the_servers_log_messages_and_the_tools_left_out(
+        fake_provider, tmp_path, agent_tui_home):
+    from agent_tui.tui.screens.mcp import McpScreen
+
+    _configure(agent_tui_home)
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: _ready(app), timeout=60)
+        server = app.outside_tools.manager.servers["everything"]
+        # The server asks for the roots just after it starts, and logs that at info level.
+        await until(pilot, lambda: server.log_count > 0, timeout=30)
+        await type_prompt(pilot, "/mcp")
+        await until(pilot, lambda: isinstance(app.screen, McpScreen))
+        detail = str(app.screen.query_one("#mcp-server").render())
+        assert "its log messages (info and above):" in detail
+        assert "[info] everything-server: Roots updated: 1 root(s) received from client" in detail
+        assert ("not offered (they run only as MCP tasks, which agent-tui does not run yet): "
+                "simulate-research-query") in detail
+
+
+async def test_a_url_request_shows_the_page_and_sends_no_values(fake_provider, tmp_path,
+                                                                agent_tui_home):
+    _configure(agent_tui_home)
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall(f"{TOOL}trigger-url-elicitation",
+                                   {"url": "https://example.com/consent"})]),
+        Reply(text="Opened."))
+    app = app_for(fake_provider, tmp_path, allow_rules=[f"{TOOL}*"])
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: _ready(app), timeout=60)
+        await type_prompt(pilot, "open the consent page")
+        await until(pilot, lambda: isinstance(app.screen, ElicitationScreen), timeout=30)
+        assert "Open this page to go on: https://example.com/consent" in str(
+            app.screen.query_one("#elicit-url").render())
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2,
+                    timeout=30)
+    [result] = _results(fake_provider, 1)
+    assert '"action": "accept"' in result and "content" not in result.split("accept", 1)[1]

@@ -25,11 +25,11 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
     DEFAULT_CSS = """
     ElicitationScreen { align: center middle; }
     ElicitationScreen > Vertical {
-        width: 90%; max-width: 100; height: auto; max-height: 90%;
+        width: 90%; max-width: 100; height: 90%;
         border: round $warning; background: $surface; padding: 0 1;
     }
     ElicitationScreen #elicit-title { text-style: bold; }
-    ElicitationScreen #elicit-fields { height: auto; max-height: 30; }
+    ElicitationScreen #elicit-fields { height: 1fr; }
     ElicitationScreen .field-title { margin-top: 1; }
     ElicitationScreen .field-help { color: $text-muted; }
     ElicitationScreen SelectionList { height: auto; max-height: 8; }
@@ -78,7 +78,7 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
     def _input(self, form_field: FormField, widget_id: str) -> Widget:
         default = form_field.default
         if form_field.kind == "boolean":
-            return Checkbox(form_field.title, bool(default), id=widget_id)
+            return Checkbox("yes", bool(default), id=widget_id)
         if form_field.kind == "choice":
             values = [value for value, _label in form_field.options]
             return Select([(outside_text(label), value) for value, label in form_field.options],
@@ -91,7 +91,8 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
                                         for value, label in form_field.options], id=widget_id)
         kind = {"integer": "integer", "number": "number"}.get(form_field.kind, "text")
         return Input("" if default is None else str(default), type=kind,  # type: ignore[arg-type]
-                     placeholder=form_field.format or form_field.kind, id=widget_id)
+                     placeholder=form_field.format or ("" if kind == "text" else kind),
+                     id=widget_id)
 
     def on_mount(self) -> None:
         first = self.query(f"#field-{0}") if self.fields else self.query("#accept")

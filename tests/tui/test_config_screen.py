@@ -160,3 +160,27 @@ async def test_a_setting_read_at_start_says_so(fake_provider, tmp_path):
         await until(pilot, lambda: app.screen is screen)
         assert read_toml(paths.user_config_file()) == {"tool_output_limit": 5000}
         assert any("takes effect on next start" in text for text in _notices(app))
+
+
+async def test_a_rule_list_edits_the_chosen_files_own_rules(fake_provider, tmp_path):
+    from textual.widgets import TextArea
+
+    user_file = paths.user_config_file()
+    user_file.parent.mkdir(parents=True, exist_ok=True)
+    project_key = str(tmp_path.resolve())
+    user_file.write_text(
+        f'allow_rules = ["shell(ls)"]\n\n[projects."{project_key}"]\nallow_rules = ["shell(pwd)"]\n'
+    )
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_config(pilot)
+        editor = await _edit(pilot, screen, "allow_rules")
+        box = editor.query_one("#editor-value", TextArea)
+        assert box.text == "shell(ls)"  # not the project table's rule the session adds
+        box.text = "shell(ls)\nshell(git status)"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.screen is screen)
+        saved = read_toml(user_file)
+        assert saved["allow_rules"] == ["shell(ls)", "shell(git status)"]
+        assert saved["projects"] == {project_key: {"allow_rules": ["shell(pwd)"]}}
+        assert set(app.settings.allow_rules) == {"shell(ls)", "shell(git status)", "shell(pwd)"}

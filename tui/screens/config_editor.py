@@ -7,6 +7,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,6 +23,7 @@ from ...core.config_write import (
     SettingRefused,
     WrittenSetting,
     config_path,
+    file_values,
     parse_value,
     refusal_for_file,
     write_setting,
@@ -33,10 +35,12 @@ from .key_help import key_help
 
 @dataclass(frozen=True, slots=True)
 class EditedSetting:
-    """What the editor saved: the setting as written, and to which file."""
+    """What the editor saved: the setting as written, to which file, and for a rule list
+    the rules taken out of that file's list."""
 
     written: WrittenSetting
     target: ConfigFile
+    removed: tuple[str, ...] = ()
 
 
 class SettingEditor(ModalScreen[EditedSetting | None]):
@@ -60,6 +64,7 @@ class SettingEditor(ModalScreen[EditedSetting | None]):
         self.current = current
         self.target: ConfigFile = target
         self.workdir = workdir
+        self._file_rules_before: list[str] = []
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -75,6 +80,7 @@ class SettingEditor(ModalScreen[EditedSetting | None]):
                     yield RadioButton(
                         self._file_label(target), value=target == self.target, id=f"file-{target}"
                     )
+            yield Static(self._path_text(), id="editor-path")
             yield Static("", id="editor-error")
             with Horizontal(id="editor-buttons"):
                 yield Button("Save", id="editor-save", variant="primary")
@@ -101,7 +107,15 @@ class SettingEditor(ModalScreen[EditedSetting | None]):
                 prompt="(unset)",
             )
         elif kind.type == "list":
-            yield Label("One item per line", classes="editor-label")
+            note = (
+                "One rule per line; rule lists add up across the files, so this is the "
+                "chosen file's own list"
+                if kind.rules
+                else "One item per line"
+            )
+            yield Label(note, classes="editor-label")
+            if kind.rules:
+                current = self._file_rules_before = self._file_rules()
             items = current if isinstance(current, list | tuple) else []
             yield TextBox(
                 "\n".join(str(item) for item in items),
@@ -117,12 +131,14 @@ class SettingEditor(ModalScreen[EditedSetting | None]):
             )
 
     def _file_label(self, target: str) -> str:
-        path = config_path("user" if target == "user" else "project", self.workdir)
-        name = "user config" if target == "user" else "project config"
-        label = f"{name} ({path})"
-        if target == "project" and refusal_for_file(self.spec.name, "project", self.workdir):
-            label += " — refused: this folder is not trusted"
-        return label
+        if target == "user":
+            return "user config"
+        if refusal_for_file(self.spec.name, "project", self.workdir):
+            return "project config (refused: this folder is not trusted)"
+        return "project config"
+
+    def _path_text(self) -> Text:
+        return outside_text(f"file: {config_path(self.target, self.workdir)}")
 
     def on_mount(self) -> None:
         self.query_one("#editor-value").focus()
@@ -136,6 +152,18 @@ class SettingEditor(ModalScreen[EditedSetting | None]):
     @on(RadioSet.Changed, "#editor-file")
     def _file_chosen(self, event: RadioSet.Changed) -> None:
         self.target = "project" if event.pressed.id == "file-project" else "user"
+        self.query_one("#editor-path", Static).update(self._path_text())
+        if self.spec.kind.rules:
+            self._file_rules_before = self._file_rules()
+            self.query_one("#editor-value", TextBox).text = "\n".join(self._file_rules_before)
+
+    def _file_rules(self) -> list[str]:
+        """The chosen file's own rule list (the session's is the sum of every file's)."""
+        try:
+            rules = file_values(self.target, self.workdir).get(self.spec.name, [])
+        except ConfigError:
+            return []
+        return [str(rule) for rule in rules] if isinstance(rules, list) else []
 
     @on(Input.Submitted, "#editor-value")
     @on(Button.Pressed, "#editor-save")
@@ -175,7 +203,10 @@ class SettingEditor(ModalScreen[EditedSetting | None]):
             error.update(outside_text(_refusal_text(exc)))
             error.add_class("shown")
             return
-        self.dismiss(EditedSetting(written, self.target))
+        removed: tuple[str, ...] = ()
+        if self.spec.kind.rules and isinstance(value, list):
+            removed = tuple(rule for rule in self._file_rules_before if rule not in value)
+        self.dismiss(EditedSetting(written, self.target, removed))
 
 
 def _refusal_text(exc: Exception) -> str:

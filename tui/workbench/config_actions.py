@@ -68,9 +68,16 @@ def saved(app: Any, edited: EditedSetting) -> None:
     if name not in LIVE_SETTINGS:
         app.notice(f"{where}; it takes effect on next start.")
         return
+    kept: list[str] = []
+    if SETTINGS[name].kind.rules:
+        # Rules remembered for this session only stay, unless the person just took them out.
+        session = app.settings_actions.changes.get(name, [])
+        kept = [r for r in session if r not in value and r not in edited.removed]
+        value = [*value, *kept]
     app.settings_actions.changes.pop(name, None)
     app.update_settings(**{name: value})
-    app.settings_actions.changes.pop(name, None)  # the file holds it now, not the session
+    if not kept:
+        app.settings_actions.changes.pop(name, None)  # the file holds it now, not the session
     apply_live(app, name, value)
     app.notice(f"{where}; it applies now.")
 

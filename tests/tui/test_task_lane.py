@@ -61,3 +61,37 @@ def test_an_expanded_task_shows_each_call_of_its_lane(snap_compare, fake_provide
         await pilot.pause(0.3)
 
     assert snap_compare(snapshot_app(fake_provider), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_a_childs_write_asks_in_the_modal_and_its_line_shows_the_answer(
+        fake_provider, tmp_path) -> None:
+    from agent_tui.tui.screens.approval import ApprovalScreen
+    from tests.tui.test_app import app_for, type_prompt, until
+
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("task", {"description": "Write two files",
+                                            "prompt": "Write a.txt and b.txt."})]),
+        Reply(tool_calls=[ToolCall("write_file", {"file_path": "a.txt", "content": "A\n"})]),
+        Reply(tool_calls=[ToolCall("write_file", {"file_path": "b.txt", "content": "B\n"})]),
+        Reply(text="Wrote a.txt; b.txt was refused."),
+        Reply(text="done"),
+    )
+    app = app_for(fake_provider, tmp_path)
+
+    def asking():
+        return app.screen if isinstance(app.screen, ApprovalScreen) else None
+
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "go")
+        await until(pilot, lambda: asking() is not None, 60)
+        [block] = app.query(ToolBlock)
+        assert [(c.tool_name, c.status) for c in block.lane.calls] == [("write_file", "approval")]
+        assert asking().request.call_id.startswith(f"{block.call_id}/")
+        await pilot.press("y")
+        await until(pilot, lambda: asking() is not None and len(block.lane.calls) == 2, 60)
+        await pilot.press("n")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 5, 60)
+        assert (tmp_path / "a.txt").read_text() == "A\n" and not (tmp_path / "b.txt").exists()
+        assert [c.status for c in block.lane.calls] == ["ok", "denied"]
+        assert block.status == "ok" and "1 failed" in str(block.render())
+        assert [b.tool_name for b in app.query(ToolBlock)] == ["task"]

@@ -34,6 +34,8 @@ LIVE_SETTINGS = frozenset(
         "theme",
         "vi_mode",
         "notify_bell",
+        "notify_terminal",
+        "notify_desktop",
         "network",
         "review_compaction",
         "allow_rules",

@@ -26,7 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Static, TextArea
 
 from ..core import paths
-from ..core.config import CheckedSettings, read_key_table
+from ..core.config import CheckedSettings
 from ..themes import STYLESHEET, THEMES
 from .outside_text import outside_text
 from .widgets.conversation import ConversationView, NoticeBlock
@@ -43,7 +43,7 @@ from .workbench.clipboard_images import paste_clipboard_image
 from .workbench.commands import COMMANDS, SLASH_COMMANDS
 from .workbench.front_panes import FrontPanes, short_path
 from .workbench.key_actions import KeyActions
-from .workbench.key_map import key_map
+from .workbench.key_map import workbench_keys
 from .workbench.knowledge_actions import KnowledgeActions
 from .workbench.notifications import AwayNotifier
 from .workbench.outside_tools import OutsideTools
@@ -139,7 +139,7 @@ class AgentApp(KeyActions, App[None]):
         self.panes = FrontPanes(self)
         self.agents = WorkbenchAgents(self)
         self.settings_actions = SettingsActions(self, persona_settings)
-        self.key_map = key_map(read_key_table(workdir))
+        self.key_map = workbench_keys(workdir)
         """The ``[keys]`` table of config.toml, checked: what moves where, what was wrong."""
         self.session_source = "startup"
         """What the next agent's ``SessionStart`` hooks are told: ``startup`` or ``clear``."""

@@ -85,3 +85,24 @@ def test_key_names_are_read_as_textual_names_them():
 def test_two_keys_for_one_action():
     result = key_map({"newline": ("ctrl+j, ctrl+o", paths.user_config_file())})
     assert result.keymap == {"newline": "ctrl+j,ctrl+o"} and not result.problems
+
+
+async def test_an_untrusted_projects_keys_are_ignored(fake_provider, tmp_path):
+    project_file = paths.project_config_file(tmp_path)
+    project_file.parent.mkdir(parents=True)
+    project_file.write_text('[keys]\ncycle_mode = "ctrl+b"\n')
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: _notices(app))
+        assert app.key_map.keymap == {}
+        (notice,) = _notices(app)
+        assert f"[keys] in {project_file} ignored: this folder is not trusted" in notice
+        await pilot.press("ctrl+b")
+        assert app.settings.approval_mode == "default"
+
+
+def test_a_key_that_types_a_character_is_refused():
+    result = key_map({"cycle_mode": ("y", paths.user_config_file())})
+    assert result.keymap == {}
+    (problem,) = result.problems
+    assert "y is typed into the prompt; pick a key with ctrl or alt, or an F key" in problem

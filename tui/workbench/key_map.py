@@ -26,6 +26,8 @@ from textual.binding import Binding
 from textual.keys import KEY_TO_UNICODE_NAME, REPLACED_KEYS, Keys, _character_to_key
 from textual.widgets import TextArea
 
+from ...core import paths
+from ...core.config import is_trusted, read_key_table
 from .bindings import APP_BINDINGS, PROMPT_BINDINGS
 
 MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
@@ -80,6 +82,20 @@ def normal_key(key: str) -> str | None:
     return "+".join([*(m.lower() for m in modifiers), name])
 
 
+def _is_typed(key: str) -> bool:
+    """Whether ``key`` types a character (no ctrl, alt, super or meta): it belongs to the
+    prompt."""
+    *modifiers, name = key.split("+")
+    if any(m in ("ctrl", "alt", "super", "meta", "hyper") for m in modifiers):
+        return False
+    return (
+        name not in _NAMES
+        or name in KEY_TO_UNICODE_NAME
+        or name in REPLACED_KEYS
+        or (name == "space")
+    )
+
+
 @dataclass
 class KeyMap:
     """The checked ``[keys]`` table.
@@ -98,6 +114,24 @@ class KeyMap:
             binding.with_key(self.keymap[binding.id]) if binding.id in self.keymap else binding
             for binding in bindings
         ]
+
+
+def workbench_keys(workdir: Path) -> KeyMap:
+    """The ``[keys]`` tables of the user's and ``workdir``'s config, checked; an untrusted
+    project's table is left out (it could move a key the person relies on), and said so."""
+    table = read_key_table(workdir)
+    project_file = paths.project_config_file(workdir)
+    ignored = sorted(a for a, (_keys, path) in table.items() if path == project_file)
+    if ignored and not is_trusted(workdir):
+        table = {a: entry for a, entry in table.items() if entry[1] != project_file}
+        result = key_map(table)
+        result.problems.append(
+            f"[keys] in {project_file} ignored: this folder is not trusted; move the entries "
+            f"to your user config, or add the folder to trusted_projects in "
+            f"{paths.user_config_file()}."
+        )
+        return result
+    return key_map(table)
 
 
 def key_map(
@@ -124,6 +158,14 @@ def key_map(
                 f"[keys] {action} = {value!r} in {path}: {bad!r} is not a key; write keys "
                 f'as Textual names them, e.g. "ctrl+b", "f10", "alt+enter" (several: '
                 f"comma-separated). {action} keeps {', '.join(defaults[action])}."
+            )
+            continue
+        typed = next((k for k in normal if k is not None and _is_typed(k)), None)
+        if typed is not None:
+            result.problems.append(
+                f"[keys] {action} = {value!r} in {path}: {typed} is typed into the prompt; "
+                f"pick a key with ctrl or alt, or an F key. {action} keeps "
+                f"{', '.join(defaults[action])}."
             )
             continue
         wanted[action] = [key for key in normal if key is not None]

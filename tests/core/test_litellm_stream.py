@@ -107,3 +107,32 @@ async def test_a_stall_after_the_first_chunk_hits_the_idle_timeout(fake_provider
     assert raised.value.kind == "stalled"
     assert "silent for 0.5 s" in raised.value.message
     assert "".join(pieces) == "first words"
+
+
+@pytest.mark.parametrize("anthropic", [False, True], ids=["openai", "anthropic"])
+async def test_long_reasoning_is_assembled_from_a_few_chunks(fake_provider, monkeypatch,
+                                                             anthropic):
+    read, assembled = record_chunks(monkeypatch)
+    thought = "First I check the config parser, then the tests that cover it. " * 20
+    fake_provider.script(Reply(text=ANSWER[:200], thinking=thought, chunk_size=4,
+                               tool_calls=[ToolCall("read_file", {"file_path": "a.py"})]))
+    thoughts: list[str] = []
+    provider = provider_for(fake_provider, anthropic=anthropic)
+    if anthropic:  # a model that thinks when asked
+        provider = LitellmProvider(Settings(
+            model="anthropic/claude-sonnet-4-5-20250929", api_base=fake_provider.anthropic_base,
+            api_key="sk-test", reasoning_effort="low"))
+    reply = await provider.complete([{"role": "user", "content": "explain"}], None,
+                                    lambda _: None, thoughts.append)
+    assert "".join(thoughts) == thought == reply.reasoning
+    assert len(read) > 300 and len(assembled) < 20
+    whole = load_litellm().stream_chunk_builder(
+        read, messages=[{"role": "user", "content": "explain"}])
+    message = whole.choices[0].message
+    assert message.reasoning_content == reply.reasoning
+    assert reply.text == message.content
+    if anthropic:  # the signed block, whole, as litellm assembles it from every chunk
+        assert reply.thinking_blocks == [dict(b) for b in message.thinking_blocks]
+        assert reply.thinking_blocks[0]["thinking"] == thought
+    else:
+        assert reply.thinking_blocks == []

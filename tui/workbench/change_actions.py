@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ...core.changes.checkpoints import Checkpoints
@@ -30,7 +30,9 @@ class ChangeActions:
         self.sessions = sessions
 
     async def undo(self) -> None:
-        """``/undo``: put back the files of the last turn that changed some, and say so."""
+        """``/undo``: put back the files of the last turn that changed some, and say so;
+        the turn's auto-commit is taken back too while HEAD is still that commit."""
+        from ...core.changes.auto_commit import commit_undo
         from ...core.changes.checkpoints import CheckpointError, checkpoints_off
 
         app = self.app
@@ -44,15 +46,30 @@ class ChangeActions:
                 app.notice("Nothing to undo: no turn of this session changed files, or they "
                            "are all undone already.")
                 return
+            records = await asyncio.to_thread(self._log_records)
+            committed = await asyncio.to_thread(commit_undo, app.workdir, records, turn)
             restored = await asyncio.to_thread(checkpoints.restore, turn)
         except CheckpointError as exc:
             app.notice(f"Could not undo: {exc}", error=True)
             return
-        app.notice(f"Undid turn {turn}: {_file_list(restored)} back as before it. "
+        said = await asyncio.to_thread(committed.finish) if committed is not None else ""
+        app.notice(f"Undid turn {turn}: {_file_list(restored)} back as before it.{said} "
                    "/undo again undoes the turn before it.")
         await self.tell_model(f"The person undid turn {turn} with /undo: its file changes are "
-                              f"gone; {_file_list(restored)} are back as they were before it. "
-                              "Read a file again before you change it.")
+                              f"gone; {_file_list(restored)} are back as they were before it."
+                              f"{said} Read a file again before you change it.")
+
+    def _log_records(self) -> list[dict[str, Any]]:
+        """The session log's records ([] when the workbench keeps no log, or it cannot be
+        read: then no auto-commit is found to take back)."""
+        from ...core.sessions.log import SessionError, read_events
+
+        if self.app.opened is None:
+            return []
+        try:
+            return read_events(self.app.session_id).events
+        except SessionError:
+            return []
 
     async def rewind(self) -> None:
         """``/rewind``: pick a turn; go back to before it in the conversation, files or both."""

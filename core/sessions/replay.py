@@ -67,7 +67,8 @@ def logged_events(log: SessionLog) -> Iterator[LoggedEvent]:
 async def replay(log: SessionLog, speed: float = 1.0) -> AsyncIterator[ev.Event]:
     """Yield the log's events in order, paced by their timestamps divided by ``speed``.
 
-    An answer's text is typed out as ``TextDelta`` pieces before its ``AssistantMessage``.
+    An answer's text is typed out as ``TextDelta`` pieces before its ``AssistantMessage``, and
+    its reasoning as ``ThinkingDelta`` pieces before its ``Thinking``.
     """
     speed = max(speed, 0.01)
     previous: float | None = None
@@ -80,9 +81,10 @@ async def replay(log: SessionLog, speed: float = 1.0) -> AsyncIterator[ev.Event]
             if previous is not None:
                 await asyncio.sleep(min(LONGEST_PAUSE, max(0.0, stamp - previous)) / speed)
             previous = stamp
-        if isinstance(event, ev.AssistantMessage) and event.text:
+        if isinstance(event, ev.AssistantMessage | ev.Thinking) and event.text:
             step = 24
+            piece = ev.TextDelta if isinstance(event, ev.AssistantMessage) else ev.ThinkingDelta
             for start in range(0, len(event.text), step):
-                yield ev.TextDelta(event.text[start:start + step])
+                yield piece(event.text[start:start + step])
                 await asyncio.sleep(step / TYPING_RATE / speed)
         yield event

@@ -206,3 +206,22 @@ def test_the_worker_ends_with_the_process_that_started_it(ending):
     else:
         os.kill(pid, signal.SIGKILL)
         pytest.fail(f"the worker outlived its workbench ({ending})")
+
+
+async def test_reasoning_streams_before_the_text_and_comes_back_with_its_signed_block(
+        fake_provider, worker):
+    thought = "Check the parser first, then the tests. " * 10
+    fake_provider.script(Reply(text=ANSWER[:300], thinking=thought, chunk_size=5))
+    order: list[tuple[str, str]] = []
+    provider = provider_for(fake_provider, worker, model="anthropic/claude-sonnet-4-5-20250929",
+                            api_base=fake_provider.anthropic_base, reasoning_effort="low")
+    reply = await provider.complete(HELLO, None, lambda text: order.append(("text", text)),
+                                    lambda thought: order.append(("thinking", thought)))
+    assert "".join(t for kind, t in order if kind == "thinking") == thought == reply.reasoning
+    assert "".join(t for kind, t in order if kind == "text") == ANSWER[:300] == reply.text
+    kinds = [kind for kind, _ in order]
+    assert kinds == sorted(kinds, key=lambda kind: kind != "thinking")  # all reasoning first
+    assert reply.thinking_blocks[0]["thinking"] == thought
+    assert reply.thinking_blocks[0]["signature"]
+    assert fake_provider.requests[-1].body["thinking"]["type"] == "enabled"
+    assert reply.usage.reasoning_tokens > 0

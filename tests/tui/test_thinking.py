@@ -173,3 +173,40 @@ def test_snapshot_of_a_turn_with_reasoning(snap_compare, fake_provider):
     assert snap_compare(
         snapshot_app(fake_provider), terminal_size=SNAPSHOT_SIZE, run_before=run_before
     )
+
+
+async def test_replay_types_the_reasoning_out_then_folds_it(fake_provider, tmp_path):
+    import io
+
+    from agent_tui.core.sessions.log import read_events
+    from agent_tui.core.sessions.replay import replay
+    from agent_tui.core.sessions.start import close_session, open_session
+    from agent_tui.tui.app import make_app
+    from agent_tui.tui.cli.headless import run_headless
+    from agent_tui.tui.widgets.conversation import NoticeBlock
+    from tests.core.loop_helpers import settings_for
+
+    fake_provider.script(Reply(text="Hello.", thinking=THOUGHT))
+    settings = settings_for(fake_provider)
+    opened = open_session(tmp_path, settings.model)
+    await run_headless(
+        settings, tmp_path, "hi", "json", io.StringIO(), io.StringIO(), session=opened
+    )
+    close_session(opened)
+    log = read_events(opened.store.session_id)
+
+    played = [event async for event in replay(log, speed=1000.0)]
+    kinds = [event.type for event in played]
+    first = kinds.index("thinking_delta")
+    assert first < kinds.index("thinking") < kinds.index("text_delta")
+    assert "".join(e.text for e in played if e.type == "thinking_delta") == THOUGHT
+
+    app = make_app(settings, tmp_path, load_litellm=False, replay=(log, 50.0))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(
+            pilot,
+            lambda: any("End of the replay" in str(n.render()) for n in app.query(NoticeBlock)),
+        )
+        [block] = app.query(ThinkingBlock)
+        assert block.text == THOUGHT and not block.streaming and not block.expanded
+        assert [type(b).__name__ for b in _blocks(app)] == ["ThinkingBlock", "AssistantBlock"]

@@ -331,8 +331,8 @@ class SettingFields:
     notify_terminal: NotifyTerminal = setting(
         "auto",
         description="A notification the terminal shows when the agent waits or finishes "
-        "while the terminal is not focused: osc9 (iTerm2, WezTerm, Windows Terminal, kitty), "
-        "osc777 (Ghostty, foot, rxvt, VTE terminals), auto (picked from $TERM_PROGRAM, $TERM "
+        "while the terminal is not focused: osc9 (iTerm2, WezTerm, kitty), osc777 (Ghostty, "
+        "foot, rxvt, Windows Terminal, VTE terminals), auto (picked from $TERM_PROGRAM, $TERM "
         "and the variables terminals set; none for a terminal it does not know) or off. "
         "Under tmux it goes through tmux's passthrough (set allow-passthrough on).",
     )

@@ -3,7 +3,7 @@
 When a turn ends or a call waits for approval while the terminal is not focused (Textual's
 ``app_focus``, from the terminal's focus reports), :class:`AwayNotifier` rings the bell
 (``notify_bell``), writes a terminal notification (``notify_terminal``: OSC 9, as iTerm2,
-WezTerm, Windows Terminal and kitty show it, or OSC 777, as Ghostty, foot, rxvt and VTE
+WezTerm and kitty show it, or OSC 777, as Ghostty, foot, rxvt, Windows Terminal and VTE
 terminals do) and runs ``notify-send`` (``notify_desktop``) where it is installed and a
 desktop is there. Each says which session and what happened.
 
@@ -61,16 +61,18 @@ def terminal_protocol(setting: str, env: Mapping[str, str]) -> str | None:
         program in _OSC9_TERMINALS
         or env.get("LC_TERMINAL") == "iTerm2"
         or "WEZTERM_PANE" in env
-        or "WT_SESSION" in env
         or term == "xterm-kitty"
         or "KITTY_WINDOW_ID" in env
     ):
         return "osc9"
+    # Windows Terminal reads OSC 9 as ConEmu's commands (progress, folder), not a
+    # notification; it shows OSC 777.
     if (
         program == "ghostty"
         or term == "xterm-ghostty"
         or "GHOSTTY_RESOURCES_DIR" in env
         or term.startswith(("foot", "rxvt"))
+        or "WT_SESSION" in env
         or "VTE_VERSION" in env
     ):
         return "osc777"

@@ -104,7 +104,7 @@ async def test_unfocused_turn_end_writes_osc9_through_tmux(
 ):
     monkeypatch.setenv("TERM_PROGRAM", "tmux")
     monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
-    monkeypatch.setenv("WT_SESSION", "a3f0")  # Windows Terminal, outside tmux
+    monkeypatch.setenv("KITTY_WINDOW_ID", "3")  # kitty, outside tmux
     fake_provider.script(Reply(text="All done."))
     app = app_for(fake_provider, tmp_path, notify_bell=False)  # notify_terminal auto
     async with app.run_test(size=SIZE) as pilot:
@@ -155,13 +155,13 @@ async def test_every_channel_off(fake_provider, tmp_path, notify_send):
     [
         ({"TERM_PROGRAM": "iTerm.app"}, "osc9"),
         ({"TERM_PROGRAM": "WezTerm"}, "osc9"),
-        ({"WT_SESSION": "x"}, "osc9"),
         ({"TERM": "xterm-kitty"}, "osc9"),
         ({"TERM_PROGRAM": "tmux", "LC_TERMINAL": "iTerm2"}, "osc9"),
         ({"TERM_PROGRAM": "ghostty"}, "osc777"),
         ({"TERM": "foot"}, "osc777"),
         ({"TERM": "rxvt-unicode-256color"}, "osc777"),
         ({"VTE_VERSION": "7600"}, "osc777"),
+        ({"WT_SESSION": "x"}, "osc777"),
         ({"TERM_PROGRAM": "Apple_Terminal"}, None),
         ({"TERM": "xterm-256color"}, None),
     ],

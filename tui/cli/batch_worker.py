@@ -68,7 +68,7 @@ def run_task(task: Task, overrides: dict[str, Any], log: TextIO) -> dict[str, An
         turns=run.get("model_calls", 0),
         tokens={k: usage.get(k, 0) for k in ("prompt_tokens", "completion_tokens",
                                               "total_tokens", "cache_read_tokens",
-                                              "cache_write_tokens")},
+                                              "cache_write_tokens", "reasoning_tokens")},
         cost=usage.get("cost"), session_id=session.store.session_id,
         changed_files=_changed(task, folder, session.store.session_id),
         duration=round(time.monotonic() - started, 3))

@@ -9,11 +9,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_tui.core.agent import Agent
 from agent_tui.core.approval import ApprovalRequest, Decision, Deny, HeadlessApprover
 from agent_tui.core.events import Event, ToolCallStarted, ToolResultEvent
 from agent_tui.core.knowledge import load_knowledge
 from agent_tui.core.providers.litellm import LitellmProvider
+from agent_tui.core.sessions.log import SessionStore, read_events
 from agent_tui.tools.builtin import builtin_tools
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tui.cli.headless import run_headless
@@ -268,3 +271,38 @@ async def test_headless_text_shows_a_childs_calls_under_its_task(
     assert lines[start + 2].startswith("      ✓ read_file")
     assert lines[start + 3].startswith("  ✓ task")
     assert out.getvalue() == "Done.\n"
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_a_session_with_a_task_resumes_with_the_tasks_one_result(
+        fake_provider: FakeProvider, tmp_path: Path, api: str) -> None:
+    (tmp_path / "a.txt").write_text("A\n")
+    fake_provider.script(
+        Reply(tool_calls=[task("Read a", "Read a.txt.", read_only=True)]),
+        Reply(tool_calls=[ToolCall("read_file", {"file_path": "a.txt"})]),
+        Reply("a.txt says A."),
+        Reply("Done."),
+        Reply("Resumed."),
+    )
+    settings = settings_for(fake_provider, anthropic=api == "anthropic")
+
+    def agent(store: SessionStore) -> Agent:
+        return Agent(LitellmProvider(settings), ToolRegistry(builtin_tools(settings)), settings,
+                     tmp_path, HeadlessApprover("default"), lambda event: None, session=store)
+
+    store = SessionStore.create("with-task", project=tmp_path, model="fake")
+    try:
+        assert (await agent(store).run("read a")).ok
+    finally:
+        store.close()
+    store = SessionStore.open("with-task")
+    try:
+        resumed = agent(store)
+        resumed.restore(read_events("with-task"))
+        result = await resumed.run("and now?")
+    finally:
+        store.close()
+
+    assert result.ok, result.error  # the fake rejects a history the API would
+    [answer] = fake_provider.requests[-1].tool_results()
+    assert answer["content"] == "a.txt says A."

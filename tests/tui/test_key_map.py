@@ -23,7 +23,7 @@ def _notices(app):
 
 
 async def test_a_moved_key_works_and_help_shows_it(fake_provider, tmp_path):
-    _user_config('[keys]\ntoggle_tool_log = "ctrl+b"\nnewline = "ctrl+o"\n')
+    _user_config('[keys]\ntoggle_tool_log = "ctrl+b"\nnewline = "ctrl+o"\nreview_changes = "f10"\n')
     app = app_for(fake_provider, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         log = app.query_one("#tool-log")
@@ -42,6 +42,7 @@ async def test_a_moved_key_works_and_help_shows_it(fake_provider, tmp_path):
         help_text = app.query(AssistantBlock).last().text
         assert "Ctrl+B tool log" in help_text and "F3 tool log" not in help_text
         assert "Ctrl+O new line" in help_text
+        assert "**Review (F10, /diff)**" in help_text and "F10 review the changes" in help_text
         assert not _notices(app)
 
 

@@ -73,16 +73,16 @@ KEYS_HELP = """\
 e edit before it runs · Esc deny · space ticks/unticks an edit's hunk, j/k move between hunks ·
 i answer it later in the inbox · a modal that opens by itself ignores keys for half a second
 
-**Inbox (F8, /inbox)** — every call of every session waiting: j/k move · y allow once ·
+**Inbox ({open_inbox}, /inbox)** — every call of every session waiting: j/k move · y allow once ·
 n deny · a always allow in its session · d details · r allow every read-only call
 
-**Review (F7, /diff)** — j/k hunk · n/p or Tab file · a/r accept/reject the hunk ·
+**Review ({review_changes}, /diff)** — j/k hunk · n/p or Tab file · a/r accept/reject the hunk ·
 A/R the whole file · q close; a rejection is reverted on disk at once, and the model hears
 of it with your next prompt
 
 **Commands** — """
 """What ``/help`` shows between the workbench's keys (``key_table.keys_paragraph``) and the
-list of commands: the keys of the modals."""
+list of commands: the keys of the modals (``{action}``: the key bound to that action)."""
 
 
 def help_text(moved: Any = None) -> str:
@@ -90,9 +90,10 @@ def help_text(moved: Any = None) -> str:
     :class:`~agent_tui.tui.workbench.key_map.KeyMap`, moves them), then every command with
     its help."""
     # Imported here: the bindings are Textual's, and headless runs and ACP use this module.
-    from .key_table import keys_paragraph
+    from .key_table import bound, keys_paragraph, with_keys
 
-    return f"{keys_paragraph(moved)}\n\n{KEYS_HELP}{COMMANDS.help_line()}"
+    modals = with_keys(KEYS_HELP, bound(moved))
+    return f"{keys_paragraph(moved)}\n\n{modals}{COMMANDS.help_line()}"
 
 
 # -- the workbench ---------------------------------------------------------------------

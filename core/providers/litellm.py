@@ -195,7 +195,8 @@ class LitellmProvider:
         """See ``Provider.reasoning_note``; imports litellm when an effort is set."""
         if self._settings.reasoning_effort is None:
             return None
-        return effort_params(load_litellm(), self.model, self._settings.reasoning_effort)[1]
+        s = self._settings
+        return effort_params(load_litellm(), self.model, s.reasoning_effort, s.temperature)[1]
 
     # -- the call ----------------------------------------------------------------------
 
@@ -208,7 +209,8 @@ class LitellmProvider:
         if (error := self.preflight(kwargs)) is not None:
             raise error
         litellm = await asyncio.to_thread(load_litellm)
-        kwargs.update(effort_params(litellm, self.model, self._settings.reasoning_effort)[0])
+        kwargs.update(effort_params(litellm, self.model, self._settings.reasoning_effort,
+                                    self._settings.temperature)[0])
         if llamacpp.is_embedded(self.model):
             _route_embedded_models(litellm)
             kwargs["n_ctx"] = await asyncio.to_thread(self.context_window)

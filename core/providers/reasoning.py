@@ -50,7 +50,7 @@ def without_thinking(messages: list[Message]) -> list[Message]:
 
 
 def effort_params(
-    litellm: Any, model: str, effort: str | None
+    litellm: Any, model: str, effort: str | None, temperature: float | None = None
 ) -> tuple[dict[str, Any], str | None]:
     """The request parameters that ask ``model`` for ``effort``, and what to tell the person
     once when it cannot be asked (None when nothing).
@@ -58,6 +58,8 @@ def effort_params(
     Args:
         litellm: The imported litellm (its model map says which models reason).
         effort: One of :data:`EFFORTS`, or None (the provider's default: nothing is sent).
+        temperature: The configured temperature: Anthropic's extended thinking takes none
+            but 1 (the API refuses the call), so a thinking Claude is sent 1.
     """
     if effort is None:
         return {}, None
@@ -74,6 +76,11 @@ def effort_params(
             "Unset reasoning_effort (or /model NAME off) to stop this note."
         )
     if effort != "off":
+        if keeps_thinking_blocks(model) and temperature is not None and temperature != 1:
+            return {"reasoning_effort": effort, "temperature": 1}, (
+                f"{model} thinks at temperature 1 only (Anthropic's extended thinking), so "
+                f"temperature {temperature:g} is not sent while reasoning_effort is {effort}."
+            )
         return {"reasoning_effort": effort}, None
     if keeps_thinking_blocks(model) or _provider(litellm, model) in ("gemini", "vertex_ai"):
         return {"reasoning_effort": "none"}, None  # litellm: no thinking, a zero budget

@@ -253,3 +253,23 @@ def test_usage_adds_and_reads_back_reasoning_tokens():
     assert total.reasoning_tokens == 4
     assert Usage.from_dict(total.to_dict()) == total
     assert Usage.from_dict({"prompt_tokens": 1}).reasoning_tokens == 0  # an older log
+
+
+async def test_a_thinking_claude_is_sent_temperature_1_and_told_why_once(fake_provider, tmp_path):
+    """Anthropic refuses another temperature with thinking on (the fake too)."""
+    fake_provider.script(*_read_then_answer())
+    (tmp_path / "a.py").write_text("print('a')\n")
+
+    outcome = await run(
+        fake_provider,
+        tmp_path,
+        anthropic=True,
+        model=CLAUDE,
+        reasoning_effort="high",
+        temperature=0.2,
+    )
+
+    assert outcome.code == 0, outcome.stderr
+    assert [r.body["temperature"] for r in fake_provider.requests] == [1, 1]
+    [note] = [e["message"] for e in outcome.of_type("error")]
+    assert "temperature 0.2 is not sent" in note

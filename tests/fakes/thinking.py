@@ -4,7 +4,8 @@ Anthropic (extended thinking) streams a ``thinking`` content block first: ``thin
 events with its text, then one ``signature_delta`` with an opaque signature of it, then the
 text and tool-use blocks. With thinking enabled, a request that answers tool calls must send
 the assistant message that made them back starting with that block, signature and all, else
-the API answers 400; a block whose signature does not match its text is a 400 too.
+the API answers 400; a block whose signature does not match its text is a 400 too, and so is
+a temperature other than 1 with thinking on.
 
 OpenAI-compatible servers that reason (DeepSeek, vLLM's reasoning parsers, OpenRouter) stream
 ``reasoning_content`` deltas before the answer and count ``reasoning_tokens`` in
@@ -25,6 +26,11 @@ MISSING_THINKING = (
     "recommend you include thinking blocks from previous turns. To avoid this requirement, "
     "disable `thinking`. Please consult our documentation at "
     "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+)
+TEMPERATURE_WITH_THINKING = (
+    "`temperature` may only be set to 1 when thinking is enabled or in adaptive mode. Please "
+    "consult our documentation at "
+    "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility"
 )
 BAD_SIGNATURE = "messages.{index}.content.{position}: Invalid `signature` in `thinking` block"
 REASONING_SENT_BACK = (
@@ -50,6 +56,8 @@ def thinking_enabled(body: dict[str, Any]) -> bool:
 def anthropic_thinking_problem(body: dict[str, Any]) -> str | None:
     """The API's 400 for a request whose thinking blocks are missing or altered; None
     when it is valid."""
+    if thinking_enabled(body) and body.get("temperature") not in (None, 1):
+        return TEMPERATURE_WITH_THINKING
     messages = body.get("messages") or []
     last_assistant = None
     for index, message in enumerate(messages):

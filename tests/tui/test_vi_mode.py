@@ -112,3 +112,20 @@ async def test_vi_mode_off_leaves_the_prompt_as_it_was(fake_provider, tmp_path):
         await pilot.press("escape")
         await _keys(pilot, "dd")
         assert prompt.text == "hidd" and prompt.vi is None and not prompt.border_subtitle
+
+
+async def test_vi_mode_turned_on_in_config_toml_applies_when_it_is_read_again(
+    fake_provider, tmp_path
+):
+    from agent_tui.core import paths
+
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        prompt = app.query_one(PromptInput)
+        assert not prompt.vi_mode
+        config = paths.user_config_file()
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text("vi_mode = true\n")
+        app.reload_settings()  # what the watcher of config.toml calls
+        await pilot.pause()
+        assert prompt.vi_mode and prompt.border_subtitle == "INSERT"

@@ -55,6 +55,10 @@ class SettingsActions:
         app.settings = settings.model_copy(update=kept)
         if app.agent is not None:
             app.agent.settings = app.settings
+        from .config_actions import apply_live
+
+        for name in ("vi_mode", "approval_mode", "network"):  # shown on screen
+            apply_live(app, name, getattr(app.settings, name))
 
     def set_mode(self, mode: str) -> None:
         """Switch the approval mode for the rest of the session."""

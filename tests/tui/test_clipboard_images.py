@@ -1,5 +1,6 @@
 """Ctrl+V in the prompt: the image in the system clipboard, read by a real xclip from a real
-X display (Xvfb), saved in the session's folder and attached when the prompt is sent."""
+X display (Xvfb), saved in the session's folder and attached when the prompt is sent; and a
+paste of copied files as file:// URIs, attached by their paths."""
 
 from __future__ import annotations
 
@@ -7,21 +8,18 @@ import base64
 import os
 import shutil
 import subprocess
+import urllib.parse
 from collections.abc import Iterator
 
 import pytest
+from textual import events
 
 from agent_tui.core import paths
 from agent_tui.tui.widgets.conversation import UserBlock
 from agent_tui.tui.widgets.prompt import PromptInput
-from agent_tui.tui.workbench.clipboard_images import NO_IMAGE, NO_READER
+from agent_tui.tui.workbench.clipboard_images import NO_IMAGE, NO_READER, pasted_paths
 from tests.fakes.providers import Reply
 from tests.tui.test_app import SIZE, app_for, until
-
-pytestmark = pytest.mark.skipif(
-    not (shutil.which("Xvfb") and shutil.which("xclip")),
-    reason="needs Xvfb and xclip (Debian: apt-get install xvfb xclip; .ci/run installs them)",
-)
 
 # A 1x1 red PNG.
 PNG = base64.b64decode(
@@ -35,6 +33,8 @@ FIRST_CALL = 60.0
 @pytest.fixture
 def display(tmp_path, monkeypatch) -> Iterator[str]:
     """A fresh Xvfb (its clipboard empty) as $DISPLAY, no Wayland."""
+    if not (shutil.which("Xvfb") and shutil.which("xclip")):
+        pytest.skip("needs Xvfb and xclip (Debian: apt-get install xvfb xclip; .ci/run has them)")
     read, write = os.pipe()
     server = subprocess.Popen(
         ["Xvfb", "-displayfd", str(write), "-screen", "0", "640x480x24", "-nolisten", "tcp"],
@@ -122,3 +122,30 @@ async def test_without_a_clipboard_program_ctrl_v_says_what_to_install(
         app.query_one(PromptInput).focus()
         await pilot.press("ctrl+v")
         await until(pilot, lambda: any(n.message == NO_READER for n in app._notifications))
+
+
+async def test_a_paste_of_file_uris_becomes_their_paths_and_attaches(fake_provider, tmp_path):
+    folder = tmp_path / "my shots"
+    folder.mkdir()
+    (folder / "red dot.png").write_bytes(PNG)
+    fake_provider.script(Reply(text="A red dot."))
+    app = app_for(fake_provider, tmp_path, model="openai/gpt-4o")
+    async with app.run_test(size=SIZE) as pilot:
+        prompt = app.query_one(PromptInput)
+        prompt.text = "what is in "
+        prompt.move_cursor(prompt.document.end)
+        uri = "file://" + urllib.parse.quote(str(folder / "red dot.png"))
+        app.post_message(events.Paste(uri + "\r\n"))  # as the driver sends a paste
+        await until(pilot, lambda: prompt.text != "what is in ")
+        assert prompt.text == f"what is in '{folder / 'red dot.png'}'"
+        await pilot.press("enter")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1, FIRST_CALL)
+        sent = fake_provider.requests[0].messages[-1]["content"]
+        assert [part["type"] for part in sent] == ["text", "image_url"]
+
+
+def test_only_local_file_uris_become_paths():
+    assert pasted_paths("file:///a/b.png\nfile://localhost/c%20d.png") == "/a/b.png '/c d.png'"
+    assert pasted_paths("see file:///a/b.png") is None
+    assert pasted_paths("file://server/share/b.png") is None
+    assert pasted_paths("") is None

@@ -18,6 +18,7 @@ from textual.widgets import TextArea
 
 from ..outside_text import visible
 from ..workbench.bindings import PROMPT_BINDINGS
+from ..workbench.clipboard_images import pasted_paths
 from ..workbench.commands import SLASH_COMMANDS
 from .completion import (
     CompletionList,
@@ -189,7 +190,8 @@ class PromptInput(TextArea):
         event.prevent_default()  # instead of TextArea's, which inserts the text as it came
         if self.read_only:
             return
-        if result := self._replace_via_keyboard(prompt_text(event.text), *self.selection):
+        text = pasted_paths(event.text) or event.text  # file:// URIs: the path route attaches
+        if result := self._replace_via_keyboard(prompt_text(text), *self.selection):
             self.move_cursor(result.end_location)
             self.focus()
 

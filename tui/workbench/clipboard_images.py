@@ -7,6 +7,9 @@ Wayland or ``xclip`` on X11, for a PNG; saves it under the session's folder
 (``attachments/``); and writes ``@<its path>`` into the prompt at the cursor, where
 :func:`~agent_tui.tools.images.prompt_images` attaches it when the prompt is sent. With no
 image there, Ctrl+V pastes the workbench's own copied text, as the prompt's Ctrl+V did.
+
+A paste of copied files that arrives as ``file://`` URIs (a file manager's copy, some
+terminals' drop) becomes their paths (:func:`pasted_paths`), so the path route attaches them.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 import shutil
 import subprocess
 import time
+import urllib.parse
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -34,6 +38,22 @@ NO_IMAGE = (
     "The clipboard holds no image (PNG). Copy one (a screenshot, an image in a browser) "
     "and press Ctrl+V again, or paste the image file's path."
 )
+
+
+def pasted_paths(text: str) -> str | None:
+    """``text`` as paths when it is only ``file://`` URIs (one a line, as a file manager
+    copies them), each quoted if it has spaces; None for any other text."""
+    uris = text.split()
+    if not uris or not all(uri.startswith("file://") for uri in uris):
+        return None
+    paths: list[str] = []
+    for uri in uris:
+        parsed = urllib.parse.urlparse(uri)
+        if parsed.netloc not in ("", "localhost"):
+            return None  # another machine's file: leave the text as it came
+        path = urllib.parse.unquote(parsed.path)
+        paths.append(f"'{path}'" if any(c.isspace() for c in path) else path)
+    return " ".join(paths)
 
 
 def clipboard_reader(env: Mapping[str, str]) -> list[str] | None:

@@ -24,7 +24,8 @@ async def test_compact_shows_the_summary_for_editing_then_applies_the_edit(fake_
     app = app_for(fake_provider, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await type_prompt(pilot, "where is the parser?")
-        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1)
+        # The first turn loads the model library: slow on a loaded machine.
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1, 120)
 
         await type_prompt(pilot, "/compact the parser's [bold]API[/bold]")
         await until(pilot, lambda: isinstance(app.screen, CompactionScreen))
@@ -69,7 +70,8 @@ async def test_bang_runs_the_command_shows_its_output_and_tells_the_model_next_t
         assert not prompt.has_class("-shell") and not prompt.border_title
 
         await type_prompt(pilot, "what does it say?")
-        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1)
+        # The first model call loads the model library: slow on a loaded machine.
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1, 120)
         asked = fake_provider.requests[0].last_user_text()
         assert "$ cat notes.txt\nbang output here" in asked
         assert asked.endswith("what does it say?")

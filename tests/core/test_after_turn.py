@@ -3,6 +3,7 @@ git repository: auto_commit, lint_command and test_command fed back until green.
 
 from __future__ import annotations
 
+import io
 import subprocess
 from pathlib import Path
 
@@ -12,7 +13,8 @@ from agent_tui.core import events
 from agent_tui.core.changes.auto_commit import ProjectRepo, blob_id
 from agent_tui.core.sessions.log import SessionLog
 from agent_tui.core.sessions.resume import restore
-from tests.core.loop_helpers import run
+from agent_tui.tui.cli.headless import run_headless
+from tests.core.loop_helpers import run, settings_for
 from tests.fakes.providers import Fault, Reply, ToolCall
 
 
@@ -247,3 +249,21 @@ async def test_a_check_past_check_timeout_is_killed_and_counts_as_failed(fake_pr
     assert failed["exit_code"] is None and failed["feedback"] == ""
     assert "started" in failed["output"] and "killed after 0.5 s" in failed["output"]
     assert len(fake_provider.requests) == 2 and result.code == 0
+
+
+async def test_the_text_format_prints_each_run_and_the_commit_on_stderr(fake_provider, repo):
+    fake_provider.script(write("a.py", "x = 1\n"), Reply(text="Done."), Reply(text="I tried."),
+                         Reply(text="feat: add a"))
+    out, err = io.StringIO(), io.StringIO()
+    settings = settings_for(fake_provider, approval_mode="yolo", auto_commit=True,
+                            fix_attempts=1, lint_command="echo 'E1 bad'; exit 2")
+
+    code = await run_headless(settings, repo, "add a", "text", out, err)
+
+    assert code == 0 and out.getvalue() == "I tried.\n"
+    lines = err.getvalue()
+    assert "● lint: echo 'E1 bad'; exit 2" in lines
+    assert "  ✗ lint failed (exit 2, sent to the model to fix)\n    E1 bad" in lines
+    assert "  ✗ lint failed (exit 2)\n" in lines and "still fails" in lines
+    commit = git(repo, "rev-parse", "--short=7", "HEAD").strip()
+    assert f"● committed {commit} feat: add a" in lines

@@ -59,11 +59,11 @@ async def test_conflicts_are_reported_once_and_leave_the_defaults(fake_provider,
         notices = _notices(app)
         assert len(notices) == 5, notices
         text = "\n".join(notices)
-        assert f"toggle_side = 'f3' in {path}: f3 is toggle_tool_log's key" in text
+        assert f"toggle_side = 'f3' in {path}: F3 is toggle_tool_log's key" in text
         assert "no_such_action" in text and "there is no such action" in text
-        assert "is not a key" in text and "review_changes keeps f7" in text
-        assert "ctrl+k is the prompt's" in text and "open_inbox keeps f8" in text
-        assert "f12 is toggle_todos's key in [keys] too" in text
+        assert "is not a key" in text and "review_changes keeps F7" in text
+        assert "Ctrl+K is the prompt's" in text and "open_inbox keeps F8" in text
+        assert "F12 is toggle_todos's key in [keys] too" in text
         # Each entry left out keeps its default key; the good one moved.
         assert app.key_map.keymap == {"toggle_todos": "f12"}
         log = app.query_one("#tool-log")

@@ -28,6 +28,7 @@ from textual.widgets import TextArea
 
 from ...core import paths
 from ...core.config import is_trusted, read_key_table
+from ..widgets.key_footer import key_label
 from .bindings import APP_BINDINGS, PROMPT_BINDINGS
 
 MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
@@ -61,6 +62,11 @@ def _built_ins() -> dict[str, str]:
             for key in _keys(binding.key):
                 found.setdefault(key, f"is the prompt's {what.lower()}")
     return {key: what for key, what in found.items() if key not in ours}
+
+
+def _labels(keys: list[str]) -> str:
+    """Keys as the workbench shows them: ``F7``, ``Ctrl+K``."""
+    return ", ".join(key_label(key) for key in keys)
 
 
 def _keys(keys: str) -> list[str]:
@@ -157,15 +163,16 @@ def key_map(
             result.problems.append(
                 f"[keys] {action} = {value!r} in {path}: {bad!r} is not a key; write keys "
                 f'as Textual names them, e.g. "ctrl+b", "f10", "alt+enter" (several: '
-                f"comma-separated). {action} keeps {', '.join(defaults[action])}."
+                f"comma-separated). {action} keeps {_labels(defaults[action])}."
             )
             continue
         typed = next((k for k in normal if k is not None and _is_typed(k)), None)
         if typed is not None:
             result.problems.append(
-                f"[keys] {action} = {value!r} in {path}: {typed} is typed into the prompt; "
+                f"[keys] {action} = {value!r} in {path}: {_labels([typed])} is typed into the "
+                f"prompt; "
                 f"pick a key with ctrl or alt, or an F key. {action} keeps "
-                f"{', '.join(defaults[action])}."
+                f"{_labels(defaults[action])}."
             )
             continue
         wanted[action] = [key for key in normal if key is not None]
@@ -181,16 +188,16 @@ def key_map(
             key, other = clash
             moved = other in wanted
             result.problems.append(
-                f"[keys] {action} = {', '.join(keys)!r} in {path}: {key} is "
+                f"[keys] {action} = {', '.join(keys)!r} in {path}: {_labels([key])} is "
                 f"{other}'s key{' in [keys] too' if moved else ''}; give one of them "
                 f"another key{'' if moved else f' (or move {other} too)'}. {action} keeps "
-                f"{', '.join(defaults[action])}."
+                f"{_labels(defaults[action])}."
             )
         elif built_in is not None:
             key, what = built_in
             result.problems.append(
-                f"[keys] {action} = {', '.join(keys)!r} in {path}: {key} {what}; pick "
-                f"another key. {action} keeps {', '.join(defaults[action])}."
+                f"[keys] {action} = {', '.join(keys)!r} in {path}: {_labels([key])} {what}; "
+                f"pick another key. {action} keeps {_labels(defaults[action])}."
             )
         else:
             result.keymap[action] = ",".join(keys)

@@ -306,3 +306,31 @@ async def test_a_session_with_a_task_resumes_with_the_tasks_one_result(
     assert result.ok, result.error  # the fake rejects a history the API would
     [answer] = fake_provider.requests[-1].tool_results()
     assert answer["content"] == "a.txt says A."
+
+
+async def test_a_personas_model_answers_its_tasks_and_a_projects_does_not_until_trusted(
+        fake_provider: FakeProvider, tmp_path: Path) -> None:
+    from agent_tui.core import paths
+
+    project = tmp_path / "project"
+    (project / ".agent-tui" / "agents").mkdir(parents=True)
+    paths.user_agents_dir().mkdir(parents=True, exist_ok=True)
+    persona = "---\nmodel: openai/{model}\n---\nYou answer quickly.\n"
+    (paths.user_agents_dir() / "quick.md").write_text(persona.format(model="quick-model"))
+    (project / ".agent-tui" / "agents" / "theirs.md").write_text(
+        persona.format(model="their-model"))
+    fake_provider.script(
+        Reply(tool_calls=[task("Quick", "Say hi.", persona="quick")]),
+        Reply("hi"),
+        Reply(tool_calls=[task("Theirs", "Say hi.", persona="theirs")]),
+        Reply("hi"),
+        Reply("Both said hi."),
+    )
+    agent = agent_for(fake_provider, project, HeadlessApprover("default"), [])
+
+    result = await agent.run("ask both")
+
+    assert result.ok, result.error
+    models = [r.body["model"] for r in fake_provider.requests]
+    assert models == ["fake-model", "quick-model", "fake-model", "fake-model", "fake-model"]
+    assert "You answer quickly." in fake_provider.requests[1].messages[0]["content"]

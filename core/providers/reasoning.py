@@ -73,7 +73,7 @@ def effort_params(
         return {}, (
             f"{model} has no reasoning control that litellm knows of, so "
             f"reasoning_effort {effort} is not sent; its calls go on without it. "
-            "Unset reasoning_effort (or /model NAME off) to stop this note."
+            "Unset reasoning_effort (/model --effort default) to stop this note."
         )
     if effort != "off":
         if keeps_thinking_blocks(model) and temperature is not None and temperature != 1:

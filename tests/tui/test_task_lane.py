@@ -95,3 +95,43 @@ async def test_a_childs_write_asks_in_the_modal_and_its_line_shows_the_answer(
         assert [c.status for c in block.lane.calls] == ["ok", "denied"]
         assert block.status == "ok" and "1 failed" in str(block.render())
         assert [b.tool_name for b in app.query(ToolBlock)] == ["task"]
+
+
+async def test_a_resumed_session_draws_the_lane_as_the_live_one_did() -> None:
+    from agent_tui.core import events as ev
+    from tests.tui.workbench.test_event_view import Panes
+
+    events = [
+        ev.UserMessage("review"),
+        ev.AssistantMessage("", [{"id": "t1"}]),
+        ev.ToolCallStarted("t1", "task", {"description": "Review"}, "task (reviewer): Review"),
+        ev.ApprovalDecided("t1", "allow"),
+        ev.ToolCallStarted("t1/c1", "read_file", {"file_path": "a.py"}, "read_file a.py",
+                           parent_id="t1"),
+        ev.ApprovalDecided("t1/c1", "allow", parent_id="t1"),
+        ev.ToolResultEvent("t1/c1", "read_file", True, "x = 1", duration=0.5, parent_id="t1"),
+        ev.ToolCallStarted("t1/c2", "shell", {"command": "rm x"}, "shell rm x", parent_id="t1"),
+        ev.ApprovalDecided("t1/c2", "deny", "plan mode", parent_id="t1"),
+        ev.ToolResultEvent("t1/c2", "shell", False, "denied", parent_id="t1"),
+        ev.ToolResultEvent("t1", "task", True, "Looks fine.", duration=2.0),
+        ev.AssistantMessage("The reviewer says it looks fine."),
+    ]
+
+    def lane(app: Panes) -> tuple[list[tuple[str, str, float | None]], str]:
+        [block] = app.query(ToolBlock)
+        calls = [(c.summary, c.status, c.duration) for c in block.lane.calls]
+        return calls, str(block.render())
+
+    live = Panes()
+    async with live.run_test(size=SIZE) as pilot:
+        for event in events:
+            await live.view.show(event)
+        await pilot.pause()
+        live_lane = lane(live)
+    resumed = Panes()
+    async with resumed.run_test(size=SIZE) as pilot:
+        await resumed.view.restore(events)
+        await pilot.pause()
+        assert lane(resumed) == live_lane
+    assert live_lane[0] == [("read_file a.py", "ok", 0.5), ("shell rm x", "denied", 0.0)]
+    assert "2 calls, 1 failed" in live_lane[1]

@@ -58,6 +58,12 @@ class TurnCheckpoints:
             return
         self._before = "taken" if await self._snapshot("before") else "failed"
 
+    async def before_outside_change(self) -> None:
+        """Snapshot the project ahead of changes no tool call of ours makes (a delegate's
+        own writes), so that the review and ``/undo`` see them as the turn's."""
+        if not self._before:
+            self._before = "taken" if await self._snapshot("before") else "failed"
+
     async def end_turn(self) -> None:
         """Snapshot the project at the end of a turn that took a before-snapshot.
 

@@ -6,7 +6,9 @@ front end (workbench, ``-p``, ACP):
   compacted;
 - ``!COMMAND`` runs COMMAND as a ``shell`` tool call no model asked for (the same hooks,
   judge, sandbox and approval), shows its output, and hands the command and its output to
-  the model with the next prompt; it starts no turn.
+  the model with the next prompt; it starts no turn;
+- ``/code [@PROJECT] PROMPT`` hands PROMPT to a configured delegate, another coding agent
+  (:mod:`agent_tui.core.delegates.agent_host`).
 
 Use::
 
@@ -31,6 +33,8 @@ from ..providers.base import ProviderError, ToolCallRequest
 if TYPE_CHECKING:
     from ..agent import Agent
 
+CODE_COMMAND = "/code"
+"""Hands work to another coding agent: ``/code [@PROJECT] PROMPT``."""
 COMPACT_COMMAND = "/compact"
 """Compacts the conversation on demand: ``/compact [FOCUS]``."""
 SHELL_PREFIX = "!"
@@ -48,11 +52,12 @@ class DirectCommand:
     """A prompt agent-tui answers itself.
 
     Attributes:
-        kind: ``compact`` (``/compact FOCUS``) or ``shell`` (``!COMMAND``).
-        argument: The focus, or the command.
+        kind: ``compact`` (``/compact FOCUS``), ``shell`` (``!COMMAND``) or ``code``
+            (``/code [@PROJECT] PROMPT``).
+        argument: The focus, the command, or what follows ``/code``.
     """
 
-    kind: Literal["compact", "shell"]
+    kind: Literal["compact", "shell", "code"]
     argument: str
 
 
@@ -64,6 +69,8 @@ def direct_command(prompt: str) -> DirectCommand | None:
     name, _, focus = text.partition(" ")
     if name == COMPACT_COMMAND:
         return DirectCommand("compact", focus.strip())
+    if name == CODE_COMMAND:
+        return DirectCommand("code", focus.strip())
     return None
 
 
@@ -77,6 +84,10 @@ async def run_direct(
     """
     if command.kind == "compact":
         return await compact_conversation(agent, command.argument, review)
+    if command.kind == "code":
+        from ..delegates.agent_host import run_code  # the ACP schemas: only when delegating
+
+        return await run_code(agent, command.argument)
     return await run_shell_command(agent, command.argument)
 
 

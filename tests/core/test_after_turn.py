@@ -38,6 +38,18 @@ def repo(tmp_path: Path) -> Path:
     return project
 
 
+def user_said(request) -> str:
+    """Every user message of a recorded request, one after another (the model reads them
+    all, whatever else the loop adds after the failure it was sent)."""
+    texts = []
+    for message in request.messages:
+        if message.get("role") == "user":
+            content = message.get("content")
+            texts += [content] if isinstance(content, str) else [
+                block.get("text", "") for block in content or [] if isinstance(block, dict)]
+    return "\n".join(texts)
+
+
 def write(path: str, content: str) -> Reply:
     return Reply(tool_calls=[ToolCall("write_file", {"file_path": path, "content": content})])
 
@@ -144,7 +156,7 @@ async def test_a_failing_lint_goes_back_to_the_model_until_it_passes(fake_provid
                        lint_command=f"bash {script} {{files}}")
 
     assert result.code == 0, result.stderr
-    told = fake_provider.requests[2].last_user_text()
+    told = user_said(fake_provider.requests[2])
     assert "E999 the greeting is rude" in told and f"$ bash {script} a.py" in told
     assert "lint command failed" in told
     assert len(fake_provider.requests) == 4  # green after the fix: the turn ends
@@ -170,7 +182,7 @@ async def test_fix_attempts_bounds_the_loop(fake_provider, repo):
     failed = [e for e in result.of_type("check") if e["status"] == "failed"]
     assert [bool(e["feedback"]) for e in failed] == [True, True, False]
     assert all(e["exit_code"] == 3 and e["kind"] == "test" for e in failed)
-    assert "this is the last attempt" in fake_provider.requests[3].last_user_text()
+    assert "this is the last attempt" in user_said(fake_provider.requests[3])
     assert any("test_command still fails (exit 3) after 2 attempt(s)" in e["message"]
                for e in result.of_type("error"))
 
@@ -191,7 +203,7 @@ async def test_tests_run_once_the_lint_passes_and_the_commit_follows_the_fix(
               if e["status"] != "running"]
     assert checks == [("lint", "passed"), ("test", "failed"), ("lint", "passed"),
                       ("test", "passed")]
-    assert "assert x == 2" in fake_provider.requests[2].last_user_text()
+    assert "assert x == 2" in user_said(fake_provider.requests[2])
     assert git(repo, "show", "HEAD:a.py") == "x = 2\n"
     assert git(repo, "log", "-1", "--format=%s").strip() == "fix: set x to 2"
 

@@ -9,7 +9,6 @@ definitions themselves.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -49,17 +48,23 @@ def pagerank(size: int, edges: Mapping[tuple[int, int], float],
         personalization: Where a random jump lands (and dangling nodes lead), by node;
             None or empty: anywhere alike.
     """
-    if size == 0:
-        return np.zeros(0)
-    jump = np.zeros(size)
-    for node, weight in (personalization or {}).items():
-        jump[node] = weight
-    jump = jump / jump.sum() if jump.sum() > 0 else np.full(size, 1.0 / size)
     sources = np.fromiter((s for s, _ in edges), dtype=np.int64, count=len(edges))
     targets = np.fromiter((t for _, t in edges), dtype=np.int64, count=len(edges))
     weights = np.fromiter(edges.values(), dtype=np.float64, count=len(edges))
+    return _pagerank(size, sources, targets, weights, personalization or {})
+
+
+def _pagerank(size: int, sources: np.ndarray, targets: np.ndarray, weights: np.ndarray,
+              personalization: Mapping[int, float]) -> np.ndarray:
+    """:func:`pagerank` of edges given as arrays (repeated edges add up)."""
+    if size == 0:
+        return np.zeros(0)
+    jump = np.zeros(size)
+    for node, weight in personalization.items():
+        jump[node] = weight
+    jump = jump / jump.sum() if jump.sum() > 0 else np.full(size, 1.0 / size)
     out = np.bincount(sources, weights=weights, minlength=size)
-    share = weights / out[sources] if len(edges) else weights
+    share = weights / out[sources] if len(weights) else weights
     dangling = out == 0
     rank = np.full(size, 1.0 / size)
     for _ in range(MAX_ITERATIONS):
@@ -74,44 +79,56 @@ def pagerank(size: int, edges: Mapping[tuple[int, int], float],
 def rank_definitions(files: Mapping[str, FileTags], focus: Focus) -> list[tuple[str, str]]:
     """``(file, name)`` of every definition that other files use, best first, then the
     definitions nobody uses; files in ``focus.files`` are left out."""
-    defined: dict[str, set[str]] = defaultdict(set)
+    paths = sorted(files)
+    index = {rel: i for i, rel in enumerate(paths)}
+    definers: dict[str, set[int]] = defaultdict(set)
     for rel, tags in files.items():
         for definition in tags.definitions:
-            defined[definition.name].add(rel)
-    index = {rel: i for i, rel in enumerate(sorted(files))}
-    targets = {name: tuple(sorted(index[rel] for rel in definers))
-               for name, definers in defined.items()}
-    weights = {name: _name_weight(name, len(definers), focus.mentioned_names)
-               for name, definers in defined.items()}
-    # Each file's edges: (name, weight, the files it leads to)
-    uses: dict[int, list[tuple[str, float, tuple[int, ...]]]] = {}
+            definers[definition.name].add(index[rel])
+    names = sorted(definers)
+    if not names:
+        return []
+    name_id = {name: i for i, name in enumerate(names)}
+    weights = np.array([_name_weight(n, len(definers[n]), focus.mentioned_names) for n in names])
+    # One row per (file, name it uses): which file, which name, how often.
+    rows: list[tuple[int, int, int]] = []
+    referenced: set[str] = set()
     for rel, tags in files.items():
-        boost = 50.0 if rel in focus.files else 1.0
-        uses[index[rel]] = [(name, weights[name] * boost * math.sqrt(count), targets[name])
-                            for name, count in tags.references.items() if name in weights]
-    referenced = {name for tags in files.values() for name in tags.references}
-    for name, definers in targets.items():  # defined but used nowhere: a weak self-loop
-        if name not in referenced:
-            for definer in definers:
-                uses[definer].append((name, 0.1, (definer,)))
-    edges: dict[tuple[int, int], float] = defaultdict(float)
-    for source, named in uses.items():
-        for _, weight, leads_to in named:
-            for target in leads_to:
-                edges[(source, target)] += weight
+        source = index[rel]
+        referenced.update(tags.references)
+        rows.extend((source, name_id[name], count)
+                    for name, count in tags.references.items() if name in name_id)
+    used = np.array(rows, dtype=np.int64).reshape(-1, 3)
+    boost = np.array([50.0 if rel in focus.files else 1.0 for rel in paths])
+    weight = weights[used[:, 1]] * boost[used[:, 0]] * np.sqrt(used[:, 2])
+    # Each row leads to every file that defines the name: expand it once per definer.
+    lead = [sorted(definers[name]) for name in names]
+    counts = np.array([len(targets) for targets in lead], dtype=np.int64)
+    flat = np.array([t for targets in lead for t in targets], dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    repeat = counts[used[:, 1]]
+    starts = np.repeat(np.cumsum(repeat) - repeat, repeat)
+    nth = np.arange(int(repeat.sum())) - starts
+    sources = np.repeat(used[:, 0], repeat)
+    ids = np.repeat(used[:, 1], repeat)
+    targets = flat[offsets[ids] + nth]
+    edge_weights = np.repeat(weight, repeat)
+    # A name defined but used nowhere: a weak self-loop on each file that defines it.
+    lonely = [(t, name_id[n]) for n in names if n not in referenced for t in definers[n]]
+    if lonely:
+        loops = np.array(lonely, dtype=np.int64)
+        sources = np.concatenate((sources, loops[:, 0]))
+        targets = np.concatenate((targets, loops[:, 0]))
+        ids = np.concatenate((ids, loops[:, 1]))
+        edge_weights = np.concatenate((edge_weights, np.full(len(loops), 0.1)))
     personal = {index[rel]: 1.0 for rel in focus.files | focus.mentioned_files if rel in index}
-    rank = pagerank(len(index), edges, personal)
-    names = sorted(index, key=index.__getitem__)
-    scores: dict[tuple[str, str], float] = defaultdict(float)
-    for source, named in uses.items():
-        out = sum(weight * len(leads_to) for _, weight, leads_to in named)
-        if not out:
-            continue
-        flow = rank[source] / out
-        for name, weight, leads_to in named:
-            for target in leads_to:
-                scores[(names[target], name)] += flow * weight
-    ranked = sorted(scores, key=lambda key: (-scores[key], key))
+    rank = _pagerank(len(paths), sources, targets, edge_weights, personal)
+    out = np.bincount(sources, weights=edge_weights, minlength=len(paths))
+    flow = rank[sources] * edge_weights / np.where(out[sources] > 0, out[sources], 1.0)
+    keys, inverse = np.unique(targets * len(names) + ids, return_inverse=True)
+    scores = np.bincount(inverse, weights=flow)
+    order = np.lexsort((keys, -scores))
+    ranked = [(paths[int(k) // len(names)], names[int(k) % len(names)]) for k in keys[order]]
     return [key for key in ranked if key[0] not in focus.files]
 
 
@@ -129,10 +146,3 @@ def _name_weight(name: str, definers: int, mentioned: Collection[str]) -> float:
     if definers > 5:
         weight *= 0.1
     return weight
-
-
-def file_ranks(files: Mapping[str, FileTags], ranked: list[tuple[str, str]]) -> list[str]:
-    """The files in the order their first definition ranks, then the rest by name."""
-    order = list(dict.fromkeys(rel for rel, _ in ranked))
-    seen = set(order)
-    return order + sorted(rel for rel in files if rel not in seen)

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
@@ -150,8 +150,7 @@ LanguageOf = Callable[[Path], SourceGrammar | None]
 """The language a file is written in (by its name), or None."""
 
 
-@dataclass(frozen=True, slots=True)
-class Definition:
+class Definition(NamedTuple):
     """One name a file defines.
 
     Attributes:
@@ -358,10 +357,9 @@ class TagsCache:
         the next session parses again."""
         if self.path is None or not self._dirty:
             return
+        # Definitions are tuples and line numbers become strings: json writes them as is.
         data = {"version": CACHE_VERSION, "files": {
-            rel: [t.size, t.mtime_ns, t.digest,
-                  [[d.name, d.line, list(d.scopes)] for d in t.definitions],
-                  t.references, {str(k): v for k, v in t.lines.items()}]
+            rel: [t.size, t.mtime_ns, t.digest, t.definitions, t.references, t.lines]
             for rel, t in self.files.items()}}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)

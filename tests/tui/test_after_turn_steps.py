@@ -40,7 +40,7 @@ async def test_each_lint_run_is_a_block_and_a_resumed_session_shows_them(fake_pr
         assert failed.summary == f"lint: {lint}" and failed.status == "error"
         assert failed.note == "exit 1 · sent to the model to fix"
         assert "E225 rude" in failed.output
-        assert passed.status == "ok" and passed.note == "exit 0"
+        assert passed.status == "ok" and passed.note == ""
     session_id = app.session_id
     close_session(app.opened)
 

@@ -29,8 +29,8 @@ CHECK_STATUSES = {"running": "running", "passed": "ok", "failed": "error"}
 
 def check_step(event: ev.CheckRan) -> Step:
     """A lint or test run: its command, how it ended and the end of its output."""
-    if event.status == "running":
-        note = ""
+    if event.status in ("running", "passed"):
+        note = ""  # a note is drawn as a warning: only a failure has one
     elif event.exit_code is None:
         note = "did not finish"
     else:

@@ -3,7 +3,8 @@ invisible characters shown as visible pictures or code points.
 
 Outside text (the model's words, tool output, file names, session logs from other machines)
 goes through :func:`visible` before it reaches a terminal or a widget
-(``tui.outside_text`` builds on it); the session export uses it too.
+(``tui.outside_text`` builds on it); the session export uses it too. :func:`redrawn`
+applies a live output's carriage returns as a terminal would.
 """
 
 from __future__ import annotations
@@ -31,3 +32,17 @@ def visible(text: str) -> str:
     text = _ESCAPE.sub(lambda m: m.group().translate(_CONTROL_PICTURES), text)
     text = _INVISIBLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
     return text.translate(_CONTROL_PICTURES)
+
+
+def redrawn(text: str) -> str:
+    """``text`` as a terminal leaves it after its carriage returns: one that does not end a
+    line redraws the line, so a progress bar's (or an MCP server's progress) updates leave
+    only their latest state."""
+    if "\r" not in text:
+        return text
+    return "\n".join(_redrawn_line(line) for line in text.split("\n"))
+
+
+def _redrawn_line(line: str) -> str:
+    body = line.rstrip("\r")
+    return line if "\r" not in body else line[body.rfind("\r") + 1:]

@@ -203,3 +203,15 @@ async def test_a_url_request_shows_the_page_and_sends_no_values(fake_provider, t
                     timeout=30)
     [result] = _results(fake_provider, 1)
     assert '"action": "accept"' in result and "content" not in result.split("accept", 1)[1]
+
+
+def test_a_carriage_return_redraws_its_line_in_live_output() -> None:
+    from agent_tui.tui.widgets.tool_block import live_output, progress_line
+
+    shown = live_output("", "starting\n")
+    shown = live_output(shown, "\r▰▱ 1/2")
+    shown = live_output(shown, "\r▰▰ 2/2 copying")
+    assert shown == "starting\n▰▰ 2/2 copying"
+    assert live_output("a\r\n", "b\r\n") == "a\r\nb\r\n"  # line ends stay as they are
+    assert progress_line("\r▰▰ 2/2 copying") == "▰▰ 2/2 copying"
+    assert progress_line("plain output\n") is None

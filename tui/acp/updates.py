@@ -27,6 +27,7 @@ from acp import (
 from acp.schema import PlanEntry, ToolCallLocation, ToolKind
 
 from ...core import events as ev
+from ...core.text.visible_text import redrawn
 from ...tools.names import EDIT_TOOLS, ToolName
 
 TOOL_KINDS: dict[str, ToolKind] = {
@@ -205,7 +206,7 @@ class UpdateTranslator:
         if call is None or not event.text or event.id in self.terminal_calls:
             return []
         call.output.append(event.text)
-        shown = "".join(call.output)[-SHOWN_OUTPUT:]
+        shown = redrawn("".join(call.output))[-SHOWN_OUTPUT:]
         call.output = [shown]
         return [update_tool_call(event.id, content=[tool_content(text_block(_fenced(shown)))])]
 

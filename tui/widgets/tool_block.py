@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 
+from ...core.text.visible_text import redrawn
 from ...tools.names import ToolName
 from ..outside_text import outside_content, visible
 from .blocks import Block
@@ -45,22 +46,14 @@ def live_output(shown: str, more: str) -> str:
     carriage return (not ending a line) redraws its line, as on a terminal: a progress
     bar's or an MCP server's progress updates leave only their latest state."""
     text = shown[-SHOWN_OUTPUT:] + more
-    if "\r" in more:
-        text = "\n".join(_redrawn(line) for line in text.split("\n"))
-    return text[-SHOWN_OUTPUT:]
-
-
-def _redrawn(line: str) -> str:
-    """What a terminal shows of ``line``: the text after its last carriage return."""
-    body = line.rstrip("\r")
-    return line if "\r" not in body else line[body.rfind("\r") + 1:]
+    return (redrawn(text) if "\r" in more else text)[-SHOWN_OUTPUT:]
 
 
 def progress_line(more: str) -> str | None:
     """The line a piece of live output redraws (it starts with a carriage return), or None."""
     if not more.startswith("\r"):
         return None
-    return _redrawn(more.rstrip("\n").rsplit("\n", 1)[-1]).strip() or None
+    return redrawn(more.rstrip("\n").rsplit("\n", 1)[-1]).strip() or None
 
 
 STATUS_ICONS = {"pending": "…", "approval": "?", "running": "⋯", "ok": "✓", "error": "✗",

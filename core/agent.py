@@ -305,6 +305,7 @@ class Agent:
         self._stop_hook_active = False
         model_calls = 0
         usage = Usage()
+        self.subagents.spent = Usage()
         text = ""
         try:
             while True:
@@ -343,9 +344,10 @@ class Agent:
                     "a hook stopped the work before this call finished")
             message = exc.message if isinstance(exc, ProviderError) else str(exc)
             self.emit(ErrorEvent(message, fatal=True))
-            result = RunResult(text, model_calls, usage, self.session_id, ok=False, error=message)
+            result = RunResult(text, model_calls, usage + self.subagents.spent, self.session_id,
+                               ok=False, error=message)
         else:
-            result = RunResult(text, model_calls, usage, self.session_id)
+            result = RunResult(text, model_calls, usage + self.subagents.spent, self.session_id)
         self.gate.turn_rules = []
         if self.calls.escalations:
             result = replace(result, suggest_escalation=True,

@@ -134,6 +134,8 @@ class SubAgents:
         self._spawn = spawn
         self.started = 0
         """Sub-agents run so far (each one's session id ends ``-sub<N>``)."""
+        self.spent = Usage()
+        """What the sub-agents of the agent's current run used (its result counts it)."""
 
     async def run(self, prompt: str, tool_names: list[str]) -> str:
         """Run a sub-agent with only ``tool_names``; its tool calls show in the tool log.
@@ -158,6 +160,7 @@ class SubAgents:
         child.gate.share_rules(parent.gate)  # one session, one set of rules
         result = await child.run(prompt)
         parent.usage = parent.usage + result.usage
+        self.spent = self.spent + result.usage
         if not result.ok:
             raise RuntimeError(result.error or "the sub-agent failed")
         return result.text
@@ -215,6 +218,7 @@ class SubAgents:
         result = await child.run(TASK_PREAMBLE.format(title=task.description) + task.prompt,
                                  allowed_rules=parent.gate.turn_rules)
         parent.usage = parent.usage + result.usage
+        self.spent = self.spent + result.usage
         if not result.ok:
             raise RuntimeError(result.error or "the sub-agent failed")
         return result.text

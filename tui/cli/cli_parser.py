@@ -36,6 +36,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "sessions": (".sessions_cli", "main", "list, search, show and delete recorded sessions"),
     "agents": (".agents_cli", "main", "list the personas --agent NAME takes on"),
     "config": (".config_cli", "main", "list, get and set settings (as /config)"),
+    "delegates": (".delegates_cli", "main", "list the other coding agents /code hands work "
+                  "to, and whether each answers"),
     "replay": (".main", "replay_main", "play a recorded session back in the workbench"),
     "batch": (".batch_cli", "batch_main", "run headless tasks from a JSON-lines file on a "
               "pool of workers"),

@@ -347,6 +347,21 @@ async def _auto(app: CommandHost, arg: str) -> None:
     await app.autonomous.command(arg)
 
 
+async def _code(app: CommandHost, arg: str) -> None:
+    from .delegate_actions import code
+
+    if not app.settings.model:
+        app.notice(NO_MODEL, error=True)
+        return
+    await code(app, arg)
+
+
+async def _delegates(app: CommandHost, arg: str) -> None:
+    from .delegate_actions import list_delegates
+
+    await list_delegates(app)
+
+
 async def _init(app: CommandHost, arg: str) -> None:
     from ...core.prompts import INIT_PROMPT
     from ..widgets.conversation import UserBlock
@@ -464,6 +479,14 @@ COMMANDS = SlashRegistry([
     SlashCommand("/context", "Inspect the context: every item and its tokens; pin, dehydrate, drop",
                  "inspect the context: every item and its tokens; pin, dehydrate, drop",
                  _context, wait_note="to inspect the context"),
+    SlashCommand("/code", "Hand work to another coding agent: /code [@PROJECT] PROMPT",
+                 "hand PROMPT to the first configured delegate (another coding agent, over ACP) "
+                 "in a new folder, or go on in `@PROJECT`; its reads, writes, commands and "
+                 "permission requests pass through agent-tui's approvals and review",
+                 _code, args="[@PROJECT] PROMPT", wait_note="before delegating"),
+    SlashCommand("/delegates", "The configured delegates and whether each answers",
+                 "list the delegates configured in config.toml and whether each starts and "
+                 "answers", _delegates),
     SlashCommand("/compact", "Summarize the conversation now: /compact [FOCUS] steers the summary",
                  "summarize the conversation so far into one message (you review it first); "
                  "FOCUS says what the summary should dwell on", _compact, args="[FOCUS]",

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...tools.base import ToolResult
 from ...tools.names import ToolName
 from .. import paths
 from ..approval import Allow, ApprovalRequest, ArgumentDetails
@@ -137,7 +138,7 @@ class AgentHost:
             emit(ToolResultEvent(call_id, self.name, update.status == "completed",
                                  update.text, duration=took, parent_id=self.lane_id))
 
-    async def _run_own(self, tool: str, args: dict[str, str]):  # type: ignore[no-untyped-def]
+    async def _run_own(self, tool: str, args: dict[str, str]) -> ToolResult:
         call = ToolCallRequest(f"{self.lane_id}-{next(self._ids)}", tool, json.dumps(args))
         return await self.agent.calls.run_own(call)
 

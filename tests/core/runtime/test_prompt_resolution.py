@@ -12,6 +12,7 @@ from pathlib import Path
 
 from acp import text_block
 
+from agent_tui.core.context.repo_map_render import REPO_MAP_PREFIX
 from agent_tui.core.custom_commands import load_custom_commands
 from agent_tui.core.runtime.prompt_resolution import resolve_prompt
 from agent_tui.tui.cli.headless import run_headless
@@ -51,13 +52,21 @@ def _posts(fake) -> list:
     return [r for r in fake.requests if r.method == "POST"]
 
 
+def _prompt_of(request) -> str:
+    """The text of the request's last user message that is the person's prompt (the
+    repository map of the project's docs_server.py follows it)."""
+    texts = [m["content"] for m in request.messages
+             if m.get("role") == "user" and isinstance(m.get("content"), str)]
+    return next(t for t in reversed(texts) if not t.startswith(REPO_MAP_PREFIX))
+
+
 def test_dash_p_attaches_an_mcp_resource(fake_provider, tmp_path):
     _docs_server(tmp_path / ".home", tmp_path)
     fake_provider.script(Reply(text="At noon."))
     done = agent_tui("-p", "what is planned? @docs:notes://today", *fake_flags(fake_provider),
                      cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr
-    sent = _posts(fake_provider)[0].last_user_text()
+    sent = _prompt_of(_posts(fake_provider)[0])
     assert sent.startswith("what is planned? @docs:notes://today")
     assert 'uri="notes://today"' in sent and "ship the release at noon" in sent
 
@@ -69,7 +78,7 @@ def test_dash_p_says_what_it_could_not_attach(fake_provider, tmp_path):
                      cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "agent-tui: warning: Not attached: @docs:notes://missing" in done.stderr
-    assert "<resource" not in _posts(fake_provider)[0].last_user_text()
+    assert "<resource" not in _prompt_of(_posts(fake_provider)[0])
 
 
 async def test_dash_p_attaches_the_images_its_text_names(fake_provider, tmp_path):
@@ -137,7 +146,7 @@ async def test_the_workbench_attaches_resources_and_runs_a_command_on_its_model(
             await until(pilot, lambda n=number: not app.busy
                         and len(_posts(fake_provider)) == n, timeout=30)
     plan, brief, after = _posts(fake_provider)
-    assert "ship the release at noon" in plan.last_user_text()
+    assert "ship the release at noon" in _prompt_of(plan)
     assert brief.body["model"] == "other-model"
     assert after.body["model"] == "fake-model" and "Short." in str(after.messages)
 

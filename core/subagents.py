@@ -48,8 +48,8 @@ SHOWN_EVENTS = (ToolCallStarted, ToolOutput, ApprovalDecided, ToolResultEvent, S
 """What of a sub-agent's run its parent passes on: its tool calls, not its text."""
 LANE_EVENTS = (ToolCallStarted, ToolOutput, ApprovalDecided, ToolResultEvent)
 """A task's events that belong to one of its calls: passed on under the task's call."""
-NO_SUBTASKS = frozenset({ToolName.TASK, ToolName.RESEARCH})
-"""Tools a task's sub-agent is not given: each would start a sub-agent of its own."""
+NO_SUBTASKS = frozenset({ToolName.TASK, ToolName.RESEARCH, ToolName.DELEGATE})
+"""Tools a task's sub-agent is not given: each would start an agent of its own."""
 READ_ONLY_MODE = "plan"
 """The approval mode of a read-only task: read-only tools and commands only."""
 TASK_PREAMBLE = (

@@ -263,6 +263,9 @@ class ToolContext:
         run_task: Runs a :class:`SubTask` in a fresh agent and returns its final answer;
             raises ``RuntimeError`` with the reason when it fails (None where sub-tasks
             are unavailable: in a sub-agent itself).
+        run_delegate: Hands a prompt to the session's delegate (in a new folder, or the
+            earlier one named) and returns its answer; raises ``RuntimeError`` with what to
+            do when it fails (None where no delegate is configured, and in a sub-agent).
         reads: What this agent has seen of each file (content hashes); edits of a file
             not read, or changed on disk since, are refused. Each agent has its own.
         browser: The session's browser (``tools.browser.BrowserSession``), made by the first
@@ -291,6 +294,7 @@ class ToolContext:
     settings: Settings | None = None
     run_subagent: Callable[[str, list[str]], Awaitable[str]] | None = None
     run_task: Callable[[SubTask], Awaitable[str]] | None = None
+    run_delegate: Callable[[str, str | None], Awaitable[str]] | None = None
     reads: ReadLedger = field(default_factory=ReadLedger)
     browser: BrowserSession | None = None
     memory: ProjectMemory | None = None

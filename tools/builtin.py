@@ -9,6 +9,7 @@ from .base import Tool
 from .browser import browser_tools
 from .code_search import CodeSearchTool
 from .coverage import CoverageTool
+from .delegate import DelegateTool
 from .desktop import computer_control_tools, screen_tools
 from .diff_edit import StrReplaceTool
 from .edit_file import EditFileTool
@@ -38,7 +39,8 @@ def builtin_tools(settings: Settings | None = None, *, every: bool = False) -> l
     """Fresh instances of the built-in tools, files first, then search, code, processes,
     images and the screen, the web, sub-tasks, the agent's own bookkeeping (todos, memory,
     skills), and last the browser (``webdriver``) and desktop (``computer_control``) tools
-    when the settings offer them.
+    when the settings offer them. ``delegate`` is offered only where a delegate is
+    configured (``core.runtime.delegate_offer``); ``every`` includes it.
 
     Args:
         settings: The run's settings (None: the defaults).
@@ -59,4 +61,6 @@ def builtin_tools(settings: Settings | None = None, *, every: bool = False) -> l
         tools += browser_tools()
     if every or getattr(settings, "computer_control", False):
         tools += computer_control_tools()
+    if every:
+        tools.append(DelegateTool())
     return tools

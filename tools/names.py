@@ -30,6 +30,7 @@ class ToolName(StrEnum):
     WEB_SEARCH = "web_search"
     RESEARCH = "research"
     TASK = "task"
+    DELEGATE = "delegate"
     TODO_READ = "todo_read"
     TODO_WRITE = "todo_write"
     REHYDRATE = "rehydrate"

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...tools.base import ToolResult
+from ...tools.base import CURRENT_CALL_ID, ToolResult
 from ...tools.names import ToolName
 from .. import paths
 from ..approval import Allow, ApprovalRequest, ArgumentDetails
@@ -34,6 +34,7 @@ from .base import (
     Delegate,
     DelegateError,
     DelegateRefused,
+    DelegateResult,
     DelegateUpdate,
     PermissionAnswer,
 )
@@ -149,31 +150,19 @@ async def run_code(agent: Agent, argument: str) -> RunResult:
     project, prompt = _parse(argument)
     if not prompt:
         return _ended(agent, None, CODE_USAGE)
-    configs, warnings = load_delegates(agent.workdir)
-    enabled = [c for c in configs if c.enabled]
-    if not enabled:
-        return _ended(agent, None, " ".join([NO_DELEGATES, *warnings]))
-    config = enabled[0]
     try:
-        folder = _folder(config, project, prompt, agent.workdir)
+        config, folder, resume = _choose(agent, project, prompt)
     except DelegateError as exc:
         return _ended(agent, None, str(exc))
-    resume = _last_session(folder, config.name) if project else None
     lane_id = f"{DELEGATE_CALL}{secrets.token_hex(6)}"
     agent.emit(ToolCallStarted(lane_id, "delegate",
                                {"delegate": config.name, "folder": str(folder), "prompt": prompt},
                                summary=f"{config.name}: {prompt}"))
     started = time.monotonic()
-    delegate = make_delegate(config)
-    host = AgentHost(agent, config.name, folder, lane_id)
-    # A delegate may write files itself instead of asking us to: the project is snapshotted
-    # before and after, so the review and /undo cover whatever it changed.
     checkpoints = agent.calls.checkpoints
-    await checkpoints.before_outside_change()
     try:
-        result = await delegate.run(prompt, host, resume)
+        result = await _work(agent, config, folder, prompt, resume, lane_id)
     except asyncio.CancelledError:
-        await asyncio.shield(delegate.cancel())
         agent.emit(ToolResultEvent(lane_id, "delegate", False, "cancelled",
                                    duration=time.monotonic() - started, cancelled=True))
         raise
@@ -183,10 +172,7 @@ async def run_code(agent: Agent, argument: str) -> RunResult:
         return _ended(agent, None, str(exc))
     finally:
         await asyncio.shield(checkpoints.end_turn())
-    _keep_session(folder, config.name, result.session_id)
-    where = ("the project" if folder == agent.workdir else
-             folder.relative_to(agent.workdir) if folder.is_relative_to(agent.workdir)
-             else folder)
+    where = _where(agent, folder)
     agent.emit(ToolResultEvent(lane_id, "delegate", True, result.text,
                                duration=time.monotonic() - started))
     agent.add_note(f"The person had {config.name} work in {where} (not a call of yours): "
@@ -195,6 +181,68 @@ async def run_code(agent: Agent, argument: str) -> RunResult:
     text = f"{config.name} worked in {where} and stopped ({result.stop_reason}).{cost}\n\n" \
            f"{result.text}"
     return _ended(agent, RunResult(text, 0, Usage(cost=result.cost), agent.session_id), None)
+
+
+async def run_delegated(agent: Agent, prompt: str, project: str | None) -> str:
+    """The ``delegate`` tool's work for ``agent``: ``prompt`` handed to the first delegate in
+    a new folder (or ``project``'s), its lane the running call's, and its answer returned.
+
+    The call runs inside a model turn: the pipeline took the turn's before-snapshot ahead of
+    it and the turn's end takes the after-snapshot, so whatever the delegate wrote itself is
+    the turn's; its calls through us are the turn's own calls. The call's start and end are
+    the pipeline's events; the lane's lines and the answer's text are this call's.
+
+    Raises:
+        RuntimeError: What went wrong and what to do (no delegate, no such project, the
+            delegate failed).
+    """
+    lane_id = CURRENT_CALL_ID.get() or f"{DELEGATE_CALL}{secrets.token_hex(6)}"
+    try:
+        config, folder, resume = _choose(agent, project, prompt)
+        result = await _work(agent, config, folder, prompt, resume, lane_id)
+    except DelegateError as exc:
+        raise RuntimeError(str(exc)) from None
+    cost = f"; it reported a cost of ${result.cost:.4f}" if result.cost is not None else ""
+    name = folder.name if folder != agent.workdir else None
+    again = f" (project {name!r} goes on there)" if name else ""
+    return (f"{config.name} worked in {_where(agent, folder)}{again} and stopped "
+            f"({result.stop_reason}){cost}. Its answer:\n\n{result.text}")
+
+
+def _choose(agent: Agent, project: str | None, prompt: str
+            ) -> tuple[DelegateConfig, Path, str | None]:
+    """The delegate, the folder it works in and the session it goes on with (None: new)."""
+    configs, warnings = load_delegates(agent.workdir)
+    enabled = [c for c in configs if c.enabled]
+    if not enabled:
+        raise DelegateError(" ".join([NO_DELEGATES, *warnings]))
+    config = enabled[0]
+    folder = _folder(config, project, prompt, agent.workdir)
+    return config, folder, _last_session(folder, config.name) if project else None
+
+
+async def _work(agent: Agent, config: DelegateConfig, folder: Path, prompt: str,
+                resume: str | None, lane_id: str) -> DelegateResult:
+    """Run the delegate in ``folder`` with ``lane_id``'s lane; a cancel reaches it."""
+    delegate = make_delegate(config)
+    host = AgentHost(agent, config.name, folder, lane_id)
+    # A delegate may write files itself instead of asking us to: the project is snapshotted
+    # before and after, so the review and /undo cover whatever it changed.
+    await agent.calls.checkpoints.before_outside_change()
+    try:
+        result = await delegate.run(prompt, host, resume)
+    except asyncio.CancelledError:
+        await asyncio.shield(delegate.cancel())
+        raise
+    _keep_session(folder, config.name, result.session_id)
+    return result
+
+
+def _where(agent: Agent, folder: Path) -> str:
+    if folder == agent.workdir:
+        return "the project"
+    return str(folder.relative_to(agent.workdir) if folder.is_relative_to(agent.workdir)
+               else folder)
 
 
 def _parse(argument: str) -> tuple[str | None, str]:

@@ -91,6 +91,7 @@ async def open_agent(
     from ...tools.builtin import builtin_tools
     from ...tools.registry import ToolRegistry
     from ..agent import Agent
+    from .delegate_offer import offer_delegates
 
     if session is not None and resume:
         for warning in session.warnings:
@@ -115,6 +116,7 @@ async def open_agent(
                   knowledge=knowledge, memory=memory)
     if session is not None and resume and session.log is not None:
         agent.restore(session.log)
+    await offer_delegates(agent)
     give_repo_map(agent, settings, workdir)
     return agent
 

@@ -120,8 +120,11 @@ def test_ledger_adds_overhead_and_tool_schemas(counter):
 
 def test_ledger_matches_litellm_on_the_whole_transcript():
     from agent_tui.core.config import Settings
-    from agent_tui.core.providers.litellm import LitellmProvider
+    from agent_tui.core.providers.litellm import LitellmProvider, load_litellm
 
+    # Before litellm is imported, a provider without a key counts by characters (its call
+    # would fail anyway); this test is about litellm's own counter.
+    load_litellm()
     provider = LitellmProvider(Settings(model="openai/gpt-4o"))
     messages = [system(), prompt("Read src/app.py and fix the failing test."),
                 {"role": "assistant", "content": "I will look at the file first."},

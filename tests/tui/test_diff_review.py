@@ -19,6 +19,7 @@ from agent_tui.core.changes.shadow_git import git_executable
 from agent_tui.tui.screens.diff_review import DiffReviewScreen
 from agent_tui.tui.widgets.diff_view import DiffView
 from tests.core.changes.change_pairs import Side, change_of, change_pair, read_side, write_side
+from tests.fakes.repo_map import last_message
 
 SIZE = (110, 36)
 SOURCE = "".join(f"def step_{i}(x):\n    return x + {i}\n" for i in range(30))
@@ -343,7 +344,7 @@ async def test_f7_rejects_a_hunk_and_the_model_reads_why_with_the_next_prompt(
             "    return x + 3\n", "    return x + 3  # three\n")
         await type_prompt(pilot, "carry on")
         await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 4)
-    sent = fake_provider.requests[3].messages[-1]["content"]
+    sent = last_message(fake_provider.requests[3])["content"]
     assert sent.startswith("[Note from agent-tui: The person reviewed your changes and "
                            "rejected these")
     assert ("- app.py, hunk 2 of 2 (your line 51, line 51 before your change); reason: no new "
@@ -524,7 +525,7 @@ async def test_f7_lists_only_what_the_turns_changed_and_asks_before_reverting_a_
         await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 4)
     assert (tmp_path / "hand.txt").exists()
     assert (tmp_path / "__pycache__" / "other.cpython-311.pyc").exists()
-    sent = fake_provider.requests[3].messages[-1]["content"]
+    sent = last_message(fake_provider.requests[3])["content"]
     assert "hand.txt" not in sent and "pyc" not in sent
     assert ("- notes.txt, hunk 1 of 1 (line 2 after, line 2 before); no reason given\n"
             "    - note 1\n    + NOTE 1\n    (notes.txt was also changed outside your turns: "

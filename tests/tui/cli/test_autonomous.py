@@ -14,6 +14,7 @@ import pytest
 
 from agent_tui.core.modes.autonomous import FOLLOW_UP, approves, approves_in_own_words
 from tests.fakes.providers import FakeProvider, RecordedRequest, Reply, ToolCall
+from tests.fakes.repo_map import last_message
 
 
 def is_coach(request: RecordedRequest) -> bool:
@@ -29,7 +30,7 @@ class Pair:
 
     def __call__(self, request: RecordedRequest) -> Reply:
         results = request.tool_results()
-        last = request.messages[-1]
+        last = last_message(request)
         if is_coach(request):
             if last["role"] == "user":
                 return Reply(tool_calls=[ToolCall("read_file", {"file_path": "answer.py"})])
@@ -71,7 +72,7 @@ def test_the_coach_sends_the_player_back_until_it_approves(tmp_path):
     # The coach has no editing tools, and its own context.
     offered = {t["function"]["name"] for t in coach_requests[0].tools}
     assert "read_file" in offered and not offered & {"write_file", "edit_file"}
-    assert "Wrote answer.py." in str(coach_requests[0].messages[-1]["content"])
+    assert "Wrote answer.py." in str(last_message(coach_requests[0])["content"])
 
 
 def test_a_coach_that_never_approves_stops_at_the_rounds(tmp_path):
@@ -194,10 +195,10 @@ class InOwnWords(Pair):
         self.follow_up = follow_up
 
     def __call__(self, request: RecordedRequest) -> Reply:
-        if is_coach(request) and request.messages[-1]["role"] != "user" \
+        if is_coach(request) and last_message(request)["role"] != "user" \
                 and "return 2" in request.tool_results()[-1]["content"]:
             return Reply(text="LGTM, the implementation is approved.")
-        if is_coach(request) and FOLLOW_UP in str(request.messages[-1]["content"]):
+        if is_coach(request) and FOLLOW_UP in str(last_message(request)["content"]):
             return Reply(text=self.follow_up)
         return super().__call__(request)
 
@@ -208,8 +209,8 @@ def test_a_coach_that_approves_in_its_own_words_is_asked_once(tmp_path, follow_u
     with FakeProvider(responder=InOwnWords(follow_up)) as fake:
         done = run(tmp_path, fake, "--autonomous", "-p", "answer() returns 2",
                    "--max-turns", "5", "--output-format", "stream-json")
-        coach_asked = [str(r.messages[-1]["content"]) for r in fake.requests
-                       if r.method == "POST" and is_coach(r) and r.messages[-1]["role"] == "user"]
+        coach_asked = [str(last_message(r)["content"]) for r in fake.requests
+                       if r.method == "POST" and is_coach(r) and last_message(r)["role"] == "user"]
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     assert [(e["round"], e["approved"]) for e in events if e["type"] == "round"] == [
@@ -224,9 +225,9 @@ def test_a_follow_up_answered_with_feedback_sends_the_player_back(tmp_path):
     with FakeProvider(responder=InOwnWords("1. answer.py has no docstring.")) as fake:
         done = run(tmp_path, fake, "--autonomous", "-p", "answer() returns 2",
                    "--max-turns", "3", "--output-format", "stream-json")
-        player_asked = [str(r.messages[-1]["content"]) for r in fake.requests
+        player_asked = [str(last_message(r)["content"]) for r in fake.requests
                         if r.method == "POST" and not is_coach(r)
-                        and r.messages[-1]["role"] == "user"]
+                        and last_message(r)["role"] == "user"]
     assert done.returncode == 1
     assert len(player_asked) == 3 and "answer.py has no docstring" in player_asked[2]
 
@@ -266,10 +267,10 @@ async def test_auto_in_the_workbench_asks_before_a_coach_call_and_goes_on_after_
 
     def respond(request: RecordedRequest) -> Reply:
         if is_coach(request):
-            if request.messages[-1]["role"] == "user":
+            if last_message(request)["role"] == "user":
                 return Reply(tool_calls=[ToolCall("shell", {"command": "touch coach-ran.txt"})])
             return Reply(text="**IMPLEMENTATION_APPROVED** - the tests ran.")
-        if request.messages[-1]["role"] == "user":
+        if last_message(request)["role"] == "user":
             return Reply(tool_calls=[ToolCall("write_file", {
                 "file_path": "answer.py", "content": "def answer():\n    return 2\n"})])
         return Reply(text="Wrote answer.py.")

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from tests.fakes.providers import FakeProvider, RecordedRequest, Reply, ToolCall
+from tests.fakes.repo_map import last_message
 
 REFINED = "# answer() returns 2\n\n1. answer.py defines answer(), which returns 2.\n"
 MESSAGE = "Add answer(), which returns 2\n\nThe planned requirement: answer.py's answer()."
@@ -37,7 +38,7 @@ class Plan:
 
     def __call__(self, request: RecordedRequest) -> Reply:
         role = role_of(request)
-        last = request.messages[-1]
+        last = last_message(request)
         if role == "planner":
             return Reply(text=f"```markdown\n{REFINED}```")
         if role == "committer":

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+from textual import events
+
 from agent_tui.core import paths
 from agent_tui.core.config import read_toml
 from agent_tui.tui.app import make_app
@@ -274,19 +276,22 @@ async def test_c_copies_a_block_and_ctrl_up_reaches_the_blocks(fake_provider, tm
 
 async def test_bell_rings_when_the_turn_ends_while_the_terminal_is_unfocused(
         fake_provider, tmp_path):
+    """The bell alone here; tests/tui/workbench/test_notifications.py has the rest."""
     fake_provider.script(Reply(text="done"), Reply(text="done again"))
-    app = app_for(fake_provider, tmp_path)
-    rings = []
-    app.bell = lambda: rings.append(True)
+    app = app_for(fake_provider, tmp_path, notify_terminal="off", notify_desktop=False)
     async with app.run_test(size=SIZE) as pilot:
+        written: list[str] = []
+        app._driver.write = written.append  # what reaches the terminal
         await type_prompt(pilot, "focused")
         await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 1)
-        assert rings == []
-        app.on_app_blur()
-        await type_prompt(pilot, "away")
+        assert written == []
+        app.post_message(events.AppBlur())  # the terminal reports: focus lost
+        await until(pilot, lambda: not app.app_focus)
+        # Sent without a key (a key is the person back at the terminal).
+        app.query_one(PromptInput).post_message(PromptInput.Submitted("away"))
         await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2)
         await pilot.pause(0.1)
-        assert rings == [True]
+        assert written == ["\x07"]
 
 
 async def test_command_palette_offers_every_slash_command_and_pane_toggle(fake_provider,

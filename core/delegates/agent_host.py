@@ -57,6 +57,10 @@ _EXIT_CODE = re.compile(r"Exit code: (-?\d+)")
 
 def make_delegate(config: DelegateConfig) -> Delegate:
     """The route that speaks to ``config``'s delegate."""
+    if config.protocol == "opencode":
+        from .opencode import OpenCodeDelegate
+
+        return OpenCodeDelegate(config)
     from .acp import AcpDelegate
 
     return AcpDelegate(config)

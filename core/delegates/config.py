@@ -32,14 +32,14 @@ from ..config import ConfigError, is_trusted, read_toml
 from ..mcp.server_config import MalformedServer, _expand, _optional_str, _str_list, _str_table
 from ..safety.subprocess_env import server_base_env
 
-RouteName = Literal["acp"]
-PROTOCOLS: tuple[RouteName, ...] = ("acp",)
+RouteName = Literal["acp", "opencode"]
+PROTOCOLS: tuple[RouteName, ...] = ("acp", "opencode")
 DEFAULT_START_TIMEOUT_S = 30.0
 WORKSPACE = Path("delegated")
 """Where ``/code`` makes a folder for new work, under the project (unless configured)."""
 
 _KEYS = frozenset({"protocol", "command", "args", "env", "cwd", "workspace", "in_project",
-                   "start_timeout", "enabled"})
+                   "start_timeout", "enabled", "url", "model", "agent"})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,8 +48,10 @@ class DelegateConfig:
 
     Attributes:
         name: The delegate's name, as configured (``/code @name``, the lane's title).
-        protocol: How agent-tui speaks to it: ``acp``.
-        command: The program to run.
+        protocol: How agent-tui speaks to it: ``acp``, or ``opencode`` (the HTTP API of
+            ``opencode serve``).
+        command: The program to run (``opencode``: started as ``opencode serve`` when no
+            ``url`` is given; empty when it is not agent-tui's to start).
         args: Its arguments.
         env: Variables set for it on top of the few it inherits (HOME, PATH, the locale…).
         workspace: The folder new work gets a folder of its own under.
@@ -57,6 +59,9 @@ class DelegateConfig:
         start_timeout: Seconds the program has to start and answer ``initialize``.
         enabled: False keeps it from being offered.
         source: The file it was configured in.
+        url: ``opencode``: the address of a running ``opencode serve``.
+        model: ``opencode``: the model as ``PROVIDER/MODEL`` (its own default when None).
+        agent: ``opencode``: which of its agents works (``build`` when None).
     """
 
     name: str
@@ -69,6 +74,9 @@ class DelegateConfig:
     in_project: bool = False
     start_timeout: float = DEFAULT_START_TIMEOUT_S
     enabled: bool = True
+    url: str | None = None
+    model: str | None = None
+    agent: str | None = None
 
     def environment(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
         """The environment the program runs with: the safe few variables of ``base`` (the
@@ -127,7 +135,12 @@ def parse_delegate(name: str, entry: object, source: Path, root: Path,
         raise MalformedServer(f"`protocol` must be one of {', '.join(PROTOCOLS)}, not "
                               f"{protocol!r}")
     command = _optional_str(entry, "command")
-    if command is None:
+    url = _optional_str(entry, "url")
+    if protocol == "opencode" and command is None and url is None:
+        raise MalformedServer("it needs `url`, the address of a running `opencode serve` "
+                              '(e.g. `url = "http://127.0.0.1:4096"`), or `command = '
+                              '"opencode"` for agent-tui to start one')
+    if command is None and protocol == "acp":
         raise MalformedServer("it needs `command`, the program that speaks ACP (e.g. "
                               '`command = "opencode"` with `args = ["acp"]`)')
     workspace_text = _optional_str(entry, "workspace")
@@ -148,11 +161,13 @@ def parse_delegate(name: str, entry: object, source: Path, root: Path,
             raise MalformedServer(f"`{key}` must be true or false, not {value!r}")
     return DelegateConfig(
         name=name, protocol=protocol, source=source,
-        command=_expand(command, "command", environ),
+        command=_expand(command, "command", environ) if command is not None else "",
         args=tuple(_expand(a, "args", environ) for a in _str_list(entry, "args")),
         env={k: _expand(v, f"env.{k}", environ) for k, v in _str_table(entry, "env").items()},
         workspace=workspace, in_project=flags["in_project"], start_timeout=float(timeout),
-        enabled=flags["enabled"])
+        enabled=flags["enabled"],
+        url=_expand(url, "url", environ).rstrip("/") if url is not None else None,
+        model=_optional_str(entry, "model"), agent=_optional_str(entry, "agent"))
 
 
 def _read_table(source: Path, warnings: list[str]) -> dict[str, Any]:

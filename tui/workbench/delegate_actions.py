@@ -48,6 +48,6 @@ async def delegate_lines(configs: list[Any]) -> list[str]:
     lines = []
     for config, said in zip(configs, states, strict=True):
         where = "the project" if config.in_project else str(config.workspace)
-        command = " ".join([config.command, *config.args])
+        command = config.url or " ".join([config.command, *config.args])
         lines.append(f"{config.name} ({config.protocol}: {command}; works in {where}): {said}")
     return lines

@@ -39,7 +39,7 @@ REPO_MAP_INDEX = -3
 MAX_SOURCE_FILES = 30_000
 """Past this many source files (a home folder, a huge monorepo) the map is left out: a
 first build would take minutes. Start agent-tui in a sub-folder to have one."""
-TURN_WAIT_S = 3.0
+TURN_WAIT_S = 5.0
 """How long a turn waits for the map's refresh before it goes on with the map it has (a
 first build of a large project takes longer: it goes on in the background and a later
 turn gets it)."""

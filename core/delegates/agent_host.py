@@ -15,6 +15,7 @@ folder, continuing the delegate's session there when it can load sessions.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import re
@@ -52,6 +53,8 @@ NO_DELEGATES = ("No delegate is configured: add one to config.toml, e.g. [delega
                 'other agents").')
 SESSIONS_FILE = "delegate-sessions.json"
 """In the data folder: per delegated folder, each delegate's last session id there."""
+CANCEL_GRACE_S = 5.0
+"""How long a cancelled delegate has to end its turn before its run is ended for it."""
 _EXIT_CODE = re.compile(r"Exit code: (-?\d+)")
 
 
@@ -233,13 +236,26 @@ async def _work(agent: Agent, config: DelegateConfig, folder: Path, prompt: str,
     # A delegate may write files itself instead of asking us to: the project is snapshotted
     # before and after, so the review and /undo cover whatever it changed.
     await agent.calls.checkpoints.before_outside_change()
+    # The run goes on while the cancel is said: cancelling it at once would close the
+    # connection before the delegate heard session/cancel (and stopped its own work).
+    work = asyncio.ensure_future(delegate.run(prompt, host, resume))
     try:
-        result = await delegate.run(prompt, host, resume)
+        result = await asyncio.shield(work)
     except asyncio.CancelledError:
-        await asyncio.shield(delegate.cancel())
+        await asyncio.shield(_stop(delegate, work))
         raise
     _keep_session(folder, config.name, result.session_id)
     return result
+
+
+async def _stop(delegate: Delegate, work: asyncio.Future[DelegateResult]) -> None:
+    """Ask the delegate to stop and give it ``CANCEL_GRACE_S`` to end its turn; then end
+    the run (and its program) whatever it said."""
+    if work.done():
+        return
+    await delegate.cancel()
+    with contextlib.suppress(Exception, asyncio.CancelledError):
+        await asyncio.wait_for(work, CANCEL_GRACE_S)
 
 
 def _where(agent: Agent, folder: Path) -> str:

@@ -12,7 +12,8 @@ steers it:
 - ``die``: exits in the middle of the turn;
 - ``slow``: waits for ``session/cancel`` and ends ``cancelled``.
 
-``FAKE_DELEGATE_HANG=1`` makes it never answer ``initialize``.
+``FAKE_DELEGATE_HANG=1`` makes it never answer ``initialize``; ``FAKE_DELEGATE_CANCEL_MARK``
+names a file it writes when it hears ``session/cancel``.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ class ScriptedDelegate:
         return NewSessionResponse(session_id="scripted-1")
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        if mark := os.environ.get("FAKE_DELEGATE_CANCEL_MARK"):
+            Path(mark).write_text(f"session/cancel {session_id}\n")
         self.cancelled.set()
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:

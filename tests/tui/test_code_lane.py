@@ -1,0 +1,104 @@
+"""``/code`` in the workbench with the scripted ACP delegate (a real subprocess): the
+delegate call's block is its lane (its name, its calls as lines, its answer), and Esc
+reaches the delegate as ``session/cancel``."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from agent_tui.core import paths
+from agent_tui.core.delegates import agent_host
+from agent_tui.tui.widgets.conversation import ToolBlock
+from tests.core.delegates.test_code import SCRIPT
+from tests.tui.test_snapshots import (
+    PROJECT,
+    SIZE,
+    FrozenMonotonic,
+    _submit,
+    _until,
+    project,
+    snapshot_app,
+)
+
+__all__ = ["project"]  # the fixture, used by name
+
+DELEGATE_WAIT_S = 60  # the delegate is a Python program: its start is slow on a loaded machine
+
+
+def configure(**env: str) -> None:
+    """The scripted delegate in the user's config.toml, working in the project itself."""
+    variables = {"PYTHONPATH": os.pathsep.join(sys.path), **env}
+    table = ", ".join(f"{key} = {value!r}" for key, value in variables.items())
+    config = paths.user_config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f"[delegates.scripted]\ncommand = {sys.executable!r}\n"
+                      f"args = [{str(SCRIPT)!r}]\nenv = {{ {table} }}\nin_project = true\n")
+
+
+def _ready(project: Path) -> None:
+    (project / "input.txt").write_text("make me loud\n")
+    for stale in ("out.txt", "direct.txt"):
+        (project / stale).unlink(missing_ok=True)
+
+
+def _lane(app) -> ToolBlock:
+    return next(b for b in app.query(ToolBlock) if b.tool_name == "delegate")
+
+
+async def test_the_lane_shows_the_delegate_its_calls_and_its_answer(fake_provider,
+                                                                    project) -> None:
+    configure()
+    _ready(project)
+    app = snapshot_app(fake_provider, approval_mode="yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await _submit("/code shout the input")(pilot)
+        await _until(pilot, lambda: app.query(ToolBlock) and not app.busy, DELEGATE_WAIT_S)
+        await pilot.pause(0.2)
+        block = _lane(app)
+        assert block.status == "ok"
+        assert block.summary == "scripted: shout the input"
+        assert [(c.summary, c.status) for c in block.lane.calls] == [("Write out.txt", "ok")]
+        assert "the check said 'checked'" in block.output
+    assert (PROJECT / "out.txt").read_text() == "MAKE ME LOUD\n"
+    assert fake_provider.requests == []
+
+
+async def test_esc_reaches_the_delegate_as_session_cancel(fake_provider, project,
+                                                          tmp_path) -> None:
+    mark = tmp_path / "cancelled"
+    configure(FAKE_DELEGATE_CANCEL_MARK=str(mark))
+    _ready(project)
+    app = snapshot_app(fake_provider, approval_mode="yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await _submit("/code slow work")(pilot)
+        # The scripted delegate reports its plan before it waits for the cancel.
+        await _until(pilot, lambda: app.query(ToolBlock) and "read, write, check"
+                     in _lane(app).output, DELEGATE_WAIT_S)
+        await pilot.press("escape")
+        await _until(pilot, lambda: not app.busy, DELEGATE_WAIT_S)
+        await pilot.pause(0.2)
+        assert _lane(app).status == "cancelled"
+    assert mark.read_text() == "session/cancel scripted-1\n"
+
+
+def test_the_ended_lane(snap_compare, fake_provider, project, monkeypatch):
+    """After /code shout the input: the delegate call's block "✓ scripted: shout the input",
+    expanded: its line "└ ✓ Write out.txt", its arguments (delegate, folder, prompt) and its
+    answer "Wrote out.txt; the check said 'checked' (exit 0)."; below it the write_file and
+    shell calls it had agent-tui make, as blocks of their own (and rows of the tool log)."""
+    monkeypatch.setattr(agent_host, "time", FrozenMonotonic)  # every duration 0.0 s
+    configure()
+    _ready(project)
+    submit = _submit("/code shout the input")
+
+    async def run_before(pilot):
+        await submit(pilot)
+        await _until(pilot, lambda: pilot.app.query(ToolBlock) and not pilot.app.busy,
+                     DELEGATE_WAIT_S)
+        _lane(pilot.app).action_toggle()
+        await pilot.pause(0.3)
+
+    assert snap_compare(snapshot_app(fake_provider, approval_mode="yolo"), terminal_size=SIZE,
+                        run_before=run_before)

@@ -102,3 +102,48 @@ def test_the_ended_lane(snap_compare, fake_provider, project, monkeypatch):
 
     assert snap_compare(snapshot_app(fake_provider, approval_mode="yolo"), terminal_size=SIZE,
                         run_before=run_before)
+
+
+async def test_a_resumed_session_and_its_replay_draw_the_lane_again(fake_provider,
+                                                                    tmp_path) -> None:
+    import io
+
+    from agent_tui.core.sessions.log import read_events
+    from agent_tui.core.sessions.start import close_session, open_session
+    from agent_tui.tui.app import make_app
+    from agent_tui.tui.cli.headless import run_headless
+    from agent_tui.tui.widgets.conversation import NoticeBlock
+    from tests.core.loop_helpers import settings_for
+
+    configure()
+    _ready(tmp_path)
+    settings = settings_for(fake_provider, approval_mode="yolo")
+    opened = open_session(tmp_path, settings.model)
+    await run_headless(settings, tmp_path, "/code shout the input", "json", io.StringIO(),
+                       io.StringIO(), session=opened)
+    close_session(opened)
+    session_id = opened.store.session_id
+
+    def drawn(app) -> tuple[str, str, list[tuple[str, str]], str]:
+        block = _lane(app)
+        return (block.summary, block.status,
+                [(c.summary, c.status) for c in block.lane.calls], block.output)
+
+    expected = ("scripted: shout the input", "ok", [("Write out.txt", "ok")],
+                "Wrote out.txt; the check said 'checked' (exit 0).")
+    resumed = open_session(tmp_path, settings.model, resume=session_id)
+    app = make_app(settings, tmp_path, load_litellm=False, session=resumed)
+    async with app.run_test(size=SIZE) as pilot:
+        await _until(pilot, lambda: app.query(ToolBlock), DELEGATE_WAIT_S)
+        await pilot.pause(0.2)
+        assert drawn(app) == expected
+        assert [b.tool_name for b in app.query(ToolBlock)] == ["delegate", "write_file", "shell"]
+    close_session(resumed)
+
+    replay = make_app(settings, tmp_path, load_litellm=False,
+                      replay=(read_events(session_id), 50.0))
+    async with replay.run_test(size=SIZE) as pilot:
+        await _until(pilot, lambda: any("End of the replay" in str(n.render())
+                                        for n in replay.query(NoticeBlock)), DELEGATE_WAIT_S)
+        assert drawn(replay) == expected
+    assert fake_provider.requests == []

@@ -209,6 +209,9 @@ class OpenCodeDelegate:
                     "by running `opencode` in the folder."
                 )
         cost = info.get("cost") if isinstance(info, dict) else None
+        if isinstance(cost, int | float) and isinstance(info, dict):
+            events.costs[str(info.get("id"))] = float(cost)
+        cost = sum(events.costs.values()) if events.costs else None
         return DelegateResult(
             text=text or "".join(events.answer),
             session_id=session_id,
@@ -312,6 +315,9 @@ class _Events:
         self.session_id: str | None = None
         self.connected = asyncio.Event()
         self.answer: list[str] = []
+        self.costs: dict[str, float] = {}
+        """Each assistant message's cost: a turn of several steps costs their sum."""
+        self._roles: dict[str, str] = {}
         self._kinds: dict[str, str] = {}
         self._shown: dict[str, int] = {}
         self._always: set[str] = set()
@@ -345,14 +351,25 @@ class _Events:
             or self.session_id is None
         ):
             return
-        if kind == "message.part.updated":
-            self._part(props.get("part") or {})
+        if kind == "message.updated":
+            self._message(props.get("info") or {})
+        elif kind == "message.part.updated":
+            part = props.get("part") or {}
+            if self._roles.get(str(part.get("messageID"))) != "user":  # not the prompt's echo
+                self._part(part)
         elif kind == "message.part.delta" and props.get("field") == "text":
             self._text(str(props.get("partID")), str(props.get("delta") or ""), delta=True)
         elif kind == "permission.asked":
             task = asyncio.get_running_loop().create_task(self._permission(props))
             self._asking.add(task)
             task.add_done_callback(self._asking.discard)
+
+    def _message(self, info: dict[str, Any]) -> None:
+        message_id = str(info.get("id"))
+        self._roles[message_id] = str(info.get("role"))
+        cost = info.get("cost")
+        if info.get("role") == "assistant" and isinstance(cost, int | float):
+            self.costs[message_id] = float(cost)
 
     def _part(self, part: dict[str, Any]) -> None:
         kind, part_id = part.get("type"), str(part.get("id"))
@@ -362,6 +379,8 @@ class _Events:
                 self._text(part_id, str(part.get("text") or ""), delta=False)
         elif kind == "tool":
             state = part.get("state") or {}
+            if state.get("status") == "pending" and not state.get("input"):
+                return  # its arguments are still streaming: shown once it runs
             status = _STATUS.get(str(state.get("status")), "")
             title = state.get("title") or _title(part.get("tool"), state.get("input"))
             update: UpdateKind = (

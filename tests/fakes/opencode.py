@@ -78,6 +78,34 @@ class FakeOpenCode:
     # ------------------------------------------------------------------ the turn
 
     def turn(self, session_id: str, prompt: str, directory: Path) -> dict[str, Any]:
+        # As OpenCode does, the prompt comes back on the event stream as a user message first.
+        asked_id = self.next_id("msg")
+        self.publish(
+            "message.updated",
+            {
+                "sessionID": session_id,
+                "info": {
+                    "id": asked_id,
+                    "sessionID": session_id,
+                    "role": "user",
+                    "time": {"created": 1},
+                },
+            },
+        )
+        self.publish(
+            "message.part.updated",
+            {
+                "sessionID": session_id,
+                "time": 1,
+                "part": {
+                    "id": self.next_id("prt"),
+                    "sessionID": session_id,
+                    "messageID": asked_id,
+                    "type": "text",
+                    "text": prompt,
+                },
+            },
+        )
         message_id = self.next_id("msg")
         info: dict[str, Any] = {
             "id": message_id,

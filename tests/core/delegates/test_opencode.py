@@ -139,3 +139,23 @@ def test_an_opencode_delegate_needs_a_url_or_a_command(tmp_path):
         "oc", {"protocol": "opencode", "command": "opencode"}, tmp_path / "c.toml", tmp_path, {}, []
     )
     assert started.url is None and started.command == "opencode"
+
+
+async def test_the_lane_shows_the_answer_and_the_tool_but_not_the_prompt(opencode, tmp_path):
+    config = parse_delegate(
+        "oc",
+        {"protocol": "opencode", "url": opencode.url},
+        tmp_path / "config.toml",
+        tmp_path,
+        {},
+        [],
+    )
+    host = _Host(tmp_path)
+
+    result = await OpenCodeDelegate(config).run("write hello", host)  # type: ignore[arg-type]
+
+    assert result.text == ANSWER and result.cost == pytest.approx(0.0123)
+    said = "".join(u.text for u in host.updates if u.kind == "message")
+    assert said == ANSWER, "the prompt's echo is not the delegate's answer"
+    tools = [(u.kind, u.status) for u in host.updates if u.call_id == "call_1"]
+    assert tools == [("tool_call", "in_progress"), ("tool_update", "completed")]

@@ -127,6 +127,10 @@ class OpenCodeDelegate:
                 ) from None
             except httpx.HTTPError as exc:
                 raise DelegateError(self._unreachable(exc)) from None
+            except asyncio.CancelledError:
+                # Stopped (Esc): the server's turn is aborted while the client is still open.
+                await asyncio.shield(self.cancel())
+                raise
             finally:
                 self._client = None
                 follower.cancel()

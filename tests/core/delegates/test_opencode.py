@@ -159,3 +159,24 @@ async def test_the_lane_shows_the_answer_and_the_tool_but_not_the_prompt(opencod
     assert said == ANSWER, "the prompt's echo is not the delegate's answer"
     tools = [(u.kind, u.status) for u in host.updates if u.call_id == "call_1"]
     assert tools == [("tool_call", "in_progress"), ("tool_update", "completed")]
+
+
+async def test_stopping_the_run_aborts_opencodes_turn(opencode, tmp_path):
+    config = parse_delegate(
+        "oc",
+        {"protocol": "opencode", "url": opencode.url},
+        tmp_path / "config.toml",
+        tmp_path,
+        {},
+        [],
+    )
+    running = asyncio.create_task(OpenCodeDelegate(config).run("slow work", _Host(tmp_path)))  # type: ignore[arg-type]
+    while not opencode.sessions:
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.2)
+
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+
+    assert opencode.aborted == set(opencode.sessions)

@@ -55,12 +55,13 @@ def model(project: Path):  # type: ignore[no-untyped-def]
 
 
 def configure(fake: Any, project: Path, home: Path, **keys: Any) -> None:
-    """OpenCode's own config (the fake provider, edits and commands asked) in ``home``, and
-    the delegate in agent-tui's config.toml."""
+    """OpenCode's own config (the fake provider) in ``home``, and the delegate in agent-tui's
+    config.toml. Over ACP OpenCode's config makes it ask before edits; through the server,
+    the session agent-tui makes does (OpenCode's default is to edit without asking)."""
+    asks = {"permission": {"edit": "ask", "bash": "ask"}} if keys["protocol"] == "acp" else {}
     settings = {
         "$schema": "https://opencode.ai/config.json", "autoupdate": False, "share": "disabled",
-        "model": "fake/m1", "small_model": "fake/m1",
-        "permission": {"edit": "ask", "bash": "ask"},
+        "model": "fake/m1", "small_model": "fake/m1", **asks,
         "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Fake",
                               "options": {"baseURL": fake.openai_base, "apiKey": "none"},
                               "models": {"m1": {"name": "m1"}}}}}

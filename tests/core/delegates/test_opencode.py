@@ -180,3 +180,16 @@ async def test_stopping_the_run_aborts_opencodes_turn(opencode, tmp_path):
         await running
 
     assert opencode.aborted == set(opencode.sessions)
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    ("no-such-opencode", "the program 'no-such-opencode' was not found"),
+    ("false", "`false serve --port 0 --hostname 127.0.0.1` stopped before it listened"),
+])
+async def test_a_server_that_will_not_start_says_what_to_do(tmp_path, command, said):
+    config = parse_delegate("oc", {"protocol": "opencode", "command": command},
+                            tmp_path / "config.toml", tmp_path, {}, [])
+
+    problem = await OpenCodeDelegate(config).probe()
+
+    assert problem is not None and said in problem

@@ -147,3 +147,43 @@ async def test_a_resumed_session_and_its_replay_draw_the_lane_again(fake_provide
                                         for n in replay.query(NoticeBlock)), DELEGATE_WAIT_S)
         assert drawn(replay) == expected
     assert fake_provider.requests == []
+
+
+async def test_the_models_delegate_call_asks_in_the_modal_then_runs_as_its_lane(
+        fake_provider, tmp_path) -> None:
+    from agent_tui.tui.screens.approval import ApprovalScreen
+    from tests.fakes.providers import Reply, ToolCall
+    from tests.tui.test_app import app_for, type_prompt, until
+
+    configure()
+    _ready(tmp_path)
+    fake_provider.script(
+        Reply(text="Handing it over.",
+              tool_calls=[ToolCall("delegate", {"prompt": "shout the input"})]),
+        Reply(text="The delegate shouted it."))
+    app = app_for(fake_provider, tmp_path)
+
+    def asking():
+        return app.screen.request if isinstance(app.screen, ApprovalScreen) else None
+
+    asked = []
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "have the delegate shout the input")
+        # The call itself, then (while it runs) the delegate's own permission request and
+        # the write it asks agent-tui for: each one the person's to allow.
+        while len(asked) < 3:
+            await until(pilot, lambda: asking() is not None and asking() not in asked,
+                        DELEGATE_WAIT_S)
+            asked.append(asking())
+            await pilot.press("y")
+        await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 2,
+                    DELEGATE_WAIT_S)
+        block = _lane(app)
+        assert block.status == "ok"
+        assert [(c.summary, c.status) for c in block.lane.calls] == [("Write out.txt", "ok")]
+    first = asked[0]
+    assert first.tool == "delegate" and first.summary == "delegate (scripted): shout the input"
+    assert [r.tool for r in asked[1:]] == ["delegate", "write_file"]
+    assert (tmp_path / "out.txt").read_text() == "MAKE ME LOUD\n"
+    told = fake_provider.requests[1].tool_results()[-1]["content"]
+    assert "scripted worked in the project" in told and "the check said 'checked'" in told

@@ -209,6 +209,10 @@ async def run_delegated(agent: Agent, prompt: str, project: str | None) -> str:
         result = await _work(agent, config, folder, prompt, resume, lane_id)
     except DelegateError as exc:
         raise RuntimeError(str(exc)) from None
+    if result.cost is not None:  # counted as a sub-agent's: the session's and the run's
+        spent = Usage(cost=result.cost)
+        agent.usage = agent.usage + spent
+        agent.subagents.spent = agent.subagents.spent + spent
     cost = f"; it reported a cost of ${result.cost:.4f}" if result.cost is not None else ""
     name = folder.name if folder != agent.workdir else None
     again = f" (project {name!r} goes on there)" if name else ""

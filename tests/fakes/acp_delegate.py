@@ -7,7 +7,8 @@ writes, writes ``out.txt`` with ``fs/write_text_file``, runs ``echo`` through ``
 and reports a plan, a thought, tool calls and its answer with ``session/update``. The prompt
 steers it:
 
-- ``direct``: writes ``direct.txt`` itself, on the disk, as OpenCode does;
+- ``direct``: writes ``direct.txt`` itself, on the disk, as OpenCode does (``costly``: and
+  reports a cost of $0.25);
 - ``outside``: asks to write ``/tmp/…/outside.txt`` (above the project);
 - ``die``: exits in the middle of the turn;
 - ``slow``: waits for ``session/cancel`` and ends ``cancelled``.
@@ -35,6 +36,7 @@ from acp import (
 )
 from acp.schema import (
     AgentCapabilities,
+    Cost,
     Implementation,
     InitializeResponse,
     NewSessionResponse,
@@ -42,6 +44,7 @@ from acp.schema import (
     PlanEntry,
     PromptResponse,
     ToolCallUpdate,
+    UsageUpdate,
 )
 
 
@@ -83,6 +86,10 @@ class ScriptedDelegate:
             os._exit(3)
         if "direct" in text:
             (self.cwd / "direct.txt").write_text("written by the delegate itself\n")
+            if "costly" in text:
+                await say(session_id, UsageUpdate(session_update="usage_update", used=100,
+                                                  size=1000, cost=Cost(amount=0.25,
+                                                                       currency="USD")))
             await say(session_id, update_agent_message_text("Wrote direct.txt myself."))
             return PromptResponse(stop_reason="end_turn")
         read = await self.client.read_text_file(session_id=session_id,

@@ -131,3 +131,17 @@ async def test_a_project_that_does_not_exist_is_named_to_the_model(
     told = fake_provider.requests[1].tool_results()[-1]["content"]
     assert "No project 'nowhere'" in told and "/code PROMPT starts one" in told
     assert outcome.code == 0
+
+
+async def test_the_cost_the_delegate_reports_counts_in_the_runs_usage(
+        fake_provider: FakeProvider, tmp_path: Path) -> None:
+    project = project_with_input(tmp_path)
+    configure(in_project="true")
+    fake_provider.script(delegate_call("direct costly"), Reply(text="Done."))
+
+    outcome = await run(fake_provider, project, "go", approval_mode="yolo")
+
+    assert (project / "direct.txt").exists()
+    told = fake_provider.requests[1].tool_results()[-1]["content"]
+    assert "it reported a cost of $0.2500" in told
+    assert outcome.result["usage"]["cost"] >= 0.25

@@ -133,7 +133,9 @@ class AgentHost:
     def report(self, update: DelegateUpdate) -> None:
         emit = self.agent.emit
         if update.kind in ("message", "thought", "plan"):
-            text = update.text if update.kind == "message" else f"\n[{update.kind}] {update.text}\n"
+            text = (update.text if update.kind == "message" else
+                    f"\nPlan:\n{_plan_lines(update.text)}\n" if update.kind == "plan" else
+                    f"\n[thought] {update.text}\n")
             emit(ToolOutput(self.lane_id, text))
             return
         call_id = f"{self.lane_id}/{update.call_id}"
@@ -149,6 +151,20 @@ class AgentHost:
     async def _run_own(self, tool: str, args: dict[str, str]) -> ToolResult:
         call = ToolCallRequest(f"{self.lane_id}-{next(self._ids)}", tool, json.dumps(args))
         return await self.agent.calls.run_own(call)
+
+
+_PLAN_MARKS = {"completed": "✓", "in_progress": "▸", "pending": "○"}
+_PLAN_ENTRY = re.compile(r"\[(\w+)\] (.*)")
+
+
+def _plan_lines(plan: str) -> str:
+    """A plan's ``[status] entry`` lines as a list with a mark for each status."""
+    lines = []
+    for line in plan.splitlines():
+        entry = _PLAN_ENTRY.fullmatch(line)
+        mark = _PLAN_MARKS.get(entry.group(1)) if entry else None
+        lines.append(f"  {mark} {entry.group(2)}" if entry and mark else f"  {line}")
+    return "\n".join(lines)
 
 
 async def run_code(agent: Agent, argument: str) -> RunResult:

@@ -76,6 +76,7 @@ async def test_esc_reaches_the_delegate_as_session_cancel(fake_provider, project
         # The scripted delegate reports its plan before it waits for the cancel.
         await _until(pilot, lambda: app.query(ToolBlock) and "read, write, check"
                      in _lane(app).output, DELEGATE_WAIT_S)
+        assert "Plan:\n  ▸ read, write, check\n" in _lane(app).output
         await pilot.press("escape")
         await _until(pilot, lambda: not app.busy, DELEGATE_WAIT_S)
         await pilot.pause(0.2)

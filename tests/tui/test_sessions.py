@@ -274,7 +274,7 @@ async def test_a_long_resumed_session_builds_earlier_blocks_only_when_shown(tmp_
     from agent_tui.tui.app import make_app
     from agent_tui.tui.widgets.conversation import BlockRecord, ConversationView, UserBlock
     from agent_tui.tui.widgets.tool_log import ToolLog
-    from agent_tui.tui.workbench.event_view import RESTORED_TOOL_ROWS
+    from agent_tui.tui.workbench.restore_batch import RESTORED_TOOL_ROWS
     from tests.tui.test_app import SIZE, until
 
     turns = 400

@@ -21,12 +21,8 @@ from agent_tui.tui.widgets.conversation import (
 from agent_tui.tui.widgets.panels import ContextGauge, TodoPane
 from agent_tui.tui.widgets.tool_log import ToolLog
 from agent_tui.tui.widgets.waiting import WaitingLine
-from agent_tui.tui.workbench.event_view import (
-    IGNORED_EVENTS,
-    RESTORED_EVENTS,
-    EventView,
-    ToolBlockRecord,
-)
+from agent_tui.tui.workbench.event_view import IGNORED_EVENTS, RESTORED_EVENTS, EventView
+from agent_tui.tui.workbench.restore_batch import ToolBlockRecord
 from tests.tui.test_app import SIZE
 
 EVENT_TYPES = {cls for _, cls in inspect.getmembers(ev, inspect.isclass)

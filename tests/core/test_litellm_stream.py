@@ -12,7 +12,9 @@ import pytest
 
 from agent_tui.core.config import Settings
 from agent_tui.core.providers import litellm as provider_module
-from agent_tui.core.providers.litellm import LitellmProvider, StreamedChunks, load_litellm
+from agent_tui.core.providers import stream_chunks
+from agent_tui.core.providers.litellm import LitellmProvider, load_litellm
+from agent_tui.core.providers.stream_chunks import StreamedChunks
 from tests.fakes.providers import Fault, Reply, ToolCall
 
 ANSWER = "The parser reads each line of the **config** file and keeps the last value. " * 40
@@ -94,7 +96,7 @@ def test_only_chunks_of_text_alone_are_merged():
         "word ", "more ", "more ", "x", "word ", "", "word ", "more ", "end"]
     kept = chunks.merged()
     assert kept == [stream[0], call, stream[4], thinking, stream[6], finish]
-    assert [provider_module._delta_text(c) for c in kept] == [
+    assert [stream_chunks._delta_text(c) for c in kept] == [
         "word more more ", "x", "word ", "", "word more ", "end"]
 
 

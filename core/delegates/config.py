@@ -35,6 +35,9 @@ from ..safety.subprocess_env import server_base_env
 RouteName = Literal["acp", "opencode"]
 PROTOCOLS: tuple[RouteName, ...] = ("acp", "opencode")
 DEFAULT_START_TIMEOUT_S = 30.0
+DELEGATED_VARIABLE = "AGENT_TUI_DELEGATED"
+"""Set in a delegate's environment to its name: agent-tui run as a delegate reads the same
+user config, and must not hand the work on to itself."""
 WORKSPACE = Path("delegated")
 """Where ``/code`` makes a folder for new work, under the project (unless configured)."""
 
@@ -80,8 +83,9 @@ class DelegateConfig:
 
     def environment(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
         """The environment the program runs with: the safe few variables of ``base`` (the
-        agent's own when None) with the delegate's ``env`` on top."""
-        return {**server_base_env(base), **self.env}
+        agent's own when None) with the delegate's ``env`` on top, and
+        :data:`DELEGATED_VARIABLE` naming it (an agent-tui delegate offers no delegates)."""
+        return {**server_base_env(base), **self.env, DELEGATED_VARIABLE: self.name}
 
 
 def load_delegates(workdir: Path) -> tuple[list[DelegateConfig], list[str]]:

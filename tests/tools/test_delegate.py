@@ -120,6 +120,18 @@ async def test_not_offered_without_a_delegate(fake_provider: FakeProvider,
     assert agent.tool_ctx.run_delegate is None
 
 
+async def test_an_agent_that_is_itself_a_delegate_offers_none(
+        fake_provider: FakeProvider, tmp_path: Path, monkeypatch: Any) -> None:
+    """agent-tui run as a delegate reads the same user config: it must not hand the work on
+    to a delegate (itself, possibly) again."""
+    configure(in_project="true")
+    monkeypatch.setenv("AGENT_TUI_DELEGATED", "scripted")
+    agent = await open_agent(settings_for(fake_provider), tmp_path, None,  # type: ignore[arg-type]
+                             lambda event: None)
+
+    assert "delegate" not in agent.registry.names
+
+
 async def test_a_project_that_does_not_exist_is_named_to_the_model(
         fake_provider: FakeProvider, tmp_path: Path) -> None:
     project = project_with_input(tmp_path)

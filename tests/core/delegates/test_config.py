@@ -32,6 +32,7 @@ def test_user_delegates_load_with_their_defaults(tmp_path, monkeypatch):
     assert gemini.in_project and gemini.workspace == tmp_path / "elsewhere"
     environment = opencode.environment({"PATH": "/bin", "OPENAI_API_KEY": "leak"})
     assert environment["OPENROUTER_API_KEY"] == "secret" and "OPENAI_API_KEY" not in environment
+    assert environment["AGENT_TUI_DELEGATED"] == "opencode"
 
 
 def test_an_untrusted_projects_delegates_are_not_offered(tmp_path):

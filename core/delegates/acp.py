@@ -13,12 +13,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import shlex
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, RequestError, text_block
+from acp import (
+    PROTOCOL_VERSION,
+    RequestError,
+    connect_to_agent,
+    spawn_stdio_transport,
+    text_block,
+)
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
@@ -37,7 +44,6 @@ from acp.schema import (
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
-from acp.stdio import spawn_agent_process
 
 from .base import (
     CommandOutcome,
@@ -53,6 +59,8 @@ STREAM_LIMIT = 16 * 1024 * 1024
 """Bytes one JSON-RPC line may take (a whole file's text travels in one)."""
 STDERR_TAIL = 2000
 """Characters of the program's stderr quoted when it fails."""
+GARBAGE_QUOTE = 200
+"""Characters quoted of a line that is not a JSON-RPC message."""
 
 
 class AcpDelegate:
@@ -64,6 +72,7 @@ class AcpDelegate:
         self._connection: Any = None
         self._session_id: str | None = None
         self._stderr: Any = None
+        self._lines: _JsonRpcLines | None = None
 
     async def probe(self) -> str | None:
         """Start the program, ``initialize`` it, and stop it; None when that worked."""
@@ -117,31 +126,18 @@ class AcpDelegate:
         # Its stderr goes to a file: a pipe nobody reads would stop a chatty program.
         self._stderr = tempfile.TemporaryFile()
         try:
-            spawned = spawn_agent_process(
-                lambda agent: client, config.command, *config.args, env=config.environment(),
-                cwd=folder, transport_kwargs={"limit": STREAM_LIMIT,
-                                              "stderr": self._stderr.fileno()})
-            async with spawned as (connection, process):
+            spawned = spawn_stdio_transport(
+                config.command, *config.args, env=config.environment(), cwd=folder,
+                limit=STREAM_LIMIT, stderr=self._stderr.fileno())
+            async with spawned as (stdout, stdin, process):
+                self._lines = _JsonRpcLines(stdout)
+                connection = connect_to_agent(client, stdin, self._lines.reader)
                 try:
-                    info = await asyncio.wait_for(
-                        connection.initialize(
-                            protocol_version=PROTOCOL_VERSION,
-                            client_capabilities=ClientCapabilities(
-                                fs=FileSystemCapabilities(read_text_file=True,
-                                                          write_text_file=True),
-                                terminal=True),
-                            client_info=Implementation(name="agent-tui", version="1")),
-                        config.start_timeout)
-                except TimeoutError:
-                    raise DelegateError(
-                        f"{self.name} did not answer ACP's initialize within "
-                        f"{config.start_timeout:g} s; check that `{self._command_line()}` "
-                        "speaks ACP on its stdio, or raise start_timeout.") from None
-                except RequestError as exc:
-                    raise DelegateError(f"{self.name} refused ACP's initialize: {exc}.") from None
-                except (ConnectionError, EOFError, asyncio.IncompleteReadError) as exc:
-                    raise DelegateError(self._died(exc, process.returncode)) from None
-                yield connection, info
+                    info = await self._initialize(connection, process)
+                    yield connection, info
+                finally:
+                    await connection.close()
+                    self._lines.stop()
         except FileNotFoundError:
             raise DelegateError(
                 f"{self.name}: the program {config.command!r} was not found; install it or "
@@ -153,10 +149,37 @@ class AcpDelegate:
         finally:
             self._stderr.close()
 
+    async def _initialize(self, connection: Any, process: Any) -> Any:
+        config = self.config
+        try:
+            return await asyncio.wait_for(
+                connection.initialize(
+                    protocol_version=PROTOCOL_VERSION,
+                    client_capabilities=ClientCapabilities(
+                        fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
+                        terminal=True),
+                    client_info=Implementation(name="agent-tui", version="1")),
+                config.start_timeout)
+        except TimeoutError:
+            raise DelegateError(
+                f"{self.name} did not answer ACP's initialize within "
+                f"{config.start_timeout:g} s; check that `{self._command_line()}` "
+                "speaks ACP on its stdio, or raise start_timeout.") from None
+        except RequestError as exc:
+            raise DelegateError(f"{self.name} refused ACP's initialize: {exc}.") from None
+        except (ConnectionError, EOFError, asyncio.IncompleteReadError) as exc:
+            raise DelegateError(self._died(exc, process.returncode)) from None
+
     def _command_line(self) -> str:
         return shlex.join([self.config.command, *self.config.args])
 
     def _died(self, exc: BaseException, code: int | None = None) -> str:
+        garbage = self._lines.garbage if self._lines is not None else None
+        if garbage is not None:
+            return (f"{self.name} does not speak ACP on its stdio: it printed {garbage!r} "
+                    "where a JSON-RPC message was expected. Check `command` and `args` in "
+                    f"[delegates.{self.name}] of {self.config.source} (`{self._command_line()}` "
+                    "must start the program's ACP mode).")
         status = f" (exit code {code})" if code is not None else ""
         said = ""
         with contextlib.suppress(OSError, ValueError):
@@ -165,6 +188,45 @@ class AcpDelegate:
             said = f" It said: {tail}" if tail else ""
         return (f"{self.name} stopped{status}: {exc or 'its output ended'}.{said} Run "
                 f"`{self._command_line()}` on its own to see why.")
+
+
+class _JsonRpcLines:
+    """The program's stdout, passed on line by line while each line is a JSON-RPC message.
+
+    The first line that is not (a banner, a log line, JSON of another protocol) is kept in
+    ``garbage`` and ends the stream, so the connection fails at once with that line to quote
+    instead of skipping it and waiting for an answer that never comes.
+    """
+
+    def __init__(self, stdout: asyncio.StreamReader) -> None:
+        self.reader = asyncio.StreamReader(limit=STREAM_LIMIT)
+        self.garbage: str | None = None
+        self._task = asyncio.ensure_future(self._pass_on(stdout))
+
+    async def _pass_on(self, stdout: asyncio.StreamReader) -> None:
+        try:
+            while line := await stdout.readline():
+                if line.strip() and not _is_json_rpc(line):
+                    text = line.decode(errors="replace").strip()
+                    self.garbage = text[:GARBAGE_QUOTE] + ("…" if len(text) > GARBAGE_QUOTE
+                                                           else "")
+                    return
+                self.reader.feed_data(line)
+        except ValueError:
+            self.garbage = f"a line over {STREAM_LIMIT // (1024 * 1024)} MiB"
+        finally:
+            self.reader.feed_eof()
+
+    def stop(self) -> None:
+        self._task.cancel()
+
+
+def _is_json_rpc(line: bytes) -> bool:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and ("method" in message or "id" in message)
 
 
 class _ProbeClient:

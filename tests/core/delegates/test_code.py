@@ -134,3 +134,40 @@ async def test_a_missing_program_or_no_delegate_says_what_to_do(fake_provider, p
 
     empty = await run(fake_provider, project, "/code")
     assert "Type what to build after /code" in empty.result["error"]
+
+
+BANNER = "print('Welcome to SuperAgent v2! Type a task:', flush=True)\n"
+OTHER_JSON = "print('{\"event\": \"ready\", \"version\": 2}', flush=True)\n"
+GARBAGE_AFTER_INITIALIZE = """import json, sys
+request = json.loads(sys.stdin.readline())
+print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {"protocolVersion": 1}}),
+      flush=True)
+sys.stdin.readline()
+print("Thinking... (press Ctrl+C to stop)", flush=True)
+"""
+
+
+@pytest.mark.parametrize(("script", "printed"), [
+    (BANNER, "Welcome to SuperAgent v2! Type a task:"),
+    (OTHER_JSON, '{"event": "ready", "version": 2}'),
+    (GARBAGE_AFTER_INITIALIZE, "Thinking... (press Ctrl+C to stop)"),
+])
+async def test_a_delegate_that_answers_garbage_is_named_at_once(fake_provider, project,
+                                                               tmp_path, script, printed):
+    # Each program then waits on its stdin: only recognising the garbage ends the work
+    # before the (long) start_timeout.
+    program = tmp_path / "not_acp.py"
+    program.write_text(script + "sys = __import__('sys'); sys.stdin.read()\n")
+    paths.user_config_file().parent.mkdir(parents=True, exist_ok=True)
+    paths.user_config_file().write_text(
+        f"[delegates.chatty]\ncommand = {sys.executable!r}\nargs = [{str(program)!r}]\n"
+        "in_project = true\nstart_timeout = 600\n")
+
+    outcome = await run(fake_provider, project, "/code build it", approval_mode="yolo")
+
+    error = outcome.result["error"]
+    assert not outcome.result["ok"]
+    assert "chatty does not speak ACP on its stdio: it printed" in error
+    assert repr(printed) in error
+    assert "Check `command` and `args` in [delegates.chatty]" in error
+    assert list(project.iterdir()) == [project / "input.txt"]

@@ -91,11 +91,15 @@ class AgentHost:
     async def read_text(self, path: Path) -> str:
         full = self._inside(path)
         try:
-            return await asyncio.to_thread(full.read_text, encoding="utf-8", errors="replace")
+            data = await asyncio.to_thread(full.read_bytes)
         except FileNotFoundError:
             raise DelegateRefused(f"{full} does not exist.") from None
         except OSError as exc:
             raise DelegateRefused(f"{full} cannot be read: {exc.strerror or exc}.") from None
+        # What the delegate read counts as read: its write over the file then passes the
+        # read-before-write check of agent-tui's write_file, as the model's would.
+        self.agent.tool_ctx.reads.record(full, data)
+        return data.decode("utf-8", errors="replace")
 
     async def write_text(self, path: Path, content: str) -> None:
         full = self._inside(path)

@@ -10,6 +10,7 @@ steers it:
 - ``direct``: writes ``direct.txt`` itself, on the disk, as OpenCode does (``costly``: and
   reports a cost of $0.25);
 - ``outside``: asks to write ``/tmp/…/outside.txt`` (above the project);
+- ``in place``: writes ``input.txt`` back (a file it has read);
 - ``die``: exits in the middle of the turn;
 - ``slow``: waits for ``session/cancel`` and ends ``cancelled``.
 
@@ -95,7 +96,7 @@ class ScriptedDelegate:
         read = await self.client.read_text_file(session_id=session_id,
                                                 path=str(self.cwd / "input.txt"))
         target = (self.cwd.parent.parent / "outside.txt" if "outside" in text
-                  else self.cwd / "out.txt")
+                  else self.cwd / "input.txt" if "in place" in text else self.cwd / "out.txt")
         await say(session_id, start_tool_call("w1", f"Write {target.name}", kind="edit",
                                               status="pending"))
         answer = await self.client.request_permission(

@@ -62,6 +62,16 @@ async def test_the_delegates_work_goes_through_agent_tuis_calls(fake_provider, p
     assert outcome.of_type("checkpoint"), "the project is snapshotted around the work"
 
 
+async def test_a_file_the_delegate_read_it_may_rewrite(fake_provider, project):
+    configure(in_project="true")
+
+    outcome = await run(fake_provider, project, "/code shout the input in place",
+                        approval_mode="yolo")
+
+    assert outcome.result["ok"], outcome.result
+    assert (project / "input.txt").read_text() == "MAKE ME LOUD\n"
+
+
 async def test_a_refused_permission_reaches_the_delegate(fake_provider, project):
     configure(in_project="true")
 

@@ -10,6 +10,10 @@ explicit context cache (``cachedContents``), as the real API answers them.
   refuses (400) a request that names a cache and also sets ``system_instruction``, ``tools``
   or ``tool_config``, and one that names a cache it does not hold.
 
+  With ``function_call`` set, a request whose last turn is not a ``functionResponse`` is
+  answered with that call instead (a ``functionCall`` part, as the real API streams one), so
+  a client such as Gemini CLI runs one of its tools and then gets the text.
+
 Tokens are counted as a quarter of the bytes, as the other fakes do. litellm reaches a custom
 ``api_base`` at ``{api_base}/models/{model}:{method}``, so the methods are matched by suffix.
 """
@@ -59,12 +63,14 @@ class FakeGemini:
 
     Attributes:
         answer: The text every ``generateContent`` streams back.
+        function_call: ``{"name": …, "args": {…}}`` to call before answering, if any.
         requests: The ``generateContent`` requests, in order.
         cache_creations: The bodies of the ``cachedContents`` entries created, in order.
         cache_lists: How many times the entries were listed.
     """
 
     answer: str = "Done."
+    function_call: dict[str, Any] | None = None
     requests: list[GeminiRequest] = field(default_factory=list)
     cache_creations: list[dict[str, Any]] = field(default_factory=list)
     cache_lists: int = 0
@@ -178,7 +184,8 @@ class _Handler(BaseHTTPRequestHandler):
                  "totalTokenCount": prompt + max(1, len(answer) // 4)}
         if cached:
             usage["cachedContentTokenCount"] = cached
-        chunks = list(_chunks(answer, usage))
+        call = fake.function_call if not _answers_a_call(body) else None
+        chunks = [_call_chunk(call, usage)] if call else list(_chunks(answer, usage))
         if not stream:
             self._send_json(200, chunks[-1])
             return
@@ -203,3 +210,16 @@ def _chunks(answer: str, usage: dict[str, int]) -> Iterator[dict[str, Any]]:
             chunk["candidates"][0]["finishReason"] = "STOP"
             chunk["usageMetadata"] = usage
         yield chunk
+
+
+def _answers_a_call(body: dict[str, Any]) -> bool:
+    """Whether the request's last turn carries a ``functionResponse`` (a tool's result)."""
+    contents = body.get("contents") or [{}]
+    return any("functionResponse" in part for part in contents[-1].get("parts", []))
+
+
+def _call_chunk(call: dict[str, Any], usage: dict[str, int]) -> dict[str, Any]:
+    """The one chunk of an answer that is a function call."""
+    return {"candidates": [{"content": {"parts": [{"functionCall": call}], "role": "model"},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": usage, "modelVersion": "gemini-2.5-flash"}

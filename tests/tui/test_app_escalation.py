@@ -9,6 +9,11 @@ from agent_tui.tui.widgets.conversation import NoticeBlock
 from tests.fakes.providers import Reply
 from tests.tui.test_app import SIZE, app_for, type_prompt, until
 
+EFFORT_USAGE = ("; reasoning effort: the provider's default. Usage: /model NAME, /model NAME "
+                "EFFORT or /model --effort EFFORT (EFFORT: off|low|medium|high, or default for "
+                "the provider's own)")
+"""How /model alone ends, after the model names: the effort and the syntax."""
+
 
 def _notices(app) -> list[str]:
     return [str(block.render()) for block in app.query(NoticeBlock)]
@@ -36,7 +41,7 @@ async def test_an_escalation_is_a_notice_in_the_conversation_and_model_lists_bot
         await type_prompt(pilot, "/model")
         await pilot.pause(0.1)
         assert _notices(app)[-1] == ("Model: openai/fake-model; escalation model: "
-                                     "openai/strong-model. Usage: /model NAME")
+                                     "openai/strong-model" + EFFORT_USAGE)
         fake_provider.script(Reply(text="Fixed."))
         await type_prompt(pilot, "fix it")
         await until(pilot, lambda: not app.busy and len(fake_provider.requests) == 3)
@@ -48,7 +53,7 @@ async def test_model_without_an_escalation_model_names_one(fake_provider, tmp_pa
     async with app.run_test(size=SIZE) as pilot:
         await type_prompt(pilot, "/model")
         await pilot.pause(0.1)
-        assert _notices(app)[-1] == "Model: openai/fake-model. Usage: /model NAME"
+        assert _notices(app)[-1] == "Model: openai/fake-model" + EFFORT_USAGE
 
 
 def test_an_acp_client_reads_the_escalation_as_a_line_of_the_answer(tmp_path):

@@ -292,13 +292,16 @@ class RecordedRequest:
     def last_user_text(self) -> str:
         """Text of the last user message that has any text.
 
-        User messages that carry only tool results (Anthropic) are skipped,
-        so this is the last thing a person typed.  Returns "" if none.
+        User messages that carry only tool results (Anthropic) are skipped, and so is the
+        repository map that ends a request of a project with source files, so this is the
+        last thing a person typed.  Returns "" if none.
         """
+        from agent_tui.core.context.repo_map_render import REPO_MAP_PREFIX
+
         for message in reversed(self.messages):
             if message.get("role") == "user":
                 text = _text_of(message.get("content"))
-                if text:
+                if text and not text.startswith(REPO_MAP_PREFIX):
                     return text
         return ""
 

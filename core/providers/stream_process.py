@@ -35,6 +35,9 @@ from .base import Message, ModelReply, ProviderError, TextCallback, ToolCallRequ
 from .litellm import LitellmProvider
 
 WORKER_MODULE = "agent_tui.core.providers.stream_worker"
+PARENT_VARIABLE = "AGENT_TUI_STREAM_PARENT"
+"""The workbench's process id, in the worker's environment: the worker ends once its parent
+is another (the workbench died, even before the worker got to ask who its parent is)."""
 
 
 class _Call:
@@ -113,7 +116,8 @@ class StreamProcess:
             # ends the worker by closing its input.
             process = subprocess.Popen(self.command, stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       start_new_session=True)
+                                       start_new_session=True,
+                                       env={**os.environ, PARENT_VARIABLE: str(os.getpid())})
             self._process = process
             self._sent_env = None
             self._stderr.clear()

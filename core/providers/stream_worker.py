@@ -22,12 +22,14 @@ import json
 import os
 import sys
 import threading
+import time
 from typing import Any, BinaryIO
 
 from ..long_lived import settle_long_lived
 from ..settings import Settings
 from .base import ModelReply, ProviderError
 from .litellm import LitellmProvider, preload
+from .stream_process import PARENT_VARIABLE
 
 TEXT_GATHER = 0.003
 """Seconds streamed text is gathered before it is sent: a fast stream's chunks go in a
@@ -219,11 +221,34 @@ async def serve(source: BinaryIO, out: BinaryIO) -> None:
         task.cancel()
 
 
+PARENT_POLL_S = 1.0
+"""How often the worker checks that the workbench that started it still runs."""
+
+
+def _end_with_parent() -> None:
+    """End the process once its parent (the workbench) is gone, in a daemon thread.
+
+    The end of stdin says so too, unless another process holds the pipe's other end, or a
+    thread of the worker is stuck where the end of the loop waits for it: the worker must not
+    outlive a killed workbench either way. The workbench names itself in the environment
+    (``PARENT_VARIABLE``), as it may die before the worker gets here."""
+    named = os.environ.get(PARENT_VARIABLE, "")
+    parent = int(named) if named.isdigit() else os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def main() -> None:
     """Serve on stdin and stdout; anything else printing to stdout goes to stderr."""
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     os.nice(NICENESS)
+    _end_with_parent()
     try:
         asyncio.run(serve(sys.stdin.buffer, out))
     except KeyboardInterrupt:

@@ -225,3 +225,48 @@ async def test_reasoning_streams_before_the_text_and_comes_back_with_its_signed_
     assert reply.thinking_blocks[0]["signature"]
     assert fake_provider.requests[-1].body["thinking"]["type"] == "enabled"
     assert reply.usage.reasoning_tokens > 0
+
+
+def test_the_worker_ends_with_its_workbench_even_if_its_input_stays_open(tmp_path):
+    """A workbench killed while another process holds the worker's stdin open (so no end of
+    input ever comes): the worker notices its parent is gone and ends within seconds."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pid_file = tmp_path / "worker.pid"
+    parent = subprocess.Popen([sys.executable, "-c", f"""
+import os, subprocess, sys, time
+read, write = os.pipe()
+worker = subprocess.Popen([sys.executable, "-m", "agent_tui.core.providers.stream_worker"],
+                          stdin=read, stdout=subprocess.DEVNULL,
+                          env={{**os.environ, "AGENT_TUI_STREAM_PARENT": str(os.getpid())}})
+# a sibling holds the write end: the worker's stdin never ends
+subprocess.Popen(["sleep", "60"], pass_fds=(write,))
+open({str(pid_file)!r}, "w").write(str(worker.pid))
+time.sleep(60)
+"""])
+    try:
+        deadline = time.monotonic() + 60
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline, "the worker did not start"
+            time.sleep(0.05)
+        worker = int(pid_file.read_text())
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        deadline = time.monotonic() + 30
+        while _alive(worker):
+            assert time.monotonic() < deadline, (
+                f"the worker outlived its workbench: {open(f'/proc/{worker}/status').read()}")
+            time.sleep(0.1)
+    finally:
+        parent.kill()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False

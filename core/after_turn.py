@@ -280,10 +280,12 @@ def failure_feedback(kind: str, command: str, outcome: CheckOutcome, left: int) 
 
 
 async def run_command(
-    command: str, cwd: Path, env: Mapping[str, str] | None, timeout: float
+    command: str, cwd: Path, env: Mapping[str, str] | None, timeout: float,
+    limit_name: str = "check_timeout",
 ) -> CheckOutcome:
     """Run ``command`` with ``bash -c`` in its own process group, stdout and stderr
-    together; the group is killed past ``timeout`` or when the awaiting task is cancelled."""
+    together; the group is killed past ``timeout`` (the output then ends by naming
+    ``limit_name``, the setting that gave it) or when the awaiting task is cancelled."""
     started = time.monotonic()
     # A file, not a pipe: what the command leaves running in the background cannot keep
     # us waiting for the end of its output.
@@ -308,7 +310,7 @@ async def run_command(
                 exit_code: int | None = await proc.wait()
         except TimeoutError:
             await _kill_group(proc)
-            exit_code, note = None, f"\n[killed after {timeout:g} s: check_timeout]"
+            exit_code, note = None, f"\n[killed after {timeout:g} s: {limit_name}]"
         except BaseException:
             await _kill_group(proc)
             raise

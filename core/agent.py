@@ -74,7 +74,8 @@ MULTIMODAL_MODELS = "anthropic/claude-sonnet-4-20250514, openai/gpt-4o or gemini
 
 
 class LimitsExceeded(Exception):
-    """The run used all the model calls it was allowed (``max_turns``)."""
+    """The run used all the model calls (``max_turns``) or the money (``max_cost``) it was
+    allowed."""
 
 
 class Agent:
@@ -314,6 +315,7 @@ class Agent:
                         f"stopped after {model_calls} model calls (max_turns); raise "
                         "--max-turns to let the agent go on"
                     )
+                self._check_budget()
                 model_calls += 1
                 await self._fit_context()
                 reply = await self._ask_model()
@@ -407,6 +409,14 @@ class Agent:
         todos = self.tool_ctx.todos.read() if self.tool_ctx.todos else None
         await compact(self.context, self.messages, self.provider, self.approver, self.session,
                       todos, self.emit)
+
+    def _check_budget(self) -> None:
+        """Stop before the next model call once the session has spent ``max_cost`` (a model
+        litellm has no prices for costs nothing it knows of, so it is never stopped)."""
+        limit, spent = self.settings.max_cost, self.usage.cost
+        if limit is not None and spent is not None and spent >= limit:
+            raise LimitsExceeded(f"stopped after spending ${spent:.4f} (max_cost ${limit:g}); "
+                                 "raise --max-cost to let the agent go on")
 
     async def _ask_model(self) -> ModelReply:
         """One model call with retries; appends the assistant message and reports usage."""

@@ -106,6 +106,19 @@ class SettingFields:
             "N",
         ),
     )
+    max_cost: float | None = setting(
+        None,
+        gt=0,
+        description="US dollars the session may spend: once its cost reaches this, the agent "
+        "stops before its next model call and says so (unset: no limit; a model without "
+        "known prices is never stopped).",
+        flag=CliFlag(
+            ("--max-cost",),
+            "US dollars the session may spend; the agent stops before its next model call "
+            "once its cost reaches this (default: no limit)",
+            "USD",
+        ),
+    )
     context_window: int | None = setting(
         None,
         ge=1024,

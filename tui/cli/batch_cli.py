@@ -16,7 +16,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ...core.modes.batch import Task, TasksError, append_result, finished_ids, read_tasks
+from ...core.modes.batch import (
+    Task,
+    TasksError,
+    append_result,
+    finished_ids,
+    read_tasks,
+    task_failed,
+)
 from ...core.text.counts import counted
 from .cli_parser import (
     EXIT_FAILURE,
@@ -40,14 +47,16 @@ def batch_parser() -> argparse.ArgumentParser:
         "workers; write one JSON result per task. Run it again to go on after a stop.",
         epilog="Agent flags (--model, --api-base, --api-key, --approval-mode, --max-turns, "
         "--net, --sandbox, …) apply to every task. A task line: {\"id\", \"prompt\", "
-        "\"folder\", \"worktree\", \"model\", \"approval_mode\", \"max_turns\"}.")
+        "\"folder\", \"worktree\", \"model\", \"approval_mode\", \"max_turns\", "
+        "\"max_cost\", \"setup\", \"check\", \"timeout\"}.")
     parser.add_argument("tasks", type=Path, help="the tasks file (JSON lines)")
     parser.add_argument("--workers", type=int, default=2, metavar="N",
                         help="worker processes (default: 2)")
     parser.add_argument("--output", "-o", type=Path, metavar="FILE",
                         help="results file (default: TASKS with .results.jsonl)")
     parser.add_argument("--retry-failed", action="store_true",
-                        help="run again the tasks whose recorded result is a failure")
+                        help="run again the tasks whose recorded result is a failure (any "
+                        "status but done, or a check that did not pass)")
     return parser
 
 
@@ -108,7 +117,7 @@ async def run_batch(tasks: list[Task], overrides: dict[str, Any], results: Path,
                     worker = None
                 append_result(results, result)
                 counts["finished"] += 1
-                counts["failed"] += result.get("status") != "done"
+                counts["failed"] += task_failed(result)
                 _progress(counts["finished"], len(tasks), result)
         finally:
             if worker is not None:

@@ -20,17 +20,36 @@ from typing import Any, TextIO
 
 from ...core.modes.batch import Task
 
+CHECK_OUTPUT = 2_000
+"""Characters of the end of a setup's or check's output a result keeps."""
+
 
 def run_task(task: Task, overrides: dict[str, Any], log: TextIO) -> dict[str, Any]:
-    """Run one task to its end; its result line (never raises for the task's own failures)."""
+    """Run one task to its end (setup, agent, check); its result line (never raises for the
+    task's own failures)."""
+    started = time.monotonic()
+    result: dict[str, Any] = {"id": task.id, "status": "failed", "folder": str(task.folder),
+                              "passed": None}
+    try:
+        asyncio.run(_run_task(task, overrides, log, result))
+    finally:
+        if task.worktree and "worktree" in result:
+            _worktree_ended(task, result)
+        result["wall_time"] = round(time.monotonic() - started, 3)
+        result.setdefault("duration", 0.0)
+    return result
+
+
+async def _run_task(task: Task, overrides: dict[str, Any], log: TextIO,
+                    result: dict[str, Any]) -> None:
+    """Fill ``result`` in as the task's setup, agent run and check go."""
     from ...core.config import ConfigError, read_settings
+    from ...core.safety.subprocess_env import subprocess_env
     from ...core.sessions.log import SessionError
     from ...core.sessions.start import close_session, open_session
     from .cli_parser import default_model
     from .headless import run_headless
 
-    started = time.monotonic()
-    result: dict[str, Any] = {"id": task.id, "status": "failed", "folder": str(task.folder)}
     folder = task.folder
     try:
         if task.worktree:
@@ -43,42 +62,139 @@ def run_task(task: Task, overrides: dict[str, Any], log: TextIO) -> dict[str, An
         if not settings.model:
             raise ConfigError("no model configured; pass --model to agent-tui batch or give "
                               "the task a \"model\"")
+        env = subprocess_env(settings)  # the agent's shell's: the worker's, keys left out
+        if task.setup is not None and not await _setup(task, folder, env, log, result):
+            return
         session = open_session(folder, settings.model)
     except Exception as exc:  # noqa: BLE001 - said in the task's result, the batch goes on
         result["error"] = str(exc)
-        result["duration"] = round(time.monotonic() - started, 3)
-        if task.worktree and "worktree" in result:
-            _worktree_ended(task, result)
-        return result
+        return
     out = io.StringIO()
     log.write(f"--- task {task.id} in {folder}\n")
+    agent_started = time.monotonic()
+    code, timed_out = 1, False
     try:
-        code = asyncio.run(run_headless(settings, folder, task.prompt, "json", out, log,
-                                        session=session))
+        code = await asyncio.wait_for(
+            run_headless(settings, folder, task.prompt, "json", out, log, session=session),
+            task.timeout)
+    except TimeoutError:
+        timed_out = True
     except (SessionError, OSError) as exc:
-        code, result["error"] = 1, str(exc)
+        result["error"] = str(exc)
     finally:
         close_session(session)
+    result["duration"] = round(time.monotonic() - agent_started, 3)
     run = _last_json(out.getvalue())
     usage = run.get("usage") or {}
+    calls = run.get("model_calls", 0)
+    if timed_out:
+        calls, usage = _usage_so_far(session.store.session_id)
     result.update(
-        status="done" if code == 0 and run.get("ok", False) else "failed",
+        status=_agent_status(code, run, usage, settings.max_cost, timed_out),
         # turns: the deprecated name of model_calls in the results file.
-        answer=run.get("text", ""), model_calls=run.get("model_calls", 0),
-        turns=run.get("model_calls", 0),
+        answer=run.get("text", ""), model_calls=calls, turns=calls,
         tokens={k: usage.get(k, 0) for k in ("prompt_tokens", "completion_tokens",
                                               "total_tokens", "cache_read_tokens",
                                               "cache_write_tokens", "reasoning_tokens")},
         cost=usage.get("cost"), session_id=session.store.session_id,
-        changed_files=_changed(task, folder, session.store.session_id),
-        duration=round(time.monotonic() - started, 3))
+        changed_files=_changed(task, folder, session.store.session_id))
+    if timed_out:
+        result["error"] = (f"the agent was stopped after its timeout of {task.timeout:g} s; "
+                           "give the task a larger \"timeout\" if it needs more time")
     if run.get("error") and "error" not in result:
         result["error"] = run["error"]
     if code == 2:
         result["error"] = result.get("error") or "the run did not start (usage error)"
-    if task.worktree:
-        _worktree_ended(task, result)
-    return result
+    if task.check is not None:
+        await _check(task, folder, env, log, result)
+
+
+def _agent_status(code: int, run: dict[str, Any], usage: dict[str, Any],
+                  max_cost: float | None, timed_out: bool) -> str:
+    """How the agent's run ended, as a result's status."""
+    if timed_out:
+        return "timeout"
+    if code == 0 and run.get("ok", False):
+        return "done"
+    cost = usage.get("cost")
+    if max_cost is not None and isinstance(cost, int | float) and cost >= max_cost:
+        return "over_budget"
+    return "failed"
+
+
+async def _setup(task: Task, folder: Path, env: dict[str, str], log: TextIO,
+                 result: dict[str, Any]) -> bool:
+    """Run the task's setup; False (with the result saying why) when it failed."""
+    from ...core.after_turn import run_command
+
+    assert task.setup is not None
+    log.write(f"--- setup of {task.id}: {task.setup}\n")
+    outcome = await run_command(task.setup, folder, env, task.command_timeout, "the task's timeout")
+    if outcome.passed:
+        if task.worktree:
+            _rebase_record(task, folder)  # a setup that checks out a commit starts there
+        return True
+    result["status"] = "setup_failed"
+    result["setup_output"] = outcome.output[-CHECK_OUTPUT:]
+    ended = f"exited {outcome.exit_code}" if outcome.exit_code is not None else \
+        f"did not finish in {task.command_timeout:g} s"
+    result["error"] = (f"the setup command {ended}, so the agent did not run; the end of "
+                       "its output is in setup_output")
+    return False
+
+
+async def _check(task: Task, folder: Path, env: dict[str, str], log: TextIO,
+                 result: dict[str, Any]) -> None:
+    """Run the task's check and grade the task by its exit status."""
+    from ...core.after_turn import run_command
+
+    assert task.check is not None
+    log.write(f"--- check of {task.id}: {task.check}\n")
+    outcome = await run_command(task.check, folder, env, task.command_timeout, "the task's timeout")
+    result["check_output"] = outcome.output[-CHECK_OUTPUT:]
+    if outcome.exit_code is None:
+        problem = (f"the check did not finish in {task.command_timeout:g} s"
+                   if outcome.duration >= task.command_timeout else
+                   f"the check could not start ({outcome.output.strip()})")
+    elif outcome.exit_code in (126, 127):  # bash: not executable, or not found
+        problem = (f"the check could not run (exit {outcome.exit_code}: its command was not "
+                   "found or not executable)")
+    else:
+        result["passed"] = outcome.exit_code == 0
+        return
+    if result["status"] == "done":
+        result["status"] = "check_error"
+        result["error"] = f"{problem}; the end of its output is in check_output"
+    else:
+        result["check_output"] = f"{result['check_output']}\n[{problem}]".lstrip("\n")
+
+
+def _usage_so_far(session_id: str) -> tuple[int, dict[str, Any]]:
+    """The model calls and usage a session's log recorded (a run stopped before it could
+    say them itself)."""
+    from ...core.sessions.log import SessionNotFound, read_events
+
+    try:
+        records = read_events(session_id).events
+    except SessionNotFound:
+        return 0, {}
+    usages = [r for r in records if r.get("type") == "usage"]
+    return len(usages), dict(usages[-1].get("session") or {}) if usages else {}
+
+
+def _rebase_record(task: Task, folder: Path) -> None:
+    """Count the worktree's changes from the commit its setup left it on."""
+    import subprocess
+
+    from ...core.modes.studio import project_root, save
+    from ...core.modes.studio.registry import load
+
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True,
+                          text=True, check=False)
+    record = load(project_root(task.folder), f"batch-{task.id}")
+    if record is not None and head.returncode == 0 and head.stdout.strip() != record.base:
+        record.base = head.stdout.strip()
+        save(record)
 
 
 def _worktree_for(task: Task) -> Path:

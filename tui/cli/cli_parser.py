@@ -100,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="headless output (default: text)",
     )
     add_setting_flags(parser, "model", "reasoning_effort", "escalation_model", "api_base",
-                      "api_key", "approval_mode", "agent", "max_turns")
+                      "api_key", "approval_mode", "agent", "max_turns", "max_cost")
     parser.add_argument(
         "--autonomous",
         action="store_true",

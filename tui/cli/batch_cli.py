@@ -62,6 +62,10 @@ def batch_parser() -> argparse.ArgumentParser:
 
 def batch_main(argv: list[str]) -> int:
     """``agent-tui batch …`` (the arguments after ``batch``); the exit code."""
+    if argv[:1] == ["convert"]:
+        from .batch_convert import convert_main
+
+        return convert_main(argv[1:])
     parser = batch_parser()
     args, rest = parser.parse_known_args(argv)
     agent_parser = build_parser()

@@ -24,7 +24,7 @@ from ...core.modes.batch import (
     read_tasks,
     task_failed,
 )
-from ...core.text.counts import counted
+from .batch_progress import BatchProgress
 from .cli_parser import (
     EXIT_FAILURE,
     EXIT_OK,
@@ -66,6 +66,10 @@ def batch_main(argv: list[str]) -> int:
         from .batch_convert import convert_main
 
         return convert_main(argv[1:])
+    if argv[:1] == ["report"]:
+        from .batch_report_cli import report_main
+
+        return report_main(argv[1:])
     parser = batch_parser()
     args, rest = parser.parse_known_args(argv)
     agent_parser = build_parser()
@@ -105,12 +109,14 @@ async def run_batch(tasks: list[Task], overrides: dict[str, Any], results: Path,
         queue.put_nowait(task)
     logs.mkdir(parents=True, exist_ok=True)
     counts = {"finished": 0, "failed": 0}
+    progress = BatchProgress(len(tasks), min(workers, len(tasks)))
 
     async def serve(slot: int) -> None:
         worker: Worker | None = None
         try:
             while not queue.empty():
                 task = queue.get_nowait()
+                progress.started(task.id)
                 if worker is None:
                     worker = await Worker.start(logs / f"worker-{slot}.log")
                 result = await worker.run(task, overrides)
@@ -122,22 +128,18 @@ async def run_batch(tasks: list[Task], overrides: dict[str, Any], results: Path,
                 append_result(results, result)
                 counts["finished"] += 1
                 counts["failed"] += task_failed(result)
-                _progress(counts["finished"], len(tasks), result)
+                progress.finished_task(result)
         finally:
             if worker is not None:
                 await worker.stop()
 
-    await asyncio.gather(*(serve(slot) for slot in range(min(workers, len(tasks)))))
+    ticking = asyncio.create_task(progress.keep_fresh())
+    try:
+        await asyncio.gather(*(serve(slot) for slot in range(min(workers, len(tasks)))))
+    finally:
+        ticking.cancel()
+        progress.close()
     return counts["failed"]
-
-
-def _progress(finished: int, total: int, result: dict[str, Any]) -> None:
-    cost = f" ${result['cost']:.4f}" if isinstance(result.get("cost"), int | float) else ""
-    why = f": {str(result.get('error', '')).splitlines()[0][:120]}" \
-        if result.get("status") != "done" and result.get("error") else ""
-    say(f"[{finished}/{total}] {result['id']} {result.get('status')} "
-        f"({counted(result.get('model_calls', 0), 'model call')}{cost}, "
-        f"{result.get('duration', 0):.1f} s){why}")
 
 
 class Worker:

@@ -5,7 +5,10 @@ litellm and HTTP from the fake provider."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -167,3 +170,19 @@ def test_resume_skips_graded_results_and_retry_failed_reruns_every_failure(fake,
         [True, None, True, True]
     lines = (tmp_path / "tasks.results.jsonl").read_text().splitlines()
     assert len([json.loads(line) for line in lines]) == 7
+
+
+def test_max_cost_stops_a_headless_run_too(fake, tmp_path):
+    env = {k: v for k, v in os.environ.items()
+           if not k.endswith("_API_KEY") and not k.startswith("AGENT_TUI_")}
+    env["AGENT_TUI_HOME"] = str(tmp_path / ".home")
+    run = subprocess.run(
+        [sys.executable, "-m", "agent_tui.tui.cli.main", "-p", "spend", "--max-cost", "2",
+         "--model", "openai/gpt-4o", "--api-base", fake.openai_base, "--api-key", "sk-test",
+         "--approval-mode", "yolo", "--output-format", "json"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    assert run.returncode == 1
+    result = json.loads(run.stdout.splitlines()[-1])
+    assert result["model_calls"] == 1 and asked(fake, "spend") == 1
+    assert result["error"] == ("stopped after spending $2.5001 (max_cost $2); raise "
+                               "--max-cost to let the agent go on")

@@ -20,7 +20,15 @@ from pathlib import Path
 from ..sessions.log import log_path
 from ..text.counts import counted
 from .batch_report import BatchResults, Comparison, TaskOutcome
-from .batch_report_text import SPREAD_NAMES, amount, duration, money, pass_rate, passed_word
+from .batch_report_text import (
+    SPREAD_NAMES,
+    amount,
+    duration,
+    failed,
+    money,
+    pass_rate,
+    passed_word,
+)
 
 PLOT_WIDTH, PLOT_HEIGHT, PLOT_MARGIN, PLOT_LEFT = 640, 320, 48, 80
 """The scatter plot's size in SVG units, and the room its axes' labels take (more on the
@@ -143,6 +151,7 @@ def _summary(results: BatchResults) -> str:
         ("results file", escape(str(results.path))),
         ("tasks", f"{summary.tasks:,}"),
         ("status", statuses or "—"),
+        ("failed", escape(failed(summary))),
         ("passed", escape(pass_rate(summary))),
         ("cost", f"{money(summary.cost)} total"),
         ("time", f"{duration(summary.wall_time)} total (the tasks' wall times added up)"),

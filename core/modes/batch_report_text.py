@@ -57,6 +57,11 @@ def pass_rate(summary: BatchSummary) -> str:
     return f"{summary.passed} of {summary.graded} graded ({rate:.1%})"
 
 
+def failed(summary: BatchSummary) -> str:
+    """``1 of 4 (…)``: the tasks the batch counts as failed."""
+    return f"{summary.not_ok} of {summary.tasks} (a status other than done, or a failed check)"
+
+
 def format_report(results: BatchResults) -> str:
     """The report of one results file: totals, percentiles and the per-task table."""
     summary = results.summary()
@@ -64,6 +69,7 @@ def format_report(results: BatchResults) -> str:
     lines = [
         f"{visible(str(results.path))}: {counted(summary.tasks, 'task')}",
         f"  status    {statuses or '—'}",
+        f"  failed    {failed(summary)}",
         f"  passed    {pass_rate(summary)}",
         f"  cost      {money(summary.cost)} total"
         + (
@@ -194,6 +200,7 @@ def summary_json(summary: BatchSummary) -> dict[str, Any]:
         "passed": summary.passed,
         "pass_rate": summary.pass_rate,
         "ok": summary.ok,
+        "failed": summary.not_ok,
         "cost": round(summary.cost, 6),
         "costed": summary.costed,
         "wall_time": round(summary.wall_time, 3),

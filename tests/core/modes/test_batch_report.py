@@ -124,6 +124,7 @@ def test_the_report_gives_pass_rate_totals_percentiles_and_a_row_per_task(tmp_pa
     )
     text = format_report(read_results(path))
     assert "  status    done 3 · timeout 1" in text
+    assert "  failed    2 of 4 (a status other than done, or a failed check)" in text
     assert "  passed    2 of 3 graded (66.7%)" in text
     assert "  cost      $0.0650 total" in text and "  time      3m 05s total" in text
     assert re.search(r"cost +\$0\.0100 +\$0\.0300 +\$0\.0300", text)

@@ -44,7 +44,8 @@ def batch_parser() -> argparse.ArgumentParser:
     parser = CommandParser(
         prog="agent-tui batch",
         description="Run independent headless tasks from a JSON-lines file on a pool of "
-        "workers; write one JSON result per task. Run it again to go on after a stop.",
+        "workers; write one JSON result per task. Run it again to go on after a stop. "
+        "agent-tui batch report RESULTS.jsonl reads the results (see its --help).",
         epilog="Agent flags (--model, --api-base, --api-key, --approval-mode, --max-turns, "
         "--net, --sandbox, …) apply to every task. A task line: {\"id\", \"prompt\", "
         "\"folder\", \"worktree\", \"model\", \"approval_mode\", \"max_turns\", "

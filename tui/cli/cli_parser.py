@@ -40,7 +40,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
                   "to, and whether each answers"),
     "replay": (".main", "replay_main", "play a recorded session back in the workbench"),
     "batch": (".batch_cli", "batch_main", "run headless tasks from a JSON-lines file on a "
-              "pool of workers"),
+              "pool of workers; batch report reads their results"),
     "studio": (".studio_cli", "studio_main", "run sessions in their own git worktrees; "
                "accept or discard each"),
     "acp": ("..acp", "acp_main", "speak the Agent Client Protocol on stdio, for "

@@ -249,3 +249,17 @@ def test_the_page_runs_its_own_script_and_no_injected_one_in_headless_chromium(t
     assert 'data-sortable="yes"' in dom  # the page's script ran under its own policy
     assert "pwned" not in dom.split("</title>")[0]
     assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in dom
+
+
+def test_batch_help_points_at_the_report_and_the_report_has_its_own_help(tmp_path):
+    env = {**os.environ, "AGENT_TUI_HOME": str(tmp_path / ".home")}
+    main = [sys.executable, "-m", "agent_tui.tui.cli.main"]
+    batch_help = subprocess.run(
+        [*main, "batch", "--help"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert "agent-tui batch report RESULTS.jsonl reads the results" in " ".join(
+        batch_help.stdout.split()
+    )
+    own = report(tmp_path, "--help")
+    assert own.returncode == 0 and "usage: agent-tui batch report" in own.stdout
+    assert "--compare OTHER" in own.stdout and "--html FILE" in own.stdout

@@ -190,8 +190,15 @@ class SettingFields:
     stream_process: bool = setting(
         True,
         description="The workbench streams the model's answers in a worker process "
-        "(litellm's parsing of a fast stream then never delays a key or a frame); false: "
-        "in the workbench's own process, ~230 MB less memory.",
+        "(litellm's parsing of a fast stream then never delays a key or a frame, and the "
+        "workbench imports no litellm of its own); false: in the workbench's own process.",
+    )
+    warm_engine: bool = setting(
+        True,
+        description="Stream workers come ready from a background process of yours that keeps "
+        "litellm loaded (started by the first workbench, gone 15 minutes after the last "
+        "one ends), so the first model request waits for no import; false: each workbench "
+        "starts its own worker, which loads litellm for seconds.",
     )
     max_retries: int = setting(5, ge=0, description="Retries of a failing model call.")
     retry_base_delay: float = setting(1.0, ge=0, description="First backoff delay in seconds.")

@@ -14,9 +14,12 @@ from tests.fakes.providers import FakeProvider
 def agent_tui_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
-    """Points ``AGENT_TUI_HOME`` at a fresh temporary directory for every test."""
+    """Points ``AGENT_TUI_HOME`` at a fresh temporary directory for every test, and turns
+    the warm engine off."""
     home = tmp_path_factory.mktemp("agent_tui_home")
     monkeypatch.setenv("AGENT_TUI_HOME", str(home))
+    # No warm engine outliving the tests; tests/core/test_warm_engine.py starts its own.
+    monkeypatch.setenv("AGENT_TUI_WARM_ENGINE", "false")
     return home
 
 

@@ -90,24 +90,44 @@ class LitellmEmbedder:
         self.name = f"litellm:{model}"
 
     def embed_documents(self, texts: list[str]) -> np.ndarray:
-        from ..providers.litellm import load_litellm
+        from ..providers.stream_process import FACTS_WAIT_S, library_worker
 
-        litellm = load_litellm()
-        try:
-            # No retries: the OpenAI SDK would otherwise retry a failing server twice.
-            response = litellm.embedding(model=self.model, input=texts, api_base=self.api_base,
-                                         api_key=self.api_key, timeout=self.timeout,
-                                         max_retries=NO_RETRIES)
-        except Exception as exc:  # litellm raises its own family per provider
-            raise EmbeddingError(
-                f"the embedding model {self.model} failed ({type(exc).__name__}: "
-                f"{str(exc)[:300]}); {self.check}") from None
-        rows = sorted(response.data, key=lambda item: _field(item, "index"))
-        return normalised([_field(item, "embedding") for item in rows])
+        if (worker := library_worker()) is not None:
+            # The workbench's litellm is its stream worker's: asked there, not imported here.
+            said = worker.ask({"embed": texts, "model": self.model, "api_base": self.api_base,
+                               "api_key": self.api_key, "timeout": self.timeout,
+                               "check": self.check}, self.timeout + 5, ready_wait=FACTS_WAIT_S)
+            if said is not None and "error" in said:
+                raise EmbeddingError(said["error"])
+            if said is not None:
+                return normalised(said["answer"])
+        return normalised(embed_with_litellm(texts, self.model, self.api_base, self.api_key,
+                                             self.timeout, self.check))
 
     def embed_query(self, text: str) -> np.ndarray:
         vector: np.ndarray = self.embed_documents([text])[0]
         return vector
+
+
+def embed_with_litellm(texts: list[str], model: str, api_base: str | None,
+                       api_key: str | None, timeout: float,
+                       check: str = "check embedding_model and embedding_api_base"
+                       ) -> list[list[float]]:
+    """The vectors of ``texts`` by litellm's ``model``, in order; :class:`EmbeddingError`
+    naming the model and ``check`` (what to look at) when it fails."""
+    from ..providers.litellm import load_litellm
+
+    litellm = load_litellm()
+    try:
+        # No retries: the OpenAI SDK would otherwise retry a failing server twice.
+        response = litellm.embedding(model=model, input=texts, api_base=api_base,
+                                     api_key=api_key, timeout=timeout, max_retries=NO_RETRIES)
+    except Exception as exc:  # litellm raises its own family per provider
+        raise EmbeddingError(
+            f"the embedding model {model} failed ({type(exc).__name__}: "
+            f"{str(exc)[:300]}); {check}") from None
+    rows = sorted(response.data, key=lambda item: _field(item, "index"))
+    return [list(_field(item, "embedding")) for item in rows]
 
 
 class LocalEmbedder:

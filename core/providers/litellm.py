@@ -93,6 +93,11 @@ def preload() -> None:
     GenericLiteLLMParams.model_validate({})
 
 
+def estimate_tokens(messages: list[Message]) -> int:
+    """About four characters a token: the count when litellm's counter cannot be had."""
+    return sum(len(str(m.get("content") or "")) for m in messages) // 4
+
+
 class LitellmProvider:
     """Any model litellm speaks: OpenAI, Anthropic, Gemini, OpenRouter, Ollama, vLLM, …"""
 
@@ -178,11 +183,21 @@ class LitellmProvider:
     def count_tokens(self, messages: list[Message]) -> int:
         """Tokens of ``messages`` by litellm's counter for this model."""
         if self._doomed():
-            return sum(len(str(m.get("content") or "")) for m in messages) // 4
+            return estimate_tokens(messages)
         try:
             return int(load_litellm().token_counter(model=self.model, messages=messages))
         except Exception:
-            return sum(len(str(m.get("content") or "")) for m in messages) // 4
+            return estimate_tokens(messages)
+
+    def facts(self) -> dict[str, Any]:
+        """What litellm knows of the model that the agent asks before and between calls:
+        ``context_window``, ``native_tools``, ``images`` and ``reasoning_note`` (a
+        :class:`~agent_tui.core.providers.stream_process.ProcessProvider` asks its worker
+        for them, so that its own process need not import litellm)."""
+        return {"context_window": self.context_window(),
+                "native_tools": self.supports_native_tools(),
+                "images": self.supports_images(),
+                "reasoning_note": self.reasoning_note()}
 
     def reasoning_note(self) -> str | None:
         """See ``Provider.reasoning_note``; imports litellm when an effort is set."""

@@ -7,6 +7,10 @@ Run as ``python -m agent_tui.core.providers.stream_worker`` by
 - in: ``{"call": N, "settings": {...}, "messages": [...], "tools": [...], "env": {...}}``
   (``env`` only when the workbench's environment changed since the last call) and
   ``{"cancel": N}``;
+- in: ``{"ask": N, "settings": {...}, "facts": true}`` and ``{"ask": N, "settings":
+  {...}, "count": [...]}``: what litellm knows of a model, the tokens of messages;
+- out: ``{"ready": PID}`` once litellm is loaded; ``{"ask": N, "answer": ...}`` (or
+  ``"error"``);
 - out: ``{"call": N, "text": "..."}`` and ``{"call": N, "thinking": "..."}`` (a stream's
   text and reasoning, in order, each gathered for ``TEXT_GATHER`` seconds), then
   ``{"call": N, "reply": {...}}`` or ``{"call": N, "error": {...}}``.
@@ -29,7 +33,7 @@ from ..long_lived import settle_long_lived
 from ..settings import Settings
 from .base import ModelReply, ProviderError
 from .litellm import LitellmProvider, preload
-from .stream_process import PARENT_VARIABLE
+from .stream_process import FORKED_VARIABLE, PARENT_VARIABLE
 
 TEXT_GATHER = 0.003
 """Seconds streamed text is gathered before it is sent: a fast stream's chunks go in a
@@ -95,6 +99,29 @@ def error_message(error: ProviderError) -> dict[str, Any]:
             "retry_after": error.retry_after}
 
 
+def answer(question: dict[str, Any]) -> dict[str, Any]:
+    """``{"answer": …}`` to a question about a model (``settings``): its ``facts``, or the
+    tokens of the messages in ``count``; or the vectors of the texts in ``embed`` (by
+    ``model`` at ``api_base``); ``{"error": …}`` when litellm fails it."""
+    try:
+        if "embed" in question:
+            from ..memory.embeddings import EmbeddingError, embed_with_litellm
+
+            try:
+                return {"answer": embed_with_litellm(
+                    question["embed"], question["model"], question.get("api_base"),
+                    question.get("api_key"), question.get("timeout") or 60.0,
+                    question.get("check") or "check embedding_model and embedding_api_base")}
+            except EmbeddingError as exc:
+                return {"error": str(exc)}
+        provider = LitellmProvider(Settings.model_construct(**question["settings"]))
+        if "count" in question:
+            return {"answer": provider.count_tokens(question["count"])}
+        return {"answer": provider.facts()}
+    except Exception as exc:  # noqa: BLE001 - the workbench falls back and says nothing
+        return {"error": f"{type(exc).__name__}: {exc}"}
+
+
 class Worker:
     """The calls in flight, each a task, and the environment the workbench last sent."""
 
@@ -104,13 +131,16 @@ class Worker:
         self._env: dict[str, str] = {}
 
     def handle(self, message: dict[str, Any]) -> None:
-        """Start or cancel a call."""
+        """Start or cancel a call, or answer a question."""
         if "cancel" in message:
             if (task := self.calls.get(message["cancel"])) is not None:
                 task.cancel()
             return
         if "env" in message:
             self._take_env(message["env"])
+        if "ask" in message:
+            self.writer.send({"ask": message["ask"], **answer(message)})
+            return
         call = message["call"]
         task = asyncio.get_running_loop().create_task(self._run(call, message))
         self.calls[call] = task
@@ -212,7 +242,9 @@ async def serve(source: BinaryIO, out: BinaryIO) -> None:
     # collection mid-stream walks all of it, and the answer stops while it does).
     gc.collect()
     settle_long_lived()
-    worker = Worker(LineWriter(out, loop))
+    writer = LineWriter(out, loop)
+    writer.send({"ready": os.getpid()})
+    worker = Worker(writer)
     for request in early:
         worker.handle(request)
     while (message := await inbox.get()) is not None:
@@ -226,33 +258,68 @@ PARENT_POLL_S = 1.0
 
 
 def _end_with_parent() -> None:
-    """End the process once its parent (the workbench) is gone, in a daemon thread.
+    """End the process once the workbench that it serves is gone, in a daemon thread.
 
     The end of stdin says so too, unless another process holds the pipe's other end, or a
     thread of the worker is stuck where the end of the loop waits for it: the worker must not
     outlive a killed workbench either way. The workbench names itself in the environment
-    (``PARENT_VARIABLE``), as it may die before the worker gets here."""
+    (``PARENT_VARIABLE``), as it may die before the worker gets here. A worker the workbench
+    started is its child, and ends once its parent is another; one the warm engine forked
+    (:mod:`~agent_tui.core.providers.engine_server`) ends once the workbench's process is gone."""
     named = os.environ.get(PARENT_VARIABLE, "")
     parent = int(named) if named.isdigit() else os.getppid()
+    forked = os.environ.get(FORKED_VARIABLE) == "1"
+
+    def there() -> bool:
+        if os.getppid() == parent:
+            return True
+        if not forked:
+            return False
+        try:
+            os.kill(parent, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
 
     def watch() -> None:
-        while os.getppid() == parent:
+        while there():
             time.sleep(PARENT_POLL_S)
         os._exit(0)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def main() -> None:
-    """Serve on stdin and stdout; anything else printing to stdout goes to stderr."""
+def load_and_settle() -> None:
+    """Import litellm and what its first request needs, then freeze what that made (the
+    warm engine does this once, before it forks workers)."""
+    preload()
+    gc.collect()
+    settle_long_lived()
+
+
+def run_worker(*, nice: bool = True) -> None:
+    """Serve on stdin and stdout; anything else printing to stdout goes to stderr.
+
+    Args:
+        nice: Lower the process's CPU priority (``NICENESS``); a worker forked by the warm
+            engine has its engine's already.
+    """
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    os.nice(NICENESS)
+    if nice:
+        os.nice(NICENESS)
     _end_with_parent()
     try:
         asyncio.run(serve(sys.stdin.buffer, out))
     except KeyboardInterrupt:
         pass
+
+
+def main() -> None:
+    """The worker, started by the workbench."""
+    run_worker()
 
 
 if __name__ == "__main__":

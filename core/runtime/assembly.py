@@ -44,8 +44,9 @@ def make_provider(settings: Settings, *, stream_worker: bool = False) -> Provide
     provider = LitellmProvider(settings)
     if not (stream_worker and settings.stream_process):
         return provider
-    from ..providers.stream_process import ProcessProvider
+    from ..providers.stream_process import ProcessProvider, shared_stream_process
 
+    shared_stream_process().use_engine = settings.warm_engine
     # Its ``model`` is read-only (it follows the wrapped provider's), which the Protocol's
     # plain attribute does not say; nothing sets a provider's model.
     return cast("Provider", ProcessProvider(provider))
@@ -110,7 +111,10 @@ async def open_agent(
         from ..memory import open_project_memory
 
         memory = await asyncio.to_thread(open_project_memory, workdir, settings)
-    agent = Agent(make_provider(settings, stream_worker=stream_worker),
+    provider = make_provider(settings, stream_worker=stream_worker)
+    if (ready := getattr(provider, "ready", None)) is not None:
+        await ready()  # the model's facts, from the worker's litellm
+    agent = Agent(provider,
                   ToolRegistry(builtin_tools(settings)), settings, workdir, approver, on_event,
                   session_id=session_id, session=session.store if session else None,
                   knowledge=knowledge, memory=memory)

@@ -38,6 +38,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "config": (".config_cli", "main", "list, get and set settings (as /config)"),
     "delegates": (".delegates_cli", "main", "list the other coding agents /code hands work "
                   "to, and whether each answers"),
+    "engine": (".engine_cli", "main", "status, start or stop the warm engine that keeps "
+               "litellm loaded for the next workbench"),
     "replay": (".main", "replay_main", "play a recorded session back in the workbench"),
     "batch": (".batch_cli", "batch_main", "run headless tasks from a JSON-lines file on a "
               "pool of workers; batch report reads their results"),

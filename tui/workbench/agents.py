@@ -39,12 +39,14 @@ class WorkbenchAgents:
         """An agent with ``settings``: its log, its browser, the project's knowledge and
         memory; of the front session unless ``session_id`` and ``opened`` name another."""
         from ...core.providers.litellm import load_litellm
+        from ...core.providers.stream_process import streams_in_worker
         from ...core.runtime.assembly import open_agent
         from ...core.safety.redaction import settings_secrets
         from .background import SessionBridge
 
         app = self.app
-        await asyncio.to_thread(load_litellm)
+        if not (settings.stream_process and settings.model and streams_in_worker(settings.model)):
+            await asyncio.to_thread(load_litellm)  # else the worker's litellm answers for it
         knowledge = await app.knowledge.ready()
         if opened is FRONT:
             opened = app.opened

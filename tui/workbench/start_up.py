@@ -80,10 +80,23 @@ def start_up(app: Any, *, load_litellm: bool) -> None:
             app.call_from_thread(_settings_refused, app, str(exc))
             return
         app.call_from_thread(_settings_built, app, settings)
+    if load_litellm:
+        _choose_library(app)
     preload_start_up()
     app.call_from_thread(_load_knowledge, app)
     if load_litellm:
         preload_litellm(app)
+
+
+def _choose_library(app: Any) -> None:
+    """Name the shared stream worker as this process's litellm when the model streams
+    there, before the knowledge loads (the memory's embedder asks it, instead of importing
+    litellm here)."""
+    from ...core.providers.stream_process import shared_stream_process, streams_in_worker
+
+    model = app.settings.model
+    if model and app.settings.stream_process and streams_in_worker(model):
+        shared_stream_process().use_engine = app.settings.warm_engine
 
 
 def _settings_built(app: Any, settings: Settings) -> None:
@@ -105,21 +118,27 @@ def _load_knowledge(app: Any) -> None:
 
 
 def preload_litellm(app: Any) -> None:
-    """Import litellm (in :func:`start_up`'s thread); then show the window, and load the
-    model's tokenizer, which the first count of a turn's tokens would load otherwise
+    """Get the model library ready (in :func:`start_up`'s thread): the stream worker,
+    which has litellm (forked ready by the warm engine, or loading it on the other core), or
+    else litellm in this process; then what the first turn imports, the window on the gauge,
+    and the model's tokenizer, which the first count of a turn's tokens would load otherwise
     (holding the GIL in the middle of the first answer)."""
     from ...core.providers.litellm import LitellmProvider, preload
+    from ...core.providers.stream_process import (
+        FACTS_WAIT_S,
+        ProcessProvider,
+        shared_stream_process,
+        streams_in_worker,
+    )
 
     model = app.settings.model
-    if app.settings.stream_process and model:
-        # Its own import of litellm, on the other core, meanwhile.
-        from ...core.providers.stream_process import shared_stream_process, streams_in_worker
-
-        if streams_in_worker(model):
-            shared_stream_process().start()
+    in_worker = bool(model) and app.settings.stream_process and streams_in_worker(model)
+    if in_worker:
+        shared_stream_process().start()
     pause_collection()
     try:
-        preload()
+        if not in_worker:
+            preload()
         # What the first turn needs, so that it does not import on the loop.
         from ...core import agent  # noqa: F401
         from ...tools import builtin, registry  # noqa: F401
@@ -129,8 +148,11 @@ def preload_litellm(app: Any) -> None:
     finally:
         settle_long_lived()
 
-    if app.settings.model:
-        provider = LitellmProvider(app.settings)
+    if model:
+        provider: LitellmProvider | ProcessProvider = LitellmProvider(app.settings)
+        if in_worker:
+            provider = ProcessProvider(provider)
+            provider.learn_facts(FACTS_WAIT_S)
         window = provider.context_window()
         app.call_from_thread(setattr, app.query_one(ContextGauge), "window", window)
         provider.count_tokens([{"role": "user", "content": "agent-tui"}])

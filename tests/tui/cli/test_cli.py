@@ -61,7 +61,8 @@ def test_help_lists_every_subcommand_with_a_line(tmp_path):
     assert done.returncode == 0
     listed = {line.split()[1]: line for line in done.stdout.splitlines()
               if line.startswith("  agent-tui ")}
-    assert set(listed) == {"sessions", "agents", "config", "delegates", "replay", "serve", "acp", "studio",
+    assert set(listed) == {"sessions", "agents", "config", "delegates", "engine", "replay", "serve",
+                           "acp", "studio",
                            "batch"}
     assert set(listed) == set(SUBCOMMANDS)
     assert "play a recorded session back" in listed["replay"]

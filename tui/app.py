@@ -28,6 +28,7 @@ from textual.widgets import Static, TextArea
 from ..core import paths
 from ..core.config import CheckedSettings
 from ..themes import STYLESHEET, THEMES
+from .frame_writer import FrameWriter
 from .outside_text import outside_text
 from .widgets.conversation import ConversationView, NoticeBlock
 from .widgets.key_footer import KeyFooter
@@ -56,6 +57,7 @@ from .workbench.terminal_watch import CHECK_EVERY_S, terminal_gone, watched_fd
 from .workbench.turns import FrontTurns, Images
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from textual.driver import Driver
 
     from ..core.agent import Agent
@@ -146,9 +148,14 @@ class AgentApp(KeyActions, App[None]):
         self._load_litellm = load_litellm
         self.away = AwayNotifier(self)
         """Tells the person looking elsewhere that the agent finished or waits."""
+        self.frame_writer = FrameWriter()
+        """Writes each frame to the terminal as the difference from what it shows."""
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = settings.theme if settings.theme in self.available_themes else THEMES[0].name
+
+    def _display(self, screen: Screen, renderable: RenderableType | None) -> None:
+        super()._display(screen, self.frame_writer.wrap(self, renderable))
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's choice, except that served to a browser (textual's WebDriver) the

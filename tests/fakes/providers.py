@@ -105,6 +105,7 @@ class Reply:
             thinking block, OpenAI-compatible ``reasoning_content`` deltas.
         reasoning_tokens: Of the completion tokens, the reasoning's (OpenAI's
             ``completion_tokens_details``); estimated from ``thinking`` when None.
+        pause: Seconds between streamed events: a model answering at its own pace.
     """
 
     text: str = ""
@@ -113,6 +114,7 @@ class Reply:
     chunk_size: int = 8
     thinking: str = ""
     reasoning_tokens: int | None = None
+    pause: float = 0.0
 
     def reasoning_usage(self) -> dict[str, Any]:
         """``completion_tokens_details`` of a reply that reasoned ({} for one that did not)."""
@@ -874,6 +876,8 @@ class _Handler(BaseHTTPRequestHandler):
                 events = wire.stream(item, usage, cache)
             self._start_stream()
             for event in events:
+                if item.pause:
+                    time.sleep(item.pause)
                 self._write_chunk(event)
             self._end_stream()
             return

@@ -58,6 +58,10 @@ def batch_parser() -> argparse.ArgumentParser:
     parser.add_argument("--retry-failed", action="store_true",
                         help="run again the tasks whose recorded result is a failure (any "
                         "status but done, or a check that did not pass)")
+    parser.add_argument("--ray", nargs="?", const="auto", metavar="ADDRESS",
+                        help="run each task as a Ray task on the cluster at ADDRESS (HOST:PORT "
+                        "or ray://HOST:PORT; alone: RAY_ADDRESS or the cluster `ray start` "
+                        "started here) instead of the local workers; needs agent-tui[ray]")
     return parser
 
 
@@ -97,7 +101,16 @@ def batch_main(argv: list[str]) -> int:
     if not todo:
         return EXIT_OK
     logs = results.parent / f"{results.stem}.logs"
-    failed = asyncio.run(run_batch(todo, overrides, results, logs, args.workers))
+    if args.ray is not None:
+        from .batch_ray import RayBatchError, run_on_ray
+
+        try:
+            failed = run_on_ray(todo, overrides, results, logs, args.ray)
+        except RayBatchError as exc:
+            say(f"agent-tui batch: {exc}")
+            return EXIT_FAILURE
+    else:
+        failed = asyncio.run(run_batch(todo, overrides, results, logs, args.workers))
     say(f"agent-tui batch: {len(todo) - failed} done, {failed} failed; results in {results}")
     return EXIT_FAILURE if failed else EXIT_OK
 

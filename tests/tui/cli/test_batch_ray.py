@@ -191,7 +191,7 @@ def test_a_batch_whose_driver_is_killed_goes_on_when_run_again(cluster, fake, tm
 
 
 @needs_ray
-def test_a_worktree_task_on_a_shared_path_leaves_its_branch_in_the_repository(
+def test_a_graded_worktree_task_on_a_shared_path_leaves_its_branch_in_the_repository(
     cluster, fake, tmp_path
 ):
     repo = tmp_path / "repo"
@@ -204,7 +204,14 @@ def test_a_worktree_task_on_a_shared_path_leaves_its_branch_in_the_repository(
     ):
         subprocess.run(["git", *args], cwd=repo, check=True)
     tasks = tasks_file(
-        tmp_path, {"id": "wt", "prompt": "write wt", "folder": "repo", "worktree": True}
+        tmp_path,
+        {
+            "id": "wt",
+            "prompt": "write wt",
+            "folder": "repo",
+            "worktree": True,
+            "check": "test -f wt.txt",
+        },
     )
     done = subprocess.run(
         batch_command(fake, str(tasks), "--ray", cluster.address),
@@ -217,6 +224,7 @@ def test_a_worktree_task_on_a_shared_path_leaves_its_branch_in_the_repository(
     assert done.returncode == 0, done.stderr
     result = result_lines(tmp_path)[0]
     assert result["branch"] == "agent-tui/batch-wt" and result["changed_files"] == ["wt.txt"]
+    assert result["passed"] is True  # the graded task's check ran in the worktree on its node
     assert not (repo / "wt.txt").exists()
     branches = subprocess.run(
         ["git", "branch", "--list", "agent-tui/*"],

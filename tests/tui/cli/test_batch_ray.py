@@ -319,3 +319,30 @@ def test_a_node_that_dies_fails_its_tasks_with_the_cause_and_the_batch_goes_on(
     finished = [r for r in found if r["status"] == "done"]
     assert len(finished) >= 3
     assert all((tmp_path / f"{r['id']}.txt").exists() for r in finished)
+
+
+def test_the_nodes_get_the_provider_variables_and_settings_but_not_the_driver_home():
+    from agent_tui.tui.cli.batch_ray import credentials
+
+    environ = {
+        "OPENAI_API_KEY": "sk-1",
+        "OPENAI_API_BASE": "http://127.0.0.1:9/v1",
+        "AZURE_API_VERSION": "2024-10-21",
+        "AWS_SECRET_ACCESS_KEY": "aws-secret",
+        "MY_KEY_VAR": "named-by-api-key-env",
+        "AGENT_TUI_MODEL": "openai/gpt-4.1",
+        "AGENT_TUI_HOME": "/driver/home",
+        "AGENT_TUI_DELEGATED": "1",
+        "HOME": "/root",
+        "PATH": "/usr/bin",
+    }
+    shared = credentials({"api_key_env": "MY_KEY_VAR", "api_key": "sk-flag"}, environ)
+    assert shared["overrides"] == {"api_key_env": "MY_KEY_VAR", "api_key": "sk-flag"}
+    assert shared["env"] == {
+        "OPENAI_API_KEY": "sk-1",
+        "OPENAI_API_BASE": "http://127.0.0.1:9/v1",
+        "AZURE_API_VERSION": "2024-10-21",
+        "AWS_SECRET_ACCESS_KEY": "aws-secret",
+        "MY_KEY_VAR": "named-by-api-key-env",
+        "AGENT_TUI_MODEL": "openai/gpt-4.1",
+    }

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
+from operator import ne
 from typing import TYPE_CHECKING, cast
 
 from rich.cells import split_graphemes
@@ -49,12 +50,37 @@ __all__ = ["FrameUpdate", "FrameWriter"]
 Cell = str | None
 """The text a cell shows ("" for the right half of a wide character), None if unknown."""
 
+
+def _cells_of(text: str) -> tuple[str, list[Cell], list[tuple[int, int]]]:
+    """What ``text`` draws: the zero-width characters it starts with (they join the cell
+    before it), its cells, and (offset, width) of each grapheme terminals may show at
+    another width than rich measures (several code points: a variation selector, a joined
+    emoji)."""
+    spans, _ = split_graphemes(text)
+    leading = ""
+    cells: list[Cell] = []
+    doubts: list[tuple[int, int]] = []
+    for begin, stop, width in spans:
+        grapheme = text[begin:stop]
+        if width == 0:  # only at the start: split_graphemes joins it to the grapheme before
+            leading += grapheme
+            continue
+        if len(grapheme) > 1:
+            doubts.append((len(cells), width))
+        cells.append(grapheme)
+        if width == 2:
+            cells.append("")
+    return leading, cells, doubts
+
+
 # A scroll is used only when it saves at least this many cells' writes: a scroll costs
 # about 20 bytes of sequences, a rewritten cell one byte or more.
 _MIN_SCROLL_GAIN = 24
 # Unchanged cells between two changed ones are rewritten rather than jumped over when
 # the gap is at most this wide (a cursor move is 6-8 bytes).
 _JOIN_GAP = 6
+# A band narrower than this (a scroll bar) is not worth scrolling.
+_MIN_SCROLL_WIDTH = 8
 
 
 def _sgr_parts(parameters: str) -> tuple[frozenset[str], str, str]:
@@ -136,6 +162,7 @@ class FrameWriter:
         self._styles: list[list[str]] = []
         self._links: dict[str, Style] = {}
         self._ansi: dict[Style, str] = {}
+        self._cells: dict[str, tuple[str, list[Cell], list[tuple[int, int]]]] = {}
         self._following = False
         self._unknown = True
         self._color_system = ColorSystem.TRUECOLOR
@@ -200,7 +227,7 @@ class FrameWriter:
         if not touched:
             return ""
         out: list[str] = []
-        if isinstance(update, ChopsUpdate):
+        if isinstance(update, ChopsUpdate) and len(touched) > 2:
             self._scroll(target_texts, target_styles, touched, out)
         if self._unknown:
             self.full_repaints += 1
@@ -254,13 +281,15 @@ class FrameWriter:
     ) -> int:
         """Puts ``strip`` at column ``x`` of one row; returns the column after it."""
         width = self.width
-        start = x
         if 0 < x < width and texts[x] == "":  # drawn over the right half of a wide character
             texts[x - 1] = None
+        ansi = self._ansi
         for text, style, control in strip:
             if control or not text:
                 continue
-            key = self._style_key(style, color_system)
+            key = "" if style is None else ansi.get(style)
+            if key is None:
+                key = self._style_key(style, color_system)
             if text.isascii():
                 n = min(len(text), width - x)
                 if n <= 0:
@@ -269,30 +298,33 @@ class FrameWriter:
                 styles[x : x + n] = [key] * n
                 x += n
                 continue
-            spans, _ = split_graphemes(text)
-            for begin, stop, cells in spans:
-                grapheme = text[begin:stop]
-                if x + max(cells, 1) > width:
-                    x = width
+            cached = self._cells.get(text)
+            if cached is None:
+                if len(self._cells) > 4096:
+                    self._cells.clear()
+                cached = self._cells[text] = _cells_of(text)
+            leading, cells, doubts = cached
+            if leading:
+                joined = x - 1 if x < 2 or texts[x - 1] != "" else x - 2
+                if 0 <= joined < width and texts[joined]:
+                    texts[joined] = cast("str", texts[joined]) + leading
+                    doubtful.append((y, joined, 1))
+            n = len(cells)
+            if x + n > width:  # cut at the screen's edge
+                n = max(0, width - x)
+                cells = cells[:n]
+                if n and len(cells) < len(cached[1]) and cached[1][n] == "":
+                    cells[-1] = None  # half a wide character: unknown
+                if n == 0:
                     break
-                if cells == 0:  # nothing to stand on: unknown how a terminal shows it
-                    texts[x] = None
-                    styles[x] = key
-                    doubtful.append((y, x, 1))
-                    x += 1
-                    continue
-                texts[x] = grapheme
-                styles[x] = key
-                if cells == 2:
-                    texts[x + 1] = ""
-                    styles[x + 1] = key
-                if len(grapheme) > 1:
-                    doubtful.append((y, x, cells))
-                x += cells
+            texts[x : x + n] = cells
+            styles[x : x + n] = [key] * n
+            for offset, cells_wide in doubts:
+                if offset < n:
+                    doubtful.append((y, x + offset, cells_wide))
+            x += n
         if x < width and texts[x] == "":  # the right half of a wide character left alone
             texts[x] = None
-        if start < width and x > start and texts[start] == "":
-            texts[start] = None
         return x
 
     # -- the scroll of a band
@@ -310,18 +342,21 @@ class FrameWriter:
         (x1, x2), _ = bands.most_common(1)[0]
         rows = sorted(y for y, span in touched.items() if span == (x1, x2))
         top, bottom = rows[0], rows[-1]
-        if bottom - top < 2 or len(rows) != bottom - top + 1:
+        if bottom - top < 2 or len(rows) != bottom - top + 1 or x2 - x1 < _MIN_SCROLL_WIDTH:
             return
-        old_at: dict[tuple[tuple[Cell, ...], tuple[str, ...]], int] = {}
-        for y in range(top, bottom + 1):
-            old_at.setdefault((tuple(self._texts[y][x1:x2]), tuple(self._styles[y][x1:x2])), y)
+        old_texts = self._texts
+        changed = sum(texts[y][x1:x2] != old_texts[y][x1:x2] for y in rows)
+        if changed < 3:
+            return
+        # Rows are matched by their text; the colours are compared for the rows that move.
+        old_at: dict[tuple[Cell, ...], int] = {}
+        for y in rows:
+            old_at.setdefault(tuple(old_texts[y][x1:x2]), y)
         votes: Counter[int] = Counter()
-        for y in range(top, bottom + 1):
-            row = (tuple(texts[y][x1:x2]), tuple(styles[y][x1:x2]))
-            if None in row[0]:
-                continue
+        for y in rows:
+            row = tuple(texts[y][x1:x2])
             old = old_at.get(row)
-            if old is not None and old != y:
+            if old is not None and old != y and None not in row:
                 votes[old - y] += 1
         if not votes:
             return
@@ -390,13 +425,8 @@ class FrameWriter:
         texts: list[Cell], styles: list[str], old_texts: list[Cell], old_styles: list[str]
     ) -> int:
         """How many cells of a row differ (an unknown cell counts as differing)."""
-        if texts == old_texts and styles == old_styles:
-            return sum(1 for cell in texts if cell is None)
-        return sum(
-            1
-            for new, style, old, old_style in zip(texts, styles, old_texts, old_styles, strict=True)
-            if new is None or new != old or style != old_style
-        )
+        # An estimate: a cell whose text and colour both differ counts twice.
+        return sum(map(ne, texts, old_texts)) + sum(map(ne, styles, old_styles))
 
     # -- bytes
 

@@ -59,6 +59,8 @@ class Twins:
         self.written_bytes = 0
         self.frames = 0
         self.full_updates = 0
+        self.scrolled_down = 0
+        """Frames that scrolled a band down (insert lines)."""
 
     def show(self, app: App, update: LayoutUpdate | ChopsUpdate) -> None:
         """Feeds ``update`` as Textual writes it and as the app's writer does."""
@@ -81,6 +83,7 @@ class Twins:
         self.written_bytes += len(written.encode())
         self.frames += 1
         self.full_updates += full
+        self.scrolled_down += bool(re.search(r"\x1b\[\d+L", written))
         plain_cells, written_cells = self.plain.cells(), self.written.cells()
         for y, (want, got) in enumerate(zip(plain_cells, written_cells, strict=True)):
             assert got == want, (
@@ -156,6 +159,7 @@ async def test_a_scrolling_pane_beside_a_panel_looks_the_same_and_is_scrolled():
         for _ in range(3):
             pane.scroll_relative(y=2, animate=False, immediate=True)
             await pilot.pause()
+        assert twins.scrolled_down > 0
         # a row changed in part: the panel's text
         app.query_one("#side", Static).update("context\n██████░░\n40 / 128K tokens")
         await pilot.pause()
@@ -276,3 +280,28 @@ async def test_graphemes_terminals_disagree_on_are_placed_again():
             assert re.match(r"\x1b\[\d+;\d+H", frame[match.end() :]), frame[match.start() :][:40]
     rows = ["".join(cell or "?" for cell in row) for row in writer._texts]
     assert any("love ???and a coder here" in row for row in rows), rows
+
+
+def test_a_combining_mark_that_starts_a_run_joins_the_cell_before_it():
+    """Textual may cut a styled run just before a combining accent: the accent still goes
+    with the letter before it, and nothing after it moves."""
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.geometry import Region
+    from textual.strip import Strip
+
+    bold = Style(bold=True)
+    lines = [
+        [Strip([Segment("cafe"), Segment("\u0301 au lait", bold), Segment("   ")])],
+        [Strip([Segment("x" * 16)])],
+    ]
+    twins = Twins((16, 2))
+    for _ in range(2):  # drawn on an unknown screen, then on the kept one
+        update = LayoutUpdate(lines, Region(0, 0, 16, 2))
+        twins.compare(
+            update.render_segments(_Console()),
+            twins.writer.render(update, (16, 2), ColorSystem.TRUECOLOR),
+            (16, 2),
+            True,
+        )
+    assert twins.written.screen.display[0].startswith("caf\u00e9 au lait ")

@@ -64,11 +64,17 @@ def run_on_ray(
     it arrives; the number that failed.
 
     Raises:
-        RayBatchError: Ray is not installed or the cluster cannot be reached.
+        RayBatchError: Ray is not installed, the cluster cannot be reached, or the driver lost
+            it half-way.
     """
     ray = connect(address)
     try:
         return asyncio.run(_drive(ray, tasks, overrides, results, logs))
+    except (ray.exceptions.RayError, ConnectionError) as exc:
+        raise RayBatchError(
+            f"lost the Ray cluster at {address} ({type(exc).__name__}: {exc}); the finished "
+            f"tasks' results are in {results}: run the same command again to go on"
+        ) from None
     finally:
         ray.shutdown()
 

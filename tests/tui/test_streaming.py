@@ -505,3 +505,46 @@ async def test_the_workbench_streams_through_the_worker_unless_told_not_to(
         assert app.query(AssistantBlock).last().answer.text == PARAGRAPH
     if in_worker:
         assert shared_stream_process().pid not in (None, os.getpid())
+
+
+async def test_a_growing_answer_repaints_its_new_lines_not_all_of_them(monkeypatch):
+    """Each pause between words is a frame: the run and its frame draw again only the lines
+    that can have changed, where Textual repaints a widget whose height changes whole
+    (what the screen shows is what a whole answer shows: the test above)."""
+    from textual._styles_cache import StylesCache
+
+    from agent_tui.tui.widgets.one_layout import RepaintsGrowth
+
+    painted: dict[str, int] = {}
+    render_line = StylesCache.render_line
+
+    def counted(self, *args, **kwargs):
+        owner = getattr(self, "owner", None)
+        if owner is not None:
+            painted[owner] = painted.get(owner, 0) + 1
+        return render_line(self, *args, **kwargs)
+
+    monkeypatch.setattr(StylesCache, "render_line", counted)
+    text = "".join(f"Paragraph {n} of the answer, long enough to wrap across a line or two "
+                   f"at this width, with more words after it. " * 2 + "\n\n"
+                   for n in range(8))
+
+    async def stream() -> dict[str, int]:
+        painted.clear()
+        streamed = AssistantBlock("")
+        async with OnePage(streamed).run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            streamed._styles_cache.owner = "frame"
+            for word in re.findall(r"\s*\S+", text):
+                await streamed.add_text(word)
+                streamed.children[0]._styles_cache.owner = "run"
+                await pilot.pause()
+            assert streamed.text == text.rstrip()
+        return dict(painted)
+
+    growing = await stream()
+    monkeypatch.setattr(RepaintsGrowth, "_lines_kept", lambda self, old, new: 0)
+    monkeypatch.setattr(StreamedRun, "_unchanged_lines", lambda self, width: 0)
+    whole = await stream()
+    assert 0 < growing["run"] < whole["run"] / 2
+    assert 0 < growing["frame"] < whole["frame"] / 2

@@ -36,7 +36,7 @@ from textual.widgets.markdown import MarkdownBlock
 from ..outside_text import visible
 from .answer_pages import Page, closer, shown, split_pages, split_stream
 from .markdown_run import RunMarkdown, StreamedRun
-from .one_layout import SizedInOnePass
+from .one_layout import RepaintsGrowth, SizedInOnePass
 
 if TYPE_CHECKING:
     from .conversation import ConversationView
@@ -89,7 +89,7 @@ class Answer:
         return "".join(self.pages)
 
 
-class AssistantBlock(SizedInOnePass, RunMarkdown, can_focus=True):
+class AssistantBlock(RepaintsGrowth, SizedInOnePass, RunMarkdown, can_focus=True):
     """One page of the model's answer, framed as part of the whole.
 
     Args:

@@ -10,6 +10,8 @@ record their new size without asking for another.
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.geometry import Size
 
 
@@ -20,3 +22,39 @@ class SizedInOnePass:
                       layout: bool = True) -> bool:
         return super()._size_updated(  # type: ignore[misc]
             size, virtual_size, container_size, layout=False)
+
+
+class RepaintsGrowth:
+    """Mixed into a widget (before it): a new height, at the same width, repaints only the
+    lines that can differ, not all of them (Textual repaints a resized widget whole; a
+    streamed answer's page and run grow by a line or two a flush, and every line of them
+    was drawn again, 20 times a second).
+
+    By default the lines above the last one of the shorter height are kept, which holds
+    for a framed container (its rows are border and background; the bottom border
+    moves). A widget that draws content says how many of its top lines still hold in
+    :meth:`_lines_kept`.
+    """
+
+    def _lines_kept(self, old: Size, new: Size) -> int:
+        """Lines at the top whose drawing is the same at ``new`` as it was at ``old``
+        (sizes of the whole widget, border and padding included)."""
+        return max(0, min(old.height, new.height) - 1)
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
+                      layout: bool = True) -> bool:
+        widget: Any = self
+        old = widget._size  # as last laid out (``size`` already reads the new layout)
+        kept = (self._lines_kept(old, size)
+                if size.width == old.width and size.height != old.height else 0)
+        cache = widget._styles_cache
+        # Only lines drawn and not marked for drawing again since (a refresh of some lines
+        # before this layout marked them).
+        saved = {y: strip for y, strip in cache._cache.items()
+                 if y < kept and not cache.is_dirty(y)}
+        changed: bool = super()._size_updated(  # type: ignore[misc]
+            size, virtual_size, container_size, layout)
+        if saved:
+            cache._cache.update(saved)
+            cache._dirty_lines.difference_update(saved)
+        return changed

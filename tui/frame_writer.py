@@ -79,6 +79,8 @@ _MIN_SCROLL_GAIN = 24
 # Unchanged cells between two changed ones are rewritten rather than jumped over when
 # the gap is at most this wide (a cursor move is 6-8 bytes).
 _JOIN_GAP = 6
+# How many strips' and texts' cells are kept between frames (a few screens' worth).
+_STRIPS_KEPT = 8192
 # A band narrower than this (a scroll bar) is not worth scrolling.
 _MIN_SCROLL_WIDTH = 8
 
@@ -163,6 +165,9 @@ class FrameWriter:
         self._links: dict[str, Style] = {}
         self._ansi: dict[Style, str] = {}
         self._cells: dict[str, tuple[str, list[Cell], list[tuple[int, int]]]] = {}
+        self._strips: dict[
+            int, tuple[Strip, str, list[Cell], list[str], list[tuple[int, int]]]
+        ] = {}
         self._following = False
         self._unknown = True
         self._color_system = ColorSystem.TRUECOLOR
@@ -214,14 +219,14 @@ class FrameWriter:
         target_styles = list(self._styles)
         doubtful: list[tuple[int, int, int]] = []
         touched: dict[int, tuple[int, int]] = {}
-        for y, x, strip in self._writes(update):
+        for y, x, strip, stop in self._writes(update):
             if not 0 <= y < self.height:
                 continue
             texts, styles = target_texts[y], target_styles[y]
             if texts is self._texts[y]:
                 texts = target_texts[y] = list(texts)
                 styles = target_styles[y] = list(styles)
-            end = self._draw(texts, styles, x, strip, color_system, y, doubtful)
+            end = self._draw(texts, styles, x, strip, stop, color_system, y, doubtful)
             lo, hi = touched.get(y, (x, end))
             touched[y] = (min(lo, x), max(hi, end))
         if not touched:
@@ -238,22 +243,25 @@ class FrameWriter:
                 self._texts[y][column] = None
         return "".join(out)
 
-    def _writes(self, update: LayoutUpdate | ChopsUpdate) -> Iterable[tuple[int, int, Strip]]:
-        """(row, column, strip) for each strip the update draws, as Textual renders it."""
+    def _writes(
+        self, update: LayoutUpdate | ChopsUpdate
+    ) -> Iterable[tuple[int, int, Strip, int | None]]:
+        """(row, column, strip, the column it is cut at or None) for each strip the update
+        draws, as Textual renders it."""
         if isinstance(update, LayoutUpdate):
             for y, line in enumerate(update.strips, update.region.y):
                 x = update.region.x
                 for strip in line:
-                    yield y, x, strip
+                    yield y, x, strip, None
                     x += strip.cell_length
             return
         for y, x1, x2 in update.spans:
             for end, (x, strip) in zip(update.chop_ends[y], update.chops[y].items(), strict=False):
                 if strip is None or x > x2 or end <= x1:
                     continue
-                if not (x2 > x >= x1 and end <= x2):
-                    strip = strip.crop(0, min(end, x2) - x)
-                yield y, x, strip
+                # Textual crops such a strip; cut here instead, so that the strip is one
+                # whose cells are known already.
+                yield y, x, strip, None if x2 > x >= x1 and end <= x2 else min(end, x2)
 
     def _style_key(self, style: Style | None, color_system: ColorSystem) -> str:
         """The SGR parameters of ``style`` ("" for none); a style with a link gets a key of
@@ -262,6 +270,8 @@ class FrameWriter:
             return ""
         key = self._ansi.get(style)
         if key is None:
+            if len(self._ansi) > _STRIPS_KEPT:
+                self._ansi.clear()
             key = Strip.render_ansi(style, color_system)
             if style.link:
                 key = f"{key}\x00{style.link_id}\x00{style.link}"
@@ -275,57 +285,88 @@ class FrameWriter:
         styles: list[str],
         x: int,
         strip: Strip,
+        stop: int | None,
         color_system: ColorSystem,
         y: int,
         doubtful: list[tuple[int, int, int]],
     ) -> int:
-        """Puts ``strip`` at column ``x`` of one row; returns the column after it."""
+        """Puts ``strip`` at column ``x`` of one row, cut at column ``stop`` if given;
+        returns the column after it."""
         width = self.width
         if 0 < x < width and texts[x] == "":  # drawn over the right half of a wide character
             texts[x - 1] = None
-        ansi = self._ansi
-        for text, style, control in strip:
-            if control or not text:
-                continue
-            key = "" if style is None else ansi.get(style)
-            if key is None:
-                key = self._style_key(style, color_system)
-            if text.isascii():
-                n = min(len(text), width - x)
-                if n <= 0:
-                    break
-                texts[x : x + n] = text[:n]
-                styles[x : x + n] = [key] * n
-                x += n
-                continue
-            cached = self._cells.get(text)
-            if cached is None:
-                if len(self._cells) > 4096:
-                    self._cells.clear()
-                cached = self._cells[text] = _cells_of(text)
-            leading, cells, doubts = cached
-            if leading:
-                joined = x - 1 if x < 2 or texts[x - 1] != "" else x - 2
-                if 0 <= joined < width and texts[joined]:
-                    texts[joined] = cast("str", texts[joined]) + leading
-                    doubtful.append((y, joined, 1))
-            n = len(cells)
-            if x + n > width:  # cut at the screen's edge
-                n = max(0, width - x)
-                cells = cells[:n]
-                if n and len(cells) < len(cached[1]) and cached[1][n] == "":
-                    cells[-1] = None  # half a wide character: unknown
-                if n == 0:
-                    break
-            texts[x : x + n] = cells
-            styles[x : x + n] = [key] * n
-            for offset, cells_wide in doubts:
-                if offset < n:
-                    doubtful.append((y, x + offset, cells_wide))
-            x += n
+        # Textual hands over the same strip objects frame after frame (its line and chop
+        # caches), so a strip's cells are worked out once.
+        drawn = self._strips.get(id(strip))
+        if drawn is None or drawn[0] is not strip:
+            if len(self._strips) > _STRIPS_KEPT:
+                self._strips.clear()
+            drawn = self._strips[id(strip)] = self._cells_of_strip(strip, color_system)
+        _, leading, cells, keys, doubts = drawn
+        if leading:
+            joined = x - 1 if x < 2 or texts[x - 1] != "" else x - 2
+            if 0 <= joined < width and texts[joined]:
+                texts[joined] = cast("str", texts[joined]) + leading
+                doubtful.append((y, joined, 1))
+        n = len(cells)
+        limit = width if stop is None else min(stop, width)
+        if x + n > limit:  # cut
+            n = max(0, limit - x)
+            half = n < len(cells) and cells[n] == ""
+            if half and stop is not None and n:  # Textual's crop makes it a space
+                return self._draw(
+                    texts, styles, x, strip.crop(0, n), None, color_system, y, doubtful
+                )
+            cells, keys = cells[:n], keys[:n]
+            if half and n:
+                cells[-1] = None  # half a wide character at the screen's edge: unknown
+        texts[x : x + n] = cells
+        styles[x : x + n] = keys
+        for offset, cells_wide in doubts:
+            if offset < n:
+                doubtful.append((y, x + offset, cells_wide))
+        x += n
         if x < width and texts[x] == "":  # the right half of a wide character left alone
             texts[x] = None
         return x
+
+    def _cells_of_strip(
+        self, strip: Strip, color_system: ColorSystem
+    ) -> tuple[Strip, str, list[Cell], list[str], list[tuple[int, int]]]:
+        """(strip, the zero-width characters it starts with, its cells, their style keys,
+        (offset, width) of its doubtful graphemes)."""
+        cells: list[Cell] = []
+        keys: list[str] = []
+        doubts: list[tuple[int, int]] = []
+        strip_leading = ""
+        for text, style, control in strip:
+            if control or not text:
+                continue
+            key = self._style_key(style, color_system)
+            if text.isascii():
+                cells += text
+                keys += [key] * len(text)
+                continue
+            cached = self._cells.get(text)
+            if cached is None:
+                if len(self._cells) > _STRIPS_KEPT:
+                    self._cells.clear()
+                cached = self._cells[text] = _cells_of(text)
+            leading, text_cells, text_doubts = cached
+            if leading:  # joins the cell before: in this strip, or the one before it
+                joined = len(cells) - 1
+                while joined >= 0 and cells[joined] == "":
+                    joined -= 1
+                if joined >= 0 and cells[joined]:
+                    cells[joined] = cast("str", cells[joined]) + leading
+                    doubts.append((joined, 1))
+                elif not cells:
+                    strip_leading += leading
+            offset = len(cells)
+            cells += text_cells
+            keys += [key] * len(text_cells)
+            doubts += [(offset + at, wide) for at, wide in text_doubts]
+        return strip, strip_leading, cells, keys, doubts
 
     # -- the scroll of a band
 

@@ -305,3 +305,27 @@ def test_a_combining_mark_that_starts_a_run_joins_the_cell_before_it():
             True,
         )
     assert twins.written.screen.display[0].startswith("caf\u00e9 au lait ")
+
+
+def test_a_span_that_ends_inside_a_wide_character_is_cut_as_textual_cuts_it():
+    from rich.segment import Segment
+    from textual.geometry import Region
+    from textual.strip import Strip
+
+    size = (10, 1)
+    twins = Twins(size)
+    first = LayoutUpdate([[Strip([Segment("0123456789")])]], Region(0, 0, 10, 1))
+    twins.compare(
+        first.render_segments(_Console()),
+        twins.writer.render(first, size, ColorSystem.TRUECOLOR),
+        size,
+        True,
+    )
+    for x2 in (3, 4, 5):  # the span ends inside 漢, after it, inside 字
+        update = ChopsUpdate([{0: Strip([Segment("ab漢字cdef")])}], [(0, 0, x2)], [[10]])
+        twins.compare(
+            update.render_segments(_Console()),
+            twins.writer.render(update, size, ColorSystem.TRUECOLOR),
+            size,
+            False,
+        )

@@ -79,8 +79,9 @@ _MIN_SCROLL_GAIN = 24
 # Unchanged cells between two changed ones are rewritten rather than jumped over when
 # the gap is at most this wide (a cursor move is 6-8 bytes).
 _JOIN_GAP = 6
-# How many strips' and texts' cells are kept between frames (a few screens' worth).
-_STRIPS_KEPT = 8192
+# How many strips' and texts' cells are kept between frames (a few frames' worth; a
+# kept strip holds its segments: ~3 KB with its cells).
+_STRIPS_KEPT = 1024
 # A band narrower than this (a scroll bar) is not worth scrolling.
 _MIN_SCROLL_WIDTH = 8
 
@@ -168,6 +169,7 @@ class FrameWriter:
         self._strips: dict[
             int, tuple[Strip, str, list[Cell], list[str], list[tuple[int, int]]]
         ] = {}
+        self._older_strips = self._strips.copy()
         self._following = False
         self._unknown = True
         self._color_system = ColorSystem.TRUECOLOR
@@ -297,11 +299,16 @@ class FrameWriter:
             texts[x - 1] = None
         # Textual hands over the same strip objects frame after frame (its line and chop
         # caches), so a strip's cells are worked out once.
-        drawn = self._strips.get(id(strip))
+        # Two generations: the strips of the last few frames stay, older ones go.
+        key = id(strip)
+        drawn = self._strips.get(key)
         if drawn is None or drawn[0] is not strip:
-            if len(self._strips) > _STRIPS_KEPT:
-                self._strips.clear()
-            drawn = self._strips[id(strip)] = self._cells_of_strip(strip, color_system)
+            drawn = self._older_strips.get(key)
+            if drawn is None or drawn[0] is not strip:
+                drawn = self._cells_of_strip(strip, color_system)
+            if len(self._strips) >= _STRIPS_KEPT:
+                self._older_strips, self._strips = self._strips, {}
+            self._strips[key] = drawn
         _, leading, cells, keys, doubts = drawn
         if leading:
             joined = x - 1 if x < 2 or texts[x - 1] != "" else x - 2

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from rich.console import Console, RenderableType
+    from rich.segment import Segment
     from rich.style import Style
     from textual.app import App
 
@@ -79,8 +80,7 @@ _MIN_SCROLL_GAIN = 24
 # Unchanged cells between two changed ones are rewritten rather than jumped over when
 # the gap is at most this wide (a cursor move is 6-8 bytes).
 _JOIN_GAP = 6
-# How many strips' and texts' cells are kept between frames (a few frames' worth; a
-# kept strip holds its segments: ~3 KB with its cells).
+# How many lines' and texts' cells are kept between frames (a few frames' worth).
 _STRIPS_KEPT = 1024
 # A band narrower than this (a scroll bar) is not worth scrolling.
 _MIN_SCROLL_WIDTH = 8
@@ -167,7 +167,7 @@ class FrameWriter:
         self._ansi: dict[Style, str] = {}
         self._cells: dict[str, tuple[str, list[Cell], list[tuple[int, int]]]] = {}
         self._strips: dict[
-            int, tuple[Strip, str, list[Cell], list[str], list[tuple[int, int]]]
+            tuple[Segment, ...], tuple[str, list[Cell], list[str], list[tuple[int, int]]]
         ] = {}
         self._older_strips = self._strips.copy()
         self._following = False
@@ -297,19 +297,20 @@ class FrameWriter:
         width = self.width
         if 0 < x < width and texts[x] == "":  # drawn over the right half of a wide character
             texts[x - 1] = None
-        # Textual hands over the same strip objects frame after frame (its line and chop
-        # caches), so a strip's cells are worked out once.
-        # Two generations: the strips of the last few frames stay, older ones go.
-        key = id(strip)
-        drawn = self._strips.get(key)
-        if drawn is None or drawn[0] is not strip:
-            drawn = self._older_strips.get(key)
-            if drawn is None or drawn[0] is not strip:
+        # The same lines come back frame after frame (one row further up), so the cells
+        # of a run of segments are worked out once. Kept by content, not by strip: a kept
+        # strip would keep Textual's caches of it alive. Two generations: the lines of the
+        # last few frames stay, older ones go.
+        segments = tuple(strip)
+        drawn = self._strips.get(segments)
+        if drawn is None:
+            drawn = self._older_strips.get(segments)
+            if drawn is None:
                 drawn = self._cells_of_strip(strip, color_system)
             if len(self._strips) >= _STRIPS_KEPT:
                 self._older_strips, self._strips = self._strips, {}
-            self._strips[key] = drawn
-        _, leading, cells, keys, doubts = drawn
+            self._strips[segments] = drawn
+        leading, cells, keys, doubts = drawn
         if leading:
             joined = x - 1 if x < 2 or texts[x - 1] != "" else x - 2
             if 0 <= joined < width and texts[joined]:
@@ -339,8 +340,8 @@ class FrameWriter:
 
     def _cells_of_strip(
         self, strip: Strip, color_system: ColorSystem
-    ) -> tuple[Strip, str, list[Cell], list[str], list[tuple[int, int]]]:
-        """(strip, the zero-width characters it starts with, its cells, their style keys,
+    ) -> tuple[str, list[Cell], list[str], list[tuple[int, int]]]:
+        """(the zero-width characters ``strip`` starts with, its cells, their style keys,
         (offset, width) of its doubtful graphemes)."""
         cells: list[Cell] = []
         keys: list[str] = []
@@ -373,7 +374,7 @@ class FrameWriter:
             cells += text_cells
             keys += [key] * len(text_cells)
             doubts += [(offset + at, wide) for at, wide in text_doubts]
-        return strip, strip_leading, cells, keys, doubts
+        return strip_leading, cells, keys, doubts
 
     # -- the scroll of a band
 

@@ -23,7 +23,8 @@ sequential, Ray, pool for two rounds):
 
 Printed: wall times and ratios (goals: Ray within 1.3x of the pool; both at least 10x faster
 than sequential), and peak memory: each batch worker's (``worker_peak_mb`` in the results)
-beside one ``-p`` run's (its ``ru_maxrss``, from ``wait4``); goal: within 10 %. Every task
+beside one ``-p`` run's (its ``ru_maxrss``, from ``wait4``); goal: within 10 %. Beside them, the
+peak of a Ray worker that ran an empty task (Ray's own share of a Ray worker). Every task
 must pass its check in every mode. Exits 1 when a run fails or a goal is missed.
 """
 
@@ -48,7 +49,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from benchmarks.local_ray import RayClusterError, ray_cluster, ray_missing  # noqa: E402
+from benchmarks.local_ray import (  # noqa: E402
+    RayClusterError,
+    bare_worker_peak_mb,
+    ray_cluster,
+    ray_missing,
+)
 from tests.fakes.providers import FakeProvider, RecordedRequest, Reply, ToolCall  # noqa: E402
 
 TOOL_CALLS = 3
@@ -253,7 +259,7 @@ def run_batch(
         ):
             raise BenchError(f"{label}: {task.id} did not pass: {json.dumps(result)[:1500]}")
         task_s.append(float(result.get("wall_time") or 0.0))
-        worker = result.get("worker_node", ""), result.get("worker_pid")
+        worker = result.get("node_id", ""), result.get("worker_pid")
         if isinstance(result.get("worker_peak_mb"), int | float):
             peaks[worker] = max(peaks.get(worker, 0.0), float(result["worker_peak_mb"]))
     return Measured(wall, list(peaks.values()), task_s)
@@ -404,7 +410,8 @@ def measure(
             print(f"sequential: {sequential.wall_s:.1f} s", flush=True)
     loads.append(load_average())
     assert sequential is not None
-    return report(workers, len(tasks), pool, ray, sequential, no_ray, loads)
+    bare = bare_worker_peak_mb(address, env) if address is not None else None
+    return report(workers, len(tasks), pool, ray, sequential, no_ray, loads, bare)
 
 
 def report(
@@ -415,6 +422,7 @@ def report(
     sequential: Measured,
     no_ray: str | None,
     loads: list[str],
+    ray_bare_mb: float | None,
 ) -> int:
     """Print the figures and verdicts; 0 when every goal is met."""
     pool_s = median([m.wall_s for m in pool])
@@ -432,15 +440,15 @@ def report(
         f"same fake provider, same run; load average (1 / 5 min) {loads[0]} before, "
         f"{loads[1]} after\n"
     )
-    print(f"{'':<48}{'wall s':>9}{'runs':>14}{'wall / task':>13}{'a task, median':>16}")
+    print(f"{'':<48}{'wall s':>9}{'wall / task':>13}{'a task, median':>16}   runs, s")
     for label, runs, wall in rows:
         each = ", ".join(f"{m.wall_s:.1f}" for m in runs)
         one = median([s for m in runs for s in m.task_s])
-        print(f"{label:<48}{wall:>9.1f}{each:>14}{wall / count:>13.2f}{one:>16.2f}")
+        print(f"{label:<48}{wall:>9.1f}{wall / count:>13.2f}{one:>16.2f}   {each}")
     print(
         f"{f'{count} x agent-tui -p, one after another':<48}{sequential.wall_s:>9.1f}"
-        f"{f'{sequential.wall_s:.1f}':>14}{sequential.wall_s / count:>13.2f}"
-        f"{median(sequential.task_s):>16.2f}"
+        f"{sequential.wall_s / count:>13.2f}{median(sequential.task_s):>16.2f}"
+        f"   {sequential.wall_s:.1f}"
     )
     print(
         "(a task, median: its wall_time in the results, setup to check, inside a warm "
@@ -486,6 +494,8 @@ def report(
             f"{worst / run_peak - 1:+.1%} of a -p run (goal within {MEMORY_GOAL:.0%}): "
             f"{verdict(met[-1])}"
         )
+    if ray_bare_mb is not None:
+        print(f"(a Ray worker that ran an empty task, Ray's own share: {ray_bare_mb:.0f})")
     return 0 if all(met) else 1
 
 

@@ -161,3 +161,32 @@ def _end_processes_using(folder: str) -> None:
         if not pids:
             return
     raise RayClusterError(f"Ray processes still running after SIGKILL: {pids}")
+
+
+_BARE_WORKER = """
+import logging, sys
+import ray
+ray.init(address=sys.argv[1], logging_level=logging.ERROR, log_to_driver=False)
+
+@ray.remote(num_cpus=1)
+def peak():
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+print(ray.get(peak.remote()))
+"""
+
+
+def bare_worker_peak_mb(address: str, env: dict[str, str]) -> float:
+    """The peak resident memory of a Ray worker that ran an empty task, in MB: what Ray's
+    own runtime costs a worker before any work."""
+    done = subprocess.run(
+        [sys.executable, "-c", _BARE_WORKER, address],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    if done.returncode != 0:
+        raise RayClusterError(f"an empty Ray task failed:\n{done.stderr[-4000:]}")
+    return float(done.stdout.strip().splitlines()[-1])

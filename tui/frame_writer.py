@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections import Counter
 from functools import lru_cache
 from operator import ne
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from rich.cells import split_graphemes
 from rich.color import ColorSystem
@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from textual.app import App
 
 __all__ = ["FrameUpdate", "FrameWriter"]
+
+_C = TypeVar("_C", str, "str | None")
 
 Cell = str | None
 """The text a cell shows ("" for the right half of a wide character), None if unknown."""
@@ -199,7 +201,8 @@ class FrameWriter:
             for signal in (app.app_suspend_signal, app.app_resume_signal):
                 signal.subscribe(app, lambda _app: self.forget(), immediate=True)
         size = app.screen.outer_size
-        return FrameUpdate(self, renderable, (size.width, size.height))
+        # Textual's display takes its compositor's updates, which rich's types do not name.
+        return cast("RenderableType", FrameUpdate(self, renderable, (size.width, size.height)))
 
     # -- one frame
 
@@ -258,9 +261,11 @@ class FrameWriter:
                     x += strip.cell_length
             return
         for y, x1, x2 in update.spans:
-            for end, (x, strip) in zip(update.chop_ends[y], update.chops[y].items(), strict=False):
-                if strip is None or x > x2 or end <= x1:
+            chops = cast("dict[int, Strip | None]", update.chops[y])
+            for end, (x, chop) in zip(update.chop_ends[y], chops.items(), strict=False):
+                if chop is None or x > x2 or end <= x1:
                     continue
+                strip = chop
                 # Textual crops such a strip; cut here instead, so that the strip is one
                 # whose cells are known already.
                 yield y, x, strip, None if x2 > x >= x1 and end <= x2 else min(end, x2)
@@ -449,17 +454,12 @@ class FrameWriter:
         self.scrolls += 1
 
     def _shifted(
-        self,
-        rows: list[list[Cell]] | list[list[str]],
-        top: int,
-        bottom: int,
-        shift: int,
-        blank: str,
-    ) -> list[list[Cell]]:
+        self, rows: list[list[_C]], top: int, bottom: int, shift: int, blank: _C
+    ) -> list[list[_C]]:
         """Rows ``top``..``bottom`` as the terminal shows them after scrolling by ``shift``
         (positive: up)."""
         height = bottom - top + 1
-        moved: list[list[Cell]] = []
+        moved: list[list[_C]] = []
         for y in range(top, bottom + 1):
             source = y + shift
             if top <= source <= bottom:
@@ -475,7 +475,7 @@ class FrameWriter:
     ) -> int:
         """How many cells of a row differ (an unknown cell counts as differing)."""
         # An estimate: a cell whose text and colour both differ counts twice.
-        return sum(map(ne, texts, old_texts)) + sum(map(ne, styles, old_styles))
+        return int(sum(map(ne, texts, old_texts)) + sum(map(ne, styles, old_styles)))
 
     # -- bytes
 

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +22,7 @@ from ...core.modes.batch import (
     task_failed,
 )
 from .batch_progress import BatchProgress
+from .batch_worker import Worker
 from .cli_parser import (
     EXIT_FAILURE,
     EXIT_OK,
@@ -34,9 +32,6 @@ from .cli_parser import (
     settings_overrides,
     usage_error,
 )
-
-LOG_TAIL = 1_500
-"""Characters of a dead worker's log told in its task's result."""
 
 
 def batch_parser() -> argparse.ArgumentParser:
@@ -135,9 +130,7 @@ async def run_batch(tasks: list[Task], overrides: dict[str, Any], results: Path,
                     worker = await Worker.start(logs / f"worker-{slot}.log")
                 result = await worker.run(task, overrides)
                 if result is None:  # the worker died: the task fails, a new worker goes on
-                    result = {"id": task.id, "status": "failed", "folder": str(task.folder),
-                              "error": f"the worker died ({worker.exit_description()}); "
-                              f"the end of its log:\n{worker.log_tail()}"}
+                    result = worker.died(task)
                     worker = None
                 append_result(results, result)
                 counts["finished"] += 1
@@ -154,65 +147,3 @@ async def run_batch(tasks: list[Task], overrides: dict[str, Any], results: Path,
         ticking.cancel()
         progress.close()
     return counts["failed"]
-
-
-class Worker:
-    """One worker process and its log."""
-
-    def __init__(self, process: asyncio.subprocess.Process, log: Path) -> None:
-        self.process = process
-        self.log = log
-
-    @classmethod
-    async def start(cls, log: Path) -> Worker:
-        """A worker with litellm imported and ready for tasks."""
-        with log.open("ab") as handle:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "agent_tui.tui.cli.batch_worker",
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=handle,
-                limit=64 * 1024 * 1024)
-        worker = cls(process, log)
-        assert process.stdout is not None
-        await process.stdout.readline()  # {"ready": pid}, or EOF when it could not start
-        return worker
-
-    async def run(self, task: Task, overrides: dict[str, Any]) -> dict[str, Any] | None:
-        """The task's result, or None when the worker died before giving it."""
-        assert self.process.stdin is not None and self.process.stdout is not None
-        try:
-            self.process.stdin.write(json.dumps(
-                {"task": task.to_dict(), "overrides": overrides}).encode() + b"\n")
-            await self.process.stdin.drain()
-            line = await self.process.stdout.readline()
-        except (BrokenPipeError, ConnectionResetError):
-            line = b""
-        if not line:
-            await self.process.wait()
-            return None
-        result: dict[str, Any] = json.loads(line)
-        result["worker_pid"] = self.process.pid
-        return result
-
-    def exit_description(self) -> str:
-        code = self.process.returncode
-        if code is not None and code < 0:
-            return f"killed by signal {-code}"
-        return f"exit code {code}"
-
-    def log_tail(self) -> str:
-        try:
-            return self.log.read_text(encoding="utf-8", errors="replace")[-LOG_TAIL:].strip()
-        except OSError:
-            return "(no log)"
-
-    async def stop(self) -> None:
-        """Close its input and wait for it to end (killed after 10 s)."""
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        try:
-            await asyncio.wait_for(self.process.wait(), 10)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                self.process.kill()
-            await self.process.wait()
-

@@ -1,9 +1,10 @@
 """``agent-tui batch TASKS --ray [ADDRESS]``: the batch's tasks as Ray tasks on a cluster.
 
 Each task is one Ray task (one CPU, never retried by Ray) on whichever node has a CPU free.
-The node runs the local pool's worker code (:func:`.batch_worker.run_task`) in a Ray worker
-process, which keeps the engine and litellm imported for the next task it is given, and
-writes the task's session under its own ``AGENT_TUI_HOME``. Each result comes back to the
+Each Ray worker hands its tasks to a local pool worker (``python -m
+agent_tui.tui.cli.batch_worker``, :class:`PoolWorker`) that it starts on its first task and
+keeps for the next, so litellm is imported once per worker and lives outside Ray's runtime;
+the task's session is written under the node's own ``AGENT_TUI_HOME``. Each result comes back to the
 driver, which appends it to the one results file as it arrives, so resuming,
 ``--retry-failed`` and ``batch report`` work as for a local batch.
 
@@ -17,17 +18,18 @@ through Ray's runtime environment, whose agent writes its ``env_vars`` into its 
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
 import os
-import resource
 import socket
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.modes.batch import Task, append_result, task_failed
 from ...core.setting_fields import SETTINGS
 from .batch_progress import BatchProgress
+
+if TYPE_CHECKING:
+    from .batch_worker import Worker
 
 INSTALL_HINT = "pip install 'agent-tui[ray]'"
 """How to get Ray, as the errors say it."""
@@ -226,20 +228,13 @@ def run_on_node(
 ) -> tuple[dict[str, Any], str]:
     """One task in a Ray worker on a node: its result line and its log.
 
-    The worker process keeps the engine and litellm imported between tasks, as a worker of
-    the local pool does."""
+    The task runs in the Ray worker's pool worker (see :class:`PoolWorker`), so its peak
+    memory (``worker_peak_mb``) is a local pool worker's, without Ray's runtime."""
     import ray
 
-    from .batch_worker import run_task
-
-    os.environ.update(shared["env"])
     task = Task.from_dict(task_data)
     context = ray.get_runtime_context()
-    node = {
-        "node_id": context.get_node_id(),
-        "node_ip": ray.util.get_node_ip_address(),
-        "worker_pid": os.getpid(),
-    }
+    node = {"node_id": context.get_node_id(), "node_ip": ray.util.get_node_ip_address()}
     if not task.folder.is_dir():
         return {
             "id": task.id,
@@ -252,12 +247,75 @@ def run_on_node(
             "same checkout on each node",
             **node,
         }, ""
-    from ...core.providers.litellm import preload
+    result, log_text = PoolWorker.of_this_process().run(task, shared)
+    result.update(node)
+    return result, log_text
 
-    preload()  # a no-op once this worker process has imported litellm
-    log = io.StringIO()
-    result = run_task(task, shared["overrides"], log)
-    result.update(
-        node, worker_peak_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    )
-    return result, log.getvalue()
+
+class PoolWorker:
+    """The local pool's worker process (:class:`.batch_worker.Worker`) that runs a Ray worker's
+    tasks: started on its first task, kept for its next ones, replaced when it died.
+
+    litellm and the engine live there, not beside Ray's own runtime in the Ray worker (which
+    alone peaks at ~80 MB). The credentials reach it through its environment, never its
+    command line. It ends with its Ray worker: its stdin closes, and the kernel ends it
+    mid-task too (:func:`.batch_worker._end_with_parent`)."""
+
+    _kept: PoolWorker | None = None
+
+    def __init__(self) -> None:
+        # One loop for the worker's life: its pipes and process belong to the loop that
+        # started them, and a Ray worker runs its tasks one after another on one thread.
+        self.loop = asyncio.new_event_loop()
+        self.log = _log_folder() / f"agent-tui-batch-worker-{os.getpid()}.log"
+        self.worker: Worker | None = None
+        self.env: dict[str, str] = {}
+
+    @classmethod
+    def of_this_process(cls) -> PoolWorker:
+        """This Ray worker's (made on first use)."""
+        if cls._kept is None:
+            cls._kept = cls()
+        return cls._kept
+
+    def run(self, task: Task, shared: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """The task's result from the pool worker, and what the worker logged meanwhile."""
+        from .batch_worker import Worker
+
+        worker = self.worker
+        if worker is not None:
+            self.loop.run_until_complete(asyncio.sleep(0))  # hear of an exit while idle
+            if worker.process.returncode is not None or self.env != shared["env"]:
+                self.loop.run_until_complete(worker.stop())
+                worker = None
+        if worker is None:
+            os.environ.update(shared["env"])  # the pool worker inherits them
+            worker = self.loop.run_until_complete(Worker.start(self.log))
+            self.worker, self.env = worker, dict(shared["env"])
+        result = self.loop.run_until_complete(worker.run(task, shared["overrides"]))
+        if result is None:
+            result = worker.died(task)
+            self.worker = None
+        return result, self._log_taken()
+
+    def _log_taken(self) -> str:
+        """The log written since the last task (the file is emptied: the driver keeps it)."""
+        try:
+            with self.log.open("r+", encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+                handle.truncate(0)
+        except OSError:
+            return ""
+        return text
+
+
+def _log_folder() -> Path:
+    """Ray's log folder on this node (beside the Ray worker's own logs), else the temp folder."""
+    import tempfile
+
+    try:
+        import ray
+
+        return Path(ray._private.worker.global_worker.node.get_logs_dir_path())
+    except Exception:  # noqa: BLE001 - a private API of Ray's: fall back when it moves
+        return Path(tempfile.gettempdir())

@@ -9,6 +9,7 @@ the batch keeps in the worker's log). Nothing here imports textual.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
 import os
@@ -22,6 +23,8 @@ from ...core.modes.batch import Task
 
 CHECK_OUTPUT = 2_000
 """Characters of the end of a setup's or check's output a result keeps."""
+LOG_TAIL = 1_500
+"""Characters of a dead worker's log told in its task's result."""
 
 
 def run_task(task: Task, overrides: dict[str, Any], log: TextIO) -> dict[str, Any]:
@@ -270,8 +273,92 @@ def _last_json(text: str) -> dict[str, Any]:
     return {}
 
 
+class Worker:
+    """One worker process and its log."""
+
+    def __init__(self, process: asyncio.subprocess.Process, log: Path) -> None:
+        self.process = process
+        self.log = log
+
+    @classmethod
+    async def start(cls, log: Path) -> Worker:
+        """A worker with litellm imported and ready for tasks."""
+        with log.open("ab") as handle:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "agent_tui.tui.cli.batch_worker",
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=handle,
+                limit=64 * 1024 * 1024)
+        worker = cls(process, log)
+        assert process.stdout is not None
+        await process.stdout.readline()  # {"ready": pid}, or EOF when it could not start
+        return worker
+
+    async def run(self, task: Task, overrides: dict[str, Any]) -> dict[str, Any] | None:
+        """The task's result, or None when the worker died before giving it."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            self.process.stdin.write(json.dumps(
+                {"task": task.to_dict(), "overrides": overrides}).encode() + b"\n")
+            await self.process.stdin.drain()
+            line = await self.process.stdout.readline()
+        except (BrokenPipeError, ConnectionResetError):
+            line = b""
+        if not line:
+            await self.process.wait()
+            return None
+        result: dict[str, Any] = json.loads(line)
+        result["worker_pid"] = self.process.pid
+        return result
+
+    def died(self, task: Task) -> dict[str, Any]:
+        """The result of the task this worker died running: failed, with the end of its log."""
+        return {"id": task.id, "status": "failed", "folder": str(task.folder),
+                "error": f"the worker died ({self.exit_description()}); "
+                f"the end of its log:\n{self.log_tail()}"}
+
+    def exit_description(self) -> str:
+        code = self.process.returncode
+        if code is not None and code < 0:
+            return f"killed by signal {-code}"
+        return f"exit code {code}"
+
+    def log_tail(self) -> str:
+        try:
+            return self.log.read_text(encoding="utf-8", errors="replace")[-LOG_TAIL:].strip()
+        except OSError:
+            return "(no log)"
+
+    async def stop(self) -> None:
+        """Close its input and wait for it to end (killed after 10 s)."""
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            await asyncio.wait_for(self.process.wait(), 10)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+            await self.process.wait()
+
+
+def _end_with_parent() -> None:
+    """Have the kernel end this worker when the process that started it dies (a batch driver
+    or a Ray worker killed mid-task): its stdin closing only ends it between tasks, and a task
+    left running would go on editing its folder beside the rerun of the same task."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    parent = os.getppid()
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() != parent:  # it died before the kernel was told
+        os._exit(1)
+
+
 def main() -> int:
     """Serve tasks from stdin until it closes."""
+    _end_with_parent()
     protocol = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1, encoding="utf-8")
     sys.stdout.flush()
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints go to the log

@@ -37,7 +37,14 @@ def node_env(home: Path) -> dict[str, str]:
         for k, v in os.environ.items()
         if not k.endswith("_API_KEY") and not k.startswith(("AGENT_TUI_", "RAY_"))
     }
-    env.update(AGENT_TUI_HOME=str(home), RAY_USAGE_STATS_ENABLED="0")
+    env.update(
+        AGENT_TUI_HOME=str(home),
+        RAY_USAGE_STATS_ENABLED="0",
+        # Ray's own clean-up of a dead worker's children off: the batch must not rely on it.
+        RAY_kill_child_processes_on_worker_exit="false",
+        RAY_kill_child_processes_on_worker_exit_with_raylet_subreaper="false",
+        RAY_process_group_cleanup_enabled="false",
+    )
     return env
 
 
@@ -153,8 +160,10 @@ class RayCluster:
 
     def processes(self) -> list[int]:
         """Pids of live processes that belong to this cluster (their command line names its
-        folder, or they are in one of its process groups)."""
+        folder, they are in one of its process groups, or they are batch pool workers its
+        Ray workers started: their AGENT_TUI_HOME is one of the nodes')."""
         groups = {node.group for node in self.nodes}
+        pool = self.pool_workers()
         found = []
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
@@ -166,8 +175,30 @@ class RayCluster:
                 continue
             if state[0] == "Z":
                 continue  # already dead, waiting for its parent to read its status
-            if str(self.root).encode() in command or int(state[2]) in groups:
+            if (
+                str(self.root).encode() in command
+                or int(state[2]) in groups
+                or int(entry.name) in pool
+            ):
                 found.append(int(entry.name))
+        return found
+
+    def pool_workers(self) -> dict[int, int]:
+        """The live batch pool workers the cluster's Ray workers started: pid -> parent pid."""
+        homes = {f"AGENT_TUI_HOME={node.home}".encode() for node in self.nodes}
+        found = {}
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                if b"agent_tui.tui.cli.batch_worker" not in (entry / "cmdline").read_bytes():
+                    continue
+                environ = set((entry / "environ").read_bytes().split(b"\0"))
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if state[0] != "Z" and environ & homes:
+                found[int(entry.name)] = int(state[1])
         return found
 
     def stop(self) -> None:

@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -35,13 +36,22 @@ SLOW_SECONDS = 4.0
 """How long the fake provider takes over a ``slow`` task's first answer."""
 
 
+HELD = threading.Event()
+"""Set to let a ``hold write NAME`` task's first answer go."""
+
+
 def by_prompt(request: RecordedRequest) -> Reply:
-    """``write NAME`` writes NAME.txt then answers; ``slow write NAME`` first waits."""
+    """``write NAME`` writes NAME.txt then answers; ``slow write NAME`` first waits;
+    ``hold write NAME`` first waits until :data:`HELD` is set; ``die`` kills its worker."""
     prompt = request.last_user_text()
-    match = re.match(r"(slow )?write (\S+)", prompt)
+    if prompt == "die" and not request.tool_results():
+        return Reply(tool_calls=[ToolCall("shell", {"command": "kill -9 $PPID"})])
+    match = re.match(r"(slow |hold )?write (\S+)", prompt)
     if match and not request.tool_results():
-        if match[1]:
+        if match[1] == "slow ":
             time.sleep(SLOW_SECONDS)
+        elif match[1] == "hold ":
+            HELD.wait(120)
         return Reply(
             tool_calls=[
                 ToolCall("write_file", {"file_path": f"{match[2]}.txt", "content": f"{match[2]}\n"})
@@ -154,6 +164,17 @@ def test_twenty_tasks_spread_over_the_nodes_and_the_key_stays_out_of_files(clust
     assert ENV_KEY not in cluster.logs_text()
     assert ENV_KEY not in done.stdout + done.stderr
     assert "[20/20]" in done.stderr and "20 done, 0 failed" in done.stderr
+    # Each task ran in a pool worker its Ray worker kept (not in the Ray worker, whose own
+    # runtime would count in the peak), and none outlives the batch's Ray workers.
+    assert all(r["worker_peak_mb"] > 0 for r in found.values())
+    wait_until_no_pool_workers(cluster)
+
+
+def wait_until_no_pool_workers(cluster: RayCluster) -> None:
+    deadline = time.monotonic() + 60
+    while left := cluster.pool_workers():
+        assert time.monotonic() < deadline, f"pool workers outlived their Ray workers: {left}"
+        time.sleep(0.2)
 
 
 @needs_ray
@@ -277,6 +298,72 @@ def test_without_ray_installed_the_error_says_how_to_install_it(fake, tmp_path):
     assert "--ray needs Ray, which is not installed" in done.stderr
     assert "pip install 'agent-tui[ray]'" in done.stderr
     assert fake.requests == []
+
+
+@needs_ray
+def test_a_pool_worker_that_dies_fails_its_task_with_its_log_and_is_replaced(
+    cluster, fake, tmp_path
+):
+    tasks = tasks_file(
+        tmp_path,
+        {"id": "doomed", "prompt": "die"},
+        *({"id": f"after{n}", "prompt": f"write after{n}"} for n in range(1, 5)),
+    )
+    done = subprocess.run(
+        batch_command(fake, str(tasks), "--ray", cluster.address),
+        cwd=tmp_path,
+        env=driver_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1, done.stderr
+    found = {result["id"]: result for result in result_lines(tmp_path)}
+    assert found["doomed"]["status"] == "failed"
+    assert "the worker died (killed by signal 9); the end of its log:" in found["doomed"]["error"]
+    assert "--- task doomed in" in found["doomed"]["error"]
+    for n in range(1, 5):  # the Ray worker whose pool worker died started another one
+        assert found[f"after{n}"]["status"] == "done", found[f"after{n}"]
+    assert "4 done, 1 failed" in done.stderr
+    wait_until_no_pool_workers(cluster)
+
+
+@needs_ray
+def test_a_ray_worker_killed_mid_task_takes_its_pool_worker_with_it(cluster, fake, tmp_path):
+    wait_until_no_pool_workers(cluster)
+    tasks = tasks_file(tmp_path, {"id": "held", "prompt": "hold write held"})
+    HELD.clear()
+    driver = subprocess.Popen(
+        batch_command(fake, str(tasks), "--ray", cluster.address),
+        cwd=tmp_path,
+        env=driver_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while not fake.requests:  # the task's pool worker waits for the held answer
+            assert driver.poll() is None, driver.communicate()[1]
+            assert time.monotonic() < deadline, "the task never asked the model"
+            time.sleep(0.1)
+        [(pool_pid, ray_worker_pid)] = cluster.pool_workers().items()
+        os.kill(ray_worker_pid, signal.SIGKILL)
+        # The pool worker ends with its Ray worker, not when its task would have ended.
+        deadline = time.monotonic() + 60
+        while pool_pid in cluster.pool_workers():
+            assert time.monotonic() < deadline, "the pool worker outlived its Ray worker"
+            time.sleep(0.1)
+        HELD.set()
+        _, stderr = driver.communicate(timeout=300)
+    finally:
+        HELD.set()
+        if driver.poll() is None:
+            driver.kill()
+    assert driver.returncode == 1, stderr
+    [result] = result_lines(tmp_path)
+    assert "was lost: its Ray worker or node died" in result["error"], result
+    assert len(fake.requests) == 1 and not (tmp_path / "held.txt").exists()
 
 
 @needs_ray

@@ -508,9 +508,10 @@ async def test_the_workbench_streams_through_the_worker_unless_told_not_to(
 
 
 async def test_a_growing_answer_repaints_its_new_lines_not_all_of_them(monkeypatch):
-    """Each pause between words is a frame: the run and its frame draw again only the lines
-    that can have changed, where Textual repaints a widget whose height changes whole
-    (what the screen shows is what a whole answer shows: the test above)."""
+    """Each pause between words is a frame: the answer's frame draws again only its rows
+    that can have changed (the bottom border moves), where Textual repaints a widget whose
+    height changes whole (what the screen shows is what a whole answer shows: the test
+    above)."""
     from textual._styles_cache import StylesCache
 
     from agent_tui.tui.widgets.one_layout import RepaintsGrowth
@@ -537,14 +538,28 @@ async def test_a_growing_answer_repaints_its_new_lines_not_all_of_them(monkeypat
             streamed._styles_cache.owner = "frame"
             for word in re.findall(r"\s*\S+", text):
                 await streamed.add_text(word)
-                streamed.children[0]._styles_cache.owner = "run"
                 await pilot.pause()
             assert streamed.text == text.rstrip()
         return dict(painted)
 
     growing = await stream()
     monkeypatch.setattr(RepaintsGrowth, "_lines_kept", lambda self, old, new: 0)
-    monkeypatch.setattr(StreamedRun, "_unchanged_lines", lambda self, width: 0)
     whole = await stream()
-    assert 0 < growing["run"] < whole["run"] / 2
     assert 0 < growing["frame"] < whole["frame"] / 2
+
+
+async def test_every_line_of_a_fast_answer_is_on_screen_whole(fake_provider, tmp_path):
+    """Paragraphs streamed word by word, fast, each flush growing the last paragraph's last
+    line or starting the next: what the screen shows at the end has every word, in order
+    (no line left as an earlier flush drew it)."""
+    words = [f"w{n:04d}" for n in range(900)]
+    text = "".join(word + ("\n\n" if n % 40 == 39 else " ") for n, word in enumerate(words))
+    fake_provider.script(Reply(text=text, chunk_size=6, pause=0.0005))
+    app = app_for(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "go")
+        await until(pilot, lambda: not app.busy, timeout=60)
+        await pilot.pause(0.3)
+        shown = [int(n) for line in screen_lines(app) for n in re.findall(r"w(\d{4})", line)]
+    assert len(shown) > 200
+    assert shown == list(range(shown[0], shown[0] + len(shown)))

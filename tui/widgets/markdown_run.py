@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from rich.cells import cell_len
 from textual.await_complete import AwaitComplete
 from textual.content import Content
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.widgets import Markdown
 from textual.widgets._markdown import (
     MarkdownBlock,
@@ -39,7 +39,7 @@ from textual.widgets._markdown import (
 )
 
 from .answer_pages import markdown_parser
-from .one_layout import RepaintsGrowth, SizedInOnePass
+from .one_layout import SizedInOnePass
 from .streamed_markdown import STREAMED_BLOCKS, StreamedList, StreamedParagraph
 
 if TYPE_CHECKING:
@@ -132,7 +132,7 @@ def block_lines(block: MarkdownBlock, width: int) -> list[Content]:
     return block._content.wrap(max(1, width)) or [Content()]
 
 
-class StreamedRun(RepaintsGrowth, SizedInOnePass, MarkdownBlock):
+class StreamedRun(SizedInOnePass, MarkdownBlock):
     """Headings, paragraphs and lists of paragraphs that follow one another, drawn as one
     widget.
 
@@ -159,9 +159,6 @@ class StreamedRun(RepaintsGrowth, SizedInOnePass, MarkdownBlock):
         """Whether the run ends its page (no blank line under it then)."""
         self._lines: dict[MarkdownBlock, tuple[int, list[Content]]] = {}
         self._drawn: tuple[int, Content, int] | None = None
-        self._kept = 0
-        """Lines at the top drawn as they were before the last :meth:`take`: a new height
-        repaints the lines below them only."""
         self._set_margin()
 
     @property
@@ -205,9 +202,7 @@ class StreamedRun(RepaintsGrowth, SizedInOnePass, MarkdownBlock):
         return self._drawn_lines(width)[1]
 
     def take(self, parts: list[MarkdownBlock]) -> None:
-        """Draw ``parts`` instead; a layout only when the run's height changes, and a
-        repaint of the lines from the first part that changed (a streamed answer's run
-        grows at its end: the lines above are not drawn again)."""
+        """Draw ``parts`` instead; a layout only when the run's height changes."""
         width = self.content_region.width
         before = self.content_region.height
         first = self.parts[0]
@@ -216,30 +211,8 @@ class StreamedRun(RepaintsGrowth, SizedInOnePass, MarkdownBlock):
         self._drawn = None
         if type(parts[0]) is not type(first):
             self._set_margin()
-        height = self._drawn_lines(width)[1] if width > 0 else 0
-        layout = width <= 0 or height != before
-        self._kept = self._unchanged_lines(width) if width > 0 else 0
-        if self._kept:
-            top = self.content_offset.y
-            self.refresh(Region(0, self._kept, width, max(height, before) - self._kept + top),
-                         layout=layout)
-        else:
-            self.refresh(layout=layout)
-
-    def _unchanged_lines(self, width: int) -> int:
-        """Lines at the top drawn by parts kept from before, at this width."""
-        lines = 0
-        for number, part in enumerate(self.parts):
-            drawn = self._lines.get(part)
-            if drawn is None or drawn[0] != width or number == len(self.parts) - 1:
-                return lines  # the last part is the one that grows
-            lines += (max(1, SPACE_ABOVE.get(type(part), 0)) if number else 0) + len(drawn[1])
-        return lines
-
-    def _lines_kept(self, old: Size, new: Size) -> int:
-        # What the last take() left as drawn; once.
-        kept, self._kept = self._kept, 0
-        return kept + self.content_offset.y if kept else 0
+        layout = width <= 0 or self._drawn_lines(width)[1] != before
+        self.refresh(layout=layout)
 
     async def _update_from_block(self, block: MarkdownBlock) -> None:
         """Take ``block``, the run's last block parsed again with more text (and what

@@ -27,8 +27,8 @@ class SizedInOnePass:
 class RepaintsGrowth:
     """Mixed into a widget (before it): a new height, at the same width, repaints only the
     lines that can differ, not all of them (Textual repaints a resized widget whole; a
-    streamed answer's page and run grow by a line or two a flush, and every line of them
-    was drawn again, 20 times a second).
+    streamed answer's page grows by a line or two a flush, and every row of its frame was
+    drawn again, 20 times a second).
 
     By default the lines above the last one of the shorter height are kept, which holds
     for a framed container (its rows are border and background; the bottom border

@@ -6,6 +6,7 @@ Real turns against the fake provider through litellm, a real shell command, a re
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
 
@@ -141,16 +142,20 @@ async def test_a_retry_counts_down_with_its_number_of_the_allowed_and_the_reason
 async def test_the_first_prompt_says_it_loads_the_model_library(
     fake_provider, tmp_path, monkeypatch
 ):
-    # litellm is imported in this process already: it is loaded again, held until released.
+    # The workbench waits for its stream worker's litellm (the model's facts), never its
+    # own: litellm is imported in this process already, so it is taken as not, and the
+    # worker's answer is held until released.
+    from agent_tui.core.providers.stream_process import ProcessProvider
+
     monkeypatch.setattr(litellm_provider, "_litellm", None)
     release = threading.Event()
-    load = litellm_provider.load_litellm
+    ready = ProcessProvider.ready
 
-    def held_load():
-        release.wait(10)
-        return load()
+    async def held_ready(self):
+        await asyncio.to_thread(release.wait, 10)
+        await ready(self)
 
-    monkeypatch.setattr(litellm_provider, "load_litellm", held_load)
+    monkeypatch.setattr(ProcessProvider, "ready", held_ready)
     fake_provider.script(Reply(text="Hi."))
     app = app_for(fake_provider, tmp_path)
     async with app.run_test(size=SIZE) as pilot:

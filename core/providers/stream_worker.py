@@ -139,12 +139,18 @@ class Worker:
         if "env" in message:
             self._take_env(message["env"])
         if "ask" in message:
-            self.writer.send({"ask": message["ask"], **answer(message)})
+            # In a thread: an embedding is a request of its own, and a count of a long
+            # conversation takes a while; the streams in flight go on meanwhile.
+            asyncio.get_running_loop().create_task(self._answer(message))
             return
         call = message["call"]
         task = asyncio.get_running_loop().create_task(self._run(call, message))
         self.calls[call] = task
         task.add_done_callback(lambda _: self.calls.pop(call, None))
+
+    async def _answer(self, message: dict[str, Any]) -> None:
+        said = await asyncio.to_thread(answer, message)
+        self.writer.send({"ask": message["ask"], **said})
 
     def _take_env(self, env: dict[str, str]) -> None:
         """The workbench's environment (API keys are read from it at each call)."""

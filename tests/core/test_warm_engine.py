@@ -258,3 +258,52 @@ def test_agent_tui_engine_starts_tells_and_stops_it(runtime):
     assert "stopped the warm engine" in stopped.stdout
     assert _wait(lambda: not _engines(runtime), 30)
     assert "no warm engine runs" in engine("stop").stdout
+
+
+def test_a_question_never_holds_up_a_stream_in_flight(fake_provider):
+    """An embedding asked of the worker (a request of its own, here to a server that takes
+    two seconds to answer) is answered off the worker's loop: the answer streaming
+    meanwhile goes on arriving."""
+    import http.server
+    import threading
+
+    class Slow(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - http.server's name
+            time.sleep(2)
+            self.send_response(500)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    slow = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=slow.serve_forever, daemon=True).start()
+    fake_provider.script(Reply(text=" ".join(f"w{n}" for n in range(150)), chunk_size=6,
+                               pause=0.03))
+    process = StreamProcess()
+    arrived: list[float] = []
+    asked: list[float] = []
+
+    async def run() -> None:
+        call = asyncio.ensure_future(process.complete(
+            _request_settings(fake_provider), [{"role": "user", "content": "hi"}], None,
+            lambda _text: arrived.append(time.monotonic())))
+        while not arrived:
+            await asyncio.sleep(0.01)
+        asked.append(time.monotonic())
+        said = await asyncio.to_thread(process.ask, {
+            "embed": ["one"], "model": "openai/text-embedding-3-small",
+            "api_base": f"http://127.0.0.1:{slow.server_address[1]}/v1", "api_key": "sk-test",
+            "timeout": 10, "check": "check it"}, 30)
+        asked.append(time.monotonic())
+        assert said is not None and "error" in said
+        await call
+
+    try:
+        asyncio.run(run())
+    finally:
+        process.close()
+        slow.shutdown()
+    during = [t for t in arrived if asked[0] < t < asked[1]]
+    assert asked[1] - asked[0] >= 2
+    assert len(during) > 10  # text kept coming while the embedding waited

@@ -43,9 +43,12 @@ MAX_REQUEST = 4 * 1024 * 1024
 """The longest handshake line (the environment) taken."""
 
 
-def _peer_uid(conn: socket.socket) -> int:
-    pid_uid_gid = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return int(struct.unpack("3i", pid_uid_gid)[1])
+def peer_credentials(conn: socket.socket) -> tuple[int, int, int]:
+    """The process id, user id and group id of the process at the other end of ``conn``
+    (a Unix socket)."""
+    raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    pid, uid, gid = struct.unpack("3i", raw)
+    return int(pid), int(uid), int(gid)
 
 
 def _read_line(conn: socket.socket) -> bytes:
@@ -155,7 +158,7 @@ class Engine:
         conn, _ = self.listener.accept()
         fds: list[int] = []
         try:
-            if _peer_uid(conn) != os.getuid():
+            if peer_credentials(conn)[1] != os.getuid():
                 return
             conn.settimeout(HANDSHAKE_S)
             _, fds, _, _ = socket.recv_fds(conn, 1, 3)

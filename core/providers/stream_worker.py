@@ -34,6 +34,7 @@ from ..settings import Settings
 from .base import ModelReply, ProviderError
 from .litellm import LitellmProvider, preload
 from .stream_process import FORKED_VARIABLE, PARENT_VARIABLE
+from .warm_engine import process_alive
 
 TEXT_GATHER = 0.003
 """Seconds streamed text is gathered before it is sent: a fast stream's chunks go in a
@@ -277,17 +278,7 @@ def _end_with_parent() -> None:
     forked = os.environ.get(FORKED_VARIABLE) == "1"
 
     def there() -> bool:
-        if os.getppid() == parent:
-            return True
-        if not forked:
-            return False
-        try:
-            os.kill(parent, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
+        return os.getppid() == parent or (forked and process_alive(parent))
 
     def watch() -> None:
         while there():

@@ -137,7 +137,7 @@ class EngineWorker:
                 return None
             if self.returncode is None:
                 # The engine died before telling: judge by the worker's process itself.
-                if _alive(self.pid):
+                if process_alive(self.pid):
                     time.sleep(min(timeout, 0.2))
                     return None
                 self.returncode = -signal.SIGKILL
@@ -145,7 +145,8 @@ class EngineWorker:
             return self.returncode
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (a zombie counts: its parent has not reaped it)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -4,8 +4,6 @@ litellm loaded and forks each workbench's stream worker ready (``warm_engine``).
 from __future__ import annotations
 
 import argparse
-import socket
-import struct
 import time
 
 from .cli_parser import CommandParser, say
@@ -29,14 +27,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _engine_pid(conn: socket.socket) -> int:
-    raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return int(struct.unpack("3i", raw)[0])
-
-
 def main(argv: list[str]) -> int:
     """Run ``agent-tui engine …``; the exit code (1: not running, for ``status``)."""
     from ...core.providers import warm_engine
+    from ...core.providers.engine_server import peer_credentials
 
     args = build_parser().parse_args(argv)
     path = warm_engine.socket_path()
@@ -65,5 +59,5 @@ def main(argv: list[str]) -> int:
         print(f"no warm engine runs for this agent-tui (its socket would be {path})")
         return 1
     with conn:
-        print(f"the warm engine runs: process {_engine_pid(conn)}, socket {path}")
+        print(f"the warm engine runs: process {peer_credentials(conn)[0]}, socket {path}")
     return 0

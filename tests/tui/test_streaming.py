@@ -563,3 +563,53 @@ async def test_every_line_of_a_fast_answer_is_on_screen_whole(fake_provider, tmp
         shown = [int(n) for line in screen_lines(app) for n in re.findall(r"w(\d{4})", line)]
     assert len(shown) > 200
     assert shown == list(range(shown[0], shown[0] + len(shown)))
+
+
+def drawn_cells(app) -> list[list[tuple[str, str]]]:
+    """The screen as the compositor draws it now: each row's text and style, segment by
+    segment."""
+    return [[(segment.text, str(segment.style)) for segment in strip]
+            for strip in app.screen._compositor.render_strips()]
+
+
+async def test_a_run_repaints_only_changed_rows_and_draws_what_a_full_repaint_does():
+    """Words of headings, paragraphs and lists streamed in pieces of every size, a frame
+    after each: the screen is at every moment what a repaint of everything draws, and each
+    run's rows are what Textual renders from its whole text; between two frames only the
+    rows whose line changed are drawn again."""
+    from textual.visual import Visual
+
+    text = ("# The plan\n\n" + "".join(
+        f"Paragraph {n} says what the step does, long enough to wrap at this width, "
+        f"with `code` and **bold** words in it.\n\n- item {n} of the list\n- and one more, "
+        f"which also wraps when the pane is narrow enough to need it\n\n"
+        + ("## A heading between\n\n" if n == 2 else "") for n in range(4))
+        + "A paragraph whose **bold words run on across two or three lines at this width "
+        "before the span closes, so that closing it restyles and rewraps lines above** the "
+        "last one.\n\nA paragraph that turns\ninto a heading, all of its lines\n===\n\nEnd.")
+    pieces = re.findall(r"\s*\S+", text)
+    sizes = [1, 3, 2, 7, 1, 5]
+    streamed = AssistantBlock("")
+    async with OnePage(streamed).run_test(size=(70, 60)) as pilot:
+        await pilot.pause()
+        repainted: list[int] = []
+        at, turn = 0, 0
+        while at < len(pieces):
+            size = sizes[turn % len(sizes)]
+            await streamed.add_text("".join(pieces[at:at + size]))
+            at, turn = at + size, turn + 1
+            runs = list(streamed.query(StreamedRun))
+            dirty = sum(len(run._styles_cache._dirty_lines) for run in runs)
+            await pilot.pause()
+            repainted.append(dirty)
+            shown = drawn_cells(pilot.app)
+            for run in runs:
+                width, height = run.size
+                whole = Visual.to_strips(run, run.render(), width, height, run.visual_style)
+                assert [run.render_line(y) for y in range(height)] == whole
+            for widget in pilot.app.screen.walk_children(with_self=True):
+                widget._styles_cache.clear()
+            assert shown == drawn_cells(pilot.app), f"after {at} of {len(pieces)} words"
+        assert streamed.text == text.rstrip()
+        assert sorted(repainted)[len(repainted) // 2] <= 2
+        assert max(repainted) >= 3

@@ -17,12 +17,13 @@ from textual.await_remove import AwaitRemove
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets import Static
 
 from .blocks import Block, NoticeBlock, UserBlock
 from .one_layout import SizedInOnePass
-from .scroll_bar import ScrollBarVisual
+from .scroll_bar import RowsScrollBar
 from .tool_block import ToolBlock
 
 __all__ = [
@@ -119,9 +120,16 @@ class ConversationView(SizedInOnePass, VerticalScroll):
         self._resized_before = False
         self._live: Widget | None = None
 
-    def on_mount(self) -> None:
-        # Its scroll bar changes with every frame of a followed stream: drawn without Rich.
-        self.vertical_scrollbar.renderer = ScrollBarVisual
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """The pane's scroll bar: it moves with every frame of a followed stream, so it is
+        drawn without Rich and repaints only the rows that changed."""
+        if self._vertical_scrollbar is None:
+            self._vertical_scrollbar = RowsScrollBar(
+                vertical=True, name="vertical", thickness=self.scrollbar_size_vertical)
+            self._vertical_scrollbar.display = False
+            self.app._start_widget(self, self._vertical_scrollbar)
+        return self._vertical_scrollbar
 
     @property
     def earlier_count(self) -> int:

@@ -24,6 +24,9 @@ from rich.cells import cell_len
 from textual.await_complete import AwaitComplete
 from textual.content import Content
 from textual.geometry import Size
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import Visual
 from textual.widgets import Markdown
 from textual.widgets._markdown import (
     MarkdownBlock,
@@ -39,7 +42,7 @@ from textual.widgets._markdown import (
 )
 
 from .answer_pages import markdown_parser
-from .one_layout import SizedInOnePass
+from .one_layout import RepaintsGrowth, SizedInOnePass, changed_rows
 from .streamed_markdown import STREAMED_BLOCKS, StreamedList, StreamedParagraph
 
 if TYPE_CHECKING:
@@ -132,9 +135,33 @@ def block_lines(block: MarkdownBlock, width: int) -> list[Content]:
     return block._content.wrap(max(1, width)) or [Content()]
 
 
-class StreamedRun(SizedInOnePass, MarkdownBlock):
+class LinesFrom(Content):
+    """Text that is the lines of a longer text from line ``first``: the cells it renders
+    say where they are in the whole, as the whole's would (Textual's offsets, which
+    selecting with the mouse reads)."""
+
+    __slots__ = ("first",)
+
+    def __init__(self, content: Content, first: int) -> None:
+        super().__init__(content.plain, list(content.spans), content.cell_length,
+                         strip_control_codes=False)
+        self.first = first
+
+    def _wrap_and_format(self, width: int, *args: Any, **kwargs: Any) -> Any:
+        lines = super()._wrap_and_format(width, *args, **kwargs)
+        for line in lines:
+            line.y += self.first
+        return lines
+
+
+class StreamedRun(RepaintsGrowth, SizedInOnePass, MarkdownBlock):
     """Headings, paragraphs and lists of paragraphs that follow one another, drawn as one
     widget.
+
+    Its lines are drawn part by part and kept: a flush that adds words to the last
+    paragraph renders that paragraph's lines again, and repaints only the rows that
+    changed (a frame used to render the whole run, and repaint all of its rows, each time
+    it grew).
 
     Args:
         markdown: The Markdown widget the run is part of.
@@ -159,6 +186,13 @@ class StreamedRun(SizedInOnePass, MarkdownBlock):
         """Whether the run ends its page (no blank line under it then)."""
         self._lines: dict[MarkdownBlock, tuple[int, list[Content]]] = {}
         self._drawn: tuple[int, Content, int] | None = None
+        self._strips: dict[MarkdownBlock, tuple[int, Style, int, list[Strip]]] = {}
+        """Each part's rendered lines (with the blank lines above it), at a width, in a
+        style, from a line of the run."""
+        self._rendered: tuple[int, Style, list[Strip]] | None = None
+        self._shown: dict[int, Strip] = {}
+        """What each row last gave to be drawn: a row whose line is unchanged is not
+        repainted."""
         self._set_margin()
 
     @property
@@ -201,18 +235,71 @@ class StreamedRun(SizedInOnePass, MarkdownBlock):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self._drawn_lines(width)[1]
 
+    def _part_strips(self, number: int, part: MarkdownBlock, width: int, style: Style,
+                     first: int) -> list[Strip]:
+        rendered = self._strips.get(part)
+        if rendered is None or rendered[:3] != (width, style, first):
+            blank = [Content()] * max(1, SPACE_ABOVE.get(type(part), 0)) if number else []
+            lines = LinesFrom(Content("\n").join(blank + self._part_lines(part, width)), first)
+            rendered = (width, style, first, Visual.to_strips(self, lines, width, None, style))
+            self._strips[part] = rendered
+        return rendered[3]
+
+    def _rendered_strips(self, width: int) -> list[Strip]:
+        """The run's lines at ``width``, rendered as Textual renders its whole text (a
+        text's lines are rendered one by one), each part's kept while it is unchanged."""
+        style = self.visual_style
+        if self._rendered is None or self._rendered[0] != width or self._rendered[1] != style:
+            strips: list[Strip] = []
+            for number, part in enumerate(self.parts):
+                strips += self._part_strips(number, part, width, style, len(strips))
+            self._rendered = (width, style, strips)
+        return self._rendered[2]
+
+    def _drawn_whole(self) -> bool:
+        # A selection is drawn over the whole text, and links are drawn plain while one
+        # is being made: Textual's own rendering then.
+        return self.text_selection is not None or self.screen._selecting
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if self._drawn_whole():
+            line = super().render_line(y)
+        else:
+            strips = self._rendered_strips(width)
+            line = strips[y] if y < len(strips) else Strip.blank(width,
+                                                                 self.visual_style.rich_style)
+        self._shown[y] = line
+        return line
+
     def take(self, parts: list[MarkdownBlock]) -> None:
-        """Draw ``parts`` instead; a layout only when the run's height changes."""
+        """Draw ``parts`` instead: a layout only when the run's height changes, and a
+        repaint of the rows whose line changed."""
         width = self.content_region.width
         before = self.content_region.height
         first = self.parts[0]
         self.parts = parts
         self._lines = {part: self._lines[part] for part in parts if part in self._lines}
+        self._strips = {part: self._strips[part] for part in parts if part in self._strips}
         self._drawn = None
+        self._rendered = None
         if type(parts[0]) is not type(first):
             self._set_margin()
-        layout = width <= 0 or self._drawn_lines(width)[1] != before
-        self.refresh(layout=layout)
+        if width <= 0 or not self.is_mounted or self._drawn_whole():
+            self.refresh(layout=True)
+            return
+        layout = self._drawn_lines(width)[1] != before
+        changed = changed_rows(self._shown, self._rendered_strips(width), width)
+        if changed or layout:
+            self.refresh(*changed, layout=layout)
+
+    def _lines_kept(self, old: Size, new: Size) -> int:
+        # Every row whose line changed was marked for a repaint (take): the others hold.
+        return min(old.height, new.height)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._rendered = None
 
     async def _update_from_block(self, block: MarkdownBlock) -> None:
         """Take ``block``, the run's last block parsed again with more text (and what

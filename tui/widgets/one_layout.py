@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.geometry import Size
+from textual.geometry import Region, Size
+from textual.strip import Strip
 
 
 class SizedInOnePass:
@@ -58,3 +59,19 @@ class RepaintsGrowth:
             cache._cache.update(saved)
             cache._dirty_lines.difference_update(saved)
         return changed
+
+
+def changed_rows(shown: dict[int, Strip], strips: list[Strip], width: int) -> list[Region]:
+    """The rows where ``strips`` differ from what was ``shown``, as regions ``width`` wide
+    of stretches of rows (rows never shown count as changed)."""
+    regions: list[Region] = []
+    start = -1
+    for y, strip in enumerate([*strips, None]):
+        before = shown.get(y)
+        same = strip is not None and (before is strip or before == strip)
+        if not same and start < 0 and strip is not None:
+            start = y
+        elif (same or strip is None) and start >= 0:
+            regions.append(Region(0, start, width, y - start))
+            start = -1
+    return regions

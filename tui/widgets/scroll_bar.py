@@ -5,20 +5,26 @@ answer grows, the thumb moves), and Textual draws it as a Rich renderable throug
 console, a noticeable share of each frame of a fast stream. :class:`ScrollBarVisual`
 draws the same cells — Textual's own segments, from ``ScrollBarRender.render_bar`` — as a
 Textual Visual, straight into strips, and keeps the last few bars it drew.
+:class:`RowsScrollBar` repaints, when it moves, only the rows whose cells changed (a thumb
+moving by a line changes two rows of forty).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Self
 
 from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual.css.styles import RulesMap
-from textual.scrollbar import ScrollBarRender
+from textual.geometry import Region
+from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions, Visual
+
+from .one_layout import changed_rows
 
 DEFAULT_BACK = Color.parse("#555555")
 DEFAULT_BAR = Color.parse("bright_magenta")
@@ -56,3 +62,36 @@ class ScrollBarVisual(ScrollBarRender, Visual):
 
     def get_height(self, rules: RulesMap, width: int) -> int:
         return 1 if self.vertical else self.thickness
+
+
+class RowsScrollBar(ScrollBar):
+    """Textual's scroll bar, drawn by :class:`ScrollBarVisual`, whose repaint draws again
+    only the rows whose cells changed (Textual's draws all of them each time the view moves
+    or grows, and the pane's layout asks for one each time too)."""
+
+    renderer = ScrollBarVisual
+
+    def __init__(self, vertical: bool = True, name: str | None = None, *,
+                 thickness: int = 1) -> None:
+        super().__init__(vertical, name, thickness=thickness)
+        self._shown: dict[int, Strip] = {}
+        """What each row last gave to be drawn."""
+
+    def render_line(self, y: int) -> Strip:
+        line = super().render_line(y)
+        self._shown[y] = line
+        return line
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
+                recompose: bool = False) -> Self:
+        width, height = self.size
+        visual = (self.render() if repaint and not (regions or layout or recompose)
+                  and self._shown and self.is_mounted and width and height else None)
+        if not isinstance(visual, Visual):
+            return super().refresh(*regions, repaint=repaint, layout=layout,
+                                   recompose=recompose)
+        # The bar's cells are all it draws (its colours too): the rows where they are
+        # unchanged hold.
+        changed = changed_rows(self._shown, Visual.to_strips(self, visual, width, height,
+                                                             self.visual_style), width)
+        return super().refresh(*changed) if changed else self

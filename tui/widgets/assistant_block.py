@@ -44,13 +44,15 @@ if TYPE_CHECKING:
 OPENED_SCHEMES = frozenset({"http", "https"})
 """Link schemes a click opens in the browser; other links are only shown."""
 
-FLUSH_INTERVAL = 0.03
+FLUSH_INTERVAL = 0.02
 """Seconds streamed text waits to be shown, and the least time between two flushes: at
-most ~33 appends (and layouts) a second, whatever the rate, and text on screen soon after
+most ~50 appends (and layouts) a second, whatever the rate, and text on screen soon after
 its arrival. (Longer intervals, bigger and fewer flushes, made the display lag worse, not
-better: benchmarks/responsiveness.py.)"""
+better: benchmarks/responsiveness.py. 0.03 until a growing answer's frame repainted only
+its changed rows; at ~6 ms a frame, 0.02 took the lag at 200 words/s from 41 to 30 ms
+(p50) for +7 % CPU.)"""
 
-KEY_QUIET = 0.02
+KEY_QUIET = 0.01
 """After a key, a flush waits this long, so the key's frame draws the key alone."""
 HOLD_MAX = FLUSH_INTERVAL + KEY_QUIET
 """Streamed text waits for a quiet moment at most this long after it arrived."""

@@ -212,6 +212,12 @@ class AgentApp(KeyActions, App[None]):
 
     # -- layout ------------------------------------------------------------------------
 
+    def get_default_screen(self) -> Screen:
+        """The workbench's screen, drawn as soon as it is idle after a change."""
+        from .screen_at_once import AtOnceScreen
+
+        return AtOnceScreen()
+
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
             with Vertical(id="left"):

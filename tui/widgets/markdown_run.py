@@ -42,7 +42,7 @@ from textual.widgets._markdown import (
 )
 
 from .answer_pages import markdown_parser
-from .one_layout import RepaintsGrowth, SizedInOnePass, changed_rows
+from .one_layout import RepaintsChangedRows, RepaintsGrowth, SizedInOnePass
 from .streamed_markdown import STREAMED_BLOCKS, StreamedList, StreamedParagraph
 
 if TYPE_CHECKING:
@@ -154,7 +154,7 @@ class LinesFrom(Content):
         return lines
 
 
-class StreamedRun(RepaintsGrowth, SizedInOnePass, MarkdownBlock):
+class StreamedRun(RepaintsChangedRows, RepaintsGrowth, SizedInOnePass, MarkdownBlock):
     """Headings, paragraphs and lists of paragraphs that follow one another, drawn as one
     widget.
 
@@ -190,9 +190,6 @@ class StreamedRun(RepaintsGrowth, SizedInOnePass, MarkdownBlock):
         """Each part's rendered lines (with the blank lines above it), at a width, in a
         style, from a line of the run."""
         self._rendered: tuple[int, Style, list[Strip]] | None = None
-        self._shown: dict[int, Strip] = {}
-        """What each row last gave to be drawn: a row whose line is unchanged is not
-        repainted."""
         self._set_margin()
 
     @property
@@ -269,8 +266,7 @@ class StreamedRun(RepaintsGrowth, SizedInOnePass, MarkdownBlock):
             strips = self._rendered_strips(width)
             line = strips[y] if y < len(strips) else Strip.blank(width,
                                                                  self.visual_style.rich_style)
-        self._shown[y] = line
-        return line
+        return self._shown_line(y, line)
 
     def take(self, parts: list[MarkdownBlock]) -> None:
         """Draw ``parts`` instead: a layout only when the run's height changes, and a
@@ -288,10 +284,8 @@ class StreamedRun(RepaintsGrowth, SizedInOnePass, MarkdownBlock):
         if width <= 0 or not self.is_mounted or self._drawn_whole():
             self.refresh(layout=True)
             return
-        layout = self._drawn_lines(width)[1] != before
-        changed = changed_rows(self._shown, self._rendered_strips(width), width)
-        if changed or layout:
-            self.refresh(*changed, layout=layout)
+        self.refresh_changed(self._rendered_strips(width), width,
+                             layout=self._drawn_lines(width)[1] != before)
 
     def _lines_kept(self, old: Size, new: Size) -> int:
         # Every row whose line changed was marked for a repaint (take): the others hold.

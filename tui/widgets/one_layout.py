@@ -61,6 +61,33 @@ class RepaintsGrowth:
         return changed
 
 
+class RepaintsChangedRows:
+    """Mixed into a widget (before it): it keeps what each row last gave to be drawn, and
+    :meth:`refresh_changed` repaints only the rows whose lines differ from that (Textual
+    repaints every row of a widget it is asked to refresh).
+
+    The widget's ``render_line`` passes each line it returns through :meth:`_shown_line`.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._shown: dict[int, Strip] = {}
+        """What each row last gave to be drawn."""
+
+    def _shown_line(self, y: int, line: Strip) -> Strip:
+        """``line``, recorded as what row ``y`` draws."""
+        self._shown[y] = line
+        return line
+
+    def refresh_changed(self, strips: list[Strip], width: int, layout: bool = False) -> None:
+        """Repaint the rows where ``strips`` (the widget's lines, ``width`` wide) differ
+        from what they last drew (a layout too when ``layout``)."""
+        changed = changed_rows(self._shown, strips, width)
+        if changed or layout:
+            widget: Any = self
+            widget.refresh(*changed, layout=layout)
+
+
 def changed_rows(shown: dict[int, Strip], strips: list[Strip], width: int) -> list[Region]:
     """The rows where ``strips`` differ from what was ``shown``, as regions ``width`` wide
     of stretches of rows (rows never shown count as changed)."""

@@ -24,7 +24,7 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions, Visual
 
-from .one_layout import changed_rows
+from .one_layout import RepaintsChangedRows
 
 DEFAULT_BACK = Color.parse("#555555")
 DEFAULT_BAR = Color.parse("bright_magenta")
@@ -64,23 +64,15 @@ class ScrollBarVisual(ScrollBarRender, Visual):
         return 1 if self.vertical else self.thickness
 
 
-class RowsScrollBar(ScrollBar):
+class RowsScrollBar(RepaintsChangedRows, ScrollBar):
     """Textual's scroll bar, drawn by :class:`ScrollBarVisual`, whose repaint draws again
     only the rows whose cells changed (Textual's draws all of them each time the view moves
     or grows, and the pane's layout asks for one each time too)."""
 
     renderer = ScrollBarVisual
 
-    def __init__(self, vertical: bool = True, name: str | None = None, *,
-                 thickness: int = 1) -> None:
-        super().__init__(vertical, name, thickness=thickness)
-        self._shown: dict[int, Strip] = {}
-        """What each row last gave to be drawn."""
-
     def render_line(self, y: int) -> Strip:
-        line = super().render_line(y)
-        self._shown[y] = line
-        return line
+        return self._shown_line(y, super().render_line(y))
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
                 recompose: bool = False) -> Self:
@@ -92,6 +84,6 @@ class RowsScrollBar(ScrollBar):
                                    recompose=recompose)
         # The bar's cells are all it draws (its colours too): the rows where they are
         # unchanged hold.
-        changed = changed_rows(self._shown, Visual.to_strips(self, visual, width, height,
-                                                             self.visual_style), width)
-        return super().refresh(*changed) if changed else self
+        self.refresh_changed(Visual.to_strips(self, visual, width, height, self.visual_style),
+                             width)
+        return self

@@ -16,6 +16,12 @@ loop; one tool is declared, as agent-tui declares its tools) and appends each de
 answer through Textual's own Markdown streaming (`Markdown.get_stream` and
 `MarkdownStream.write`), the conversation anchored to its end.
 
+`stream_floor_lines.py` is the same app with the answer drawn as plain text instead: one
+widget of wrapped lines through Textual's line API (`render_line`), each delta rewrapping only
+the answer's last line and repainting the rows that changed. No Markdown parse, no styling:
+the least a Textual app can do to show a growing wrapped answer, so its figures bound what
+Textual's event loop, layout and compositor allow here.
+
 Nothing of agent-tui runs: no engine, no litellm, no stream worker process, none of its
 tuning (switch interval, frame rate, garbage-collection freezing, paged answers). Textual's
 defaults throughout, so the figures are what Python and Textual give for this work here.
@@ -27,13 +33,18 @@ import argparse
 import json
 import os
 import sys
-from typing import TYPE_CHECKING
+import textwrap
+from typing import TYPE_CHECKING, Literal
 
+from rich.segment import Segment
 from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Region, Size
 from textual.message import Message
+from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import DataTable, Static, TextArea
 
 if TYPE_CHECKING:
@@ -76,6 +87,65 @@ class PromptArea(TextArea):
         await super()._on_key(event)
 
 
+class LinesAnswer(Widget):
+    """An answer as plain wrapped lines, drawn through Textual's line API.
+
+    A delta rewraps only the answer's last source line; the rows that changed are repainted,
+    and a new height asks for a layout (Textual then repaints the widget, as it does for any
+    widget whose size changes)."""
+
+    DEFAULT_CSS = "LinesAnswer { height: auto; }"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._sources: list[str] = [""]
+        self._rows: list[str] = []
+        self._tail_start = 0
+        self._wrap_width = 0
+
+    def _wrap(self, source: str, width: int) -> list[str]:
+        return textwrap.wrap(source, width, drop_whitespace=True) or [""]
+
+    def _rewrap_all(self, width: int) -> None:
+        self._wrap_width = width
+        self._rows = []
+        for source in self._sources[:-1]:
+            self._rows.extend(self._wrap(source, width))
+        self._tail_start = len(self._rows)
+        self._rows.extend(self._wrap(self._sources[-1], width))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if width != self._wrap_width:
+            self._rewrap_all(max(1, width))
+        return len(self._rows)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_region.width
+        text = self._rows[y] if y < len(self._rows) else ""
+        return Strip([Segment(text.ljust(width))], width)
+
+    def write(self, delta: str) -> None:
+        """Append a piece of the answer; repaint what it changed."""
+        *done, last = (self._sources.pop() + delta).split("\n")
+        width = self._wrap_width
+        if not width:
+            self._sources.extend(done + [last])
+            return
+        rows_before = len(self._rows)
+        first_changed = self._tail_start
+        del self._rows[self._tail_start :]
+        for source in done:
+            self._sources.append(source)
+            self._rows.extend(self._wrap(source, width))
+        self._tail_start = len(self._rows)
+        self._sources.append(last)
+        self._rows.extend(self._wrap(last, width))
+        if len(self._rows) != rows_before:
+            self.refresh(layout=True)
+        else:
+            self.refresh(Region(0, first_changed, width, len(self._rows) - first_changed))
+
+
 class StreamFloor(App[None]):
     """The workbench's screen shape around one streamed Markdown answer."""
 
@@ -101,8 +171,11 @@ class StreamFloor(App[None]):
 
     BINDINGS = [Binding("ctrl+c", "quit", "quit", priority=True)]
 
-    def __init__(self, model: str, api_base: str, api_key: str) -> None:
+    def __init__(
+        self, model: str, api_base: str, api_key: str, view: Literal["markdown", "lines"]
+    ) -> None:
         super().__init__()
+        self.view = view
         self.model = model
         self.api_base = api_base.rstrip("/")
         self.api_key = api_key
@@ -162,21 +235,22 @@ class StreamFloor(App[None]):
         conversation = self.query_one("#conversation", VerticalScroll)
         you = Static(message.text, classes="you", markup=False)
         you.border_title = "you"
-        answer = Markdown()
+        answer = Markdown() if self.view == "markdown" else LinesAnswer()
         conversation.mount_all([you, answer])
         conversation.anchor()
         self.messages.append({"role": "user", "content": message.text})
         self.stream_answer(answer)
 
     @work(exclusive=True, group="stream")
-    async def stream_answer(self, answer: Markdown) -> None:
-        """POST the conversation, streaming; each delta goes to the answer's Markdown stream."""
+    async def stream_answer(self, answer: Markdown | LinesAnswer) -> None:
+        """POST the conversation, streaming; each delta goes to the answer's Markdown stream,
+        or straight to the lines answer."""
         import httpx
         from textual.widgets import Markdown
 
         status = self.query_one("#status", Static)
         status.update(self._status("\u25cf streaming"))
-        stream = Markdown.get_stream(answer)
+        stream = Markdown.get_stream(answer) if isinstance(answer, Markdown) else None
         text: list[str] = []
         body = {
             "model": self.model.removeprefix("openai/"),
@@ -202,7 +276,10 @@ class StreamFloor(App[None]):
                             delta = (choice.get("delta") or {}).get("content")
                             if delta:
                                 text.append(delta)
-                                await stream.write(delta)
+                                if stream is None:
+                                    answer.write(delta)
+                                else:
+                                    await stream.write(delta)
         except (httpx.HTTPError, RuntimeError, ValueError) as error:
             await self.query_one("#conversation", VerticalScroll).mount(
                 Static(
@@ -213,14 +290,16 @@ class StreamFloor(App[None]):
                 )
             )
         finally:
-            await stream.stop()
+            if stream is not None:
+                await stream.stop()
             if text:
                 self.messages.append({"role": "assistant", "content": "".join(text)})
             status.update(self._status("\u25cb idle"))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Parse agent-tui's flags as the peers harness passes them and run the app."""
+def main(argv: list[str] | None = None, view: Literal["markdown", "lines"] = "markdown") -> int:
+    """Parse agent-tui's flags as the peers harness passes them and run the app, its answer
+    drawn as Markdown or as plain lines."""
     parser = argparse.ArgumentParser(
         description="A bare Textual app streaming one chat completion: the floor for agent-tui."
     )
@@ -229,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--api-key", default=os.environ.get("OPENAI_API_KEY", "sk-none"))
     parser.add_argument("--version", action="version", version="stream-floor (textual bare app)")
     args = parser.parse_args(argv)
-    StreamFloor(args.model, args.api_base, args.api_key).run()
+    StreamFloor(args.model, args.api_base, args.api_key, view).run()
     return 0
 
 

@@ -624,3 +624,70 @@ async def test_a_run_repaints_only_changed_rows_and_draws_what_a_full_repaint_do
         assert streamed.text == text.rstrip()
         # Drawn whole, each frame would repaint every row of the runs.
         assert sum(repainted) < sum(heights) / 5, (repainted, heights)
+
+
+class Conversing(App[None]):
+    def compose(self):
+        yield ConversationView()
+
+
+async def test_a_streaming_answer_grows_rows_ahead_and_ends_at_its_text(monkeypatch):
+    """While an answer streams, the run that ends it is laid out GROWTH_ROWS rows at a
+    time (the rows its text has not reached are blank), so most flushes that wrap onto a
+    new row neither lay out the screen nor scroll; when the stream ends, the run is as tall
+    as its text and the screen is what repainting everything draws."""
+    from textual._compositor import Compositor
+
+    from agent_tui.tui.widgets import markdown_run
+    from agent_tui.tui.widgets.assistant_block import StreamedAnswer
+
+    text = "".join(f"Paragraph {n} of the answer, long enough to wrap across two or three "
+                   f"lines at this width, with more words after it, and more.\n\n"
+                   for n in range(6)).rstrip()
+    words = re.findall(r"\s*\S+", text)
+    layouts = [0]
+    reflow = Compositor.reflow
+
+    def counted(self, *args, **kwargs):
+        layouts[0] += 1
+        return reflow(self, *args, **kwargs)
+
+    monkeypatch.setattr(Compositor, "reflow", counted)
+
+    async def stream(rows: int) -> int:
+        monkeypatch.setattr(markdown_run, "GROWTH_ROWS", rows)
+        async with Conversing().run_test(size=(60, 16)) as pilot:
+            conversation = pilot.app.query_one(ConversationView)
+            answer = StreamedAnswer(conversation)
+            await answer.start()
+            await pilot.pause()
+            layouts[0] = 0
+            for word in words:
+                answer.write(word)
+                await answer._show("".join(answer._pending))
+                await pilot.pause()
+                run = answer.pages[-1].query(StreamedRun).last()
+                lines = len(run._rendered_strips(run.content_region.width))
+                height = run.content_region.height
+                assert run.growing
+                assert height % rows == 0 and 0 <= height - lines < rows, (lines, height)
+                assert all(not run.render_line(y).text.strip() for y in range(lines, height))
+            streamed_layouts = layouts[0]
+            await answer.finish()
+            await pilot.pause()
+            runs = list(answer.pages[-1].query(StreamedRun))
+            assert not any(run.growing for run in runs)
+            for run in runs:
+                assert run.content_region.height == len(
+                    run._rendered_strips(run.content_region.width))
+            assert answer.answer.text == text
+            shown = drawn_cells(pilot.app)
+            for widget in pilot.app.screen.walk_children(with_self=True):
+                widget._styles_cache.clear()
+            assert shown == drawn_cells(pilot.app)
+            assert re.findall(r"Paragraph (\d)", "".join(screen_lines(pilot.app)))[-1] == "5"
+        return streamed_layouts
+
+    ahead = await stream(markdown_run.GROWTH_ROWS)
+    row_by_row = await stream(1)
+    assert ahead < row_by_row * 0.6, (ahead, row_by_row)

@@ -234,6 +234,7 @@ class StreamedAnswer:
         self._pending: list[str] = []
         self._timer: asyncio.TimerHandle | None = None
         self._flushing: asyncio.Task[None] | None = None
+        self._growing: StreamedRun | None = None
 
     @property
     def text(self) -> str:
@@ -309,7 +310,20 @@ class StreamedAnswer:
             self.answer.append(piece)
             self.pages[-1].update_frame()
             await self._add_page()
+        self._grow_last()
         self.conversation.follow()
+
+    def _grow_last(self, streaming: bool = True) -> None:
+        """The run that ends the answer grows rows ahead while it streams; no other does."""
+        last = self.pages[-1].children[-1] if self.pages and self.pages[-1].children else None
+        run = last if streaming and isinstance(last, StreamedRun) else None
+        if run is self._growing:
+            return
+        if self._growing is not None and self._growing.is_attached:
+            self._growing.set_growing(False)
+        if run is not None:
+            run.set_growing(True)
+        self._growing = run
 
     async def finish(self, text: str | None = None) -> None:
         """End the stream, showing what is still pending; ``text`` replaces the streamed
@@ -320,6 +334,7 @@ class StreamedAnswer:
             self._stop_timer()  # the flush scheduled the next one
         if self._pending:
             await self._show("".join(self._pending))
+        self._grow_last(streaming=False)
         if text is not None and text != self.answer.text:
             await self._replace(text)
         self.conversation.follow()

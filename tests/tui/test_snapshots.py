@@ -107,7 +107,8 @@ def test_main_screen_with_a_finished_turn_and_todos(snap_compare, fake_provider,
 
 
 def test_main_screen_while_streaming(snap_compare, fake_provider, project):
-    """Mid-answer: the agent block shows the text streamed so far and the status bar reads
+    """Mid-answer: the agent block shows the text streamed so far, with the blank rows it
+    grows into below it (three rows at a time while it streams), and the status bar reads
     "⠋ openai/fake-model is answering · 0.0 s"."""
     fake_provider.script(Fault.stall(seconds=10, text="Reading the project layout first"))
     submit = _submit("map the project")

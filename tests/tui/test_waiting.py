@@ -135,7 +135,9 @@ async def test_a_retry_counts_down_with_its_number_of_the_allowed_and_the_reason
         )  # it counts down
         await until(pilot, lambda: not app.busy, timeout=30)
         assert len(fake_provider.requests) == 2
-        assert "Back again." in "".join(b.answer.text for b in app.query(AssistantBlock))
+        # The turn ends as its last events are posted; the answer shows them right after.
+        await until(pilot, lambda: "Back again." in "".join(
+            b.answer.text for b in app.query(AssistantBlock)), timeout=10)
         assert line_wait(app) == ""
 
 
